@@ -1,0 +1,145 @@
+"""Targets: a word in context, given as a character span of a text.
+
+A target is ``(text, char_start, char_end)`` with ``text[char_start:char_end]`` the word. Models map
+the span onto their own subtokens through the tokenizer's offset mapping, never by re-tokenizing the
+word alone (leading-space BPE tokenizes ``"pleasant"`` and ``" pleasant"`` differently).
+
+Helpers build targets from ``(text, word, occurrence)`` with whole-word matching (``"male"`` is not
+found inside ``"female"``) and from templates such as ``"This is {word}"`` (the semantically
+bleached context of May et al. 2019, used by VAST).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from wordlens.errors import EmptyInputError, TargetError
+
+#: The semantically bleached template of the VAST paper ("This is WORD").
+BLEACHED_TEMPLATE = "This is {word}"
+PLACEHOLDER = "{word}"
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A word in context: ``text[start:end]`` is the word.
+
+    Attributes
+    ----------
+    text
+        The full context passed to the model.
+    start, end
+        Character offsets (Python string indices, end exclusive) of the word in ``text``.
+    """
+
+    text: str
+    start: int
+    end: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise TargetError(f"target text must be a string, got {type(self.text).__name__}")
+        if not (0 <= self.start < self.end <= len(self.text)):
+            raise TargetError(
+                f"span [{self.start}, {self.end}) is out of range for a text of "
+                f"{len(self.text)} characters: {self.text!r}"
+            )
+        if self.text[self.start : self.end].strip() != self.text[self.start : self.end]:
+            raise TargetError(
+                f"span [{self.start}, {self.end}) of {self.text!r} starts or ends with "
+                f"whitespace: {self.text[self.start : self.end]!r}"
+            )
+        if _splits_character(self.text, self.start) or _splits_character(self.text, self.end):
+            raise TargetError(
+                f"span [{self.start}, {self.end}) of {self.text!r} is not on character "
+                "boundaries (it separates a combining mark or surrogate from its base)"
+            )
+
+    @property
+    def word(self) -> str:
+        """The characters the span covers."""
+        return self.text[self.start : self.end]
+
+
+def _splits_character(text: str, index: int) -> bool:
+    """Whether a cut before ``text[index]`` separates a combining mark or surrogate half."""
+    if index <= 0 or index >= len(text):
+        return False
+    char = text[index]
+    if "\udc00" <= char <= "\udfff":  # low surrogate: continuation of a pair
+        return True
+    import unicodedata
+
+    return unicodedata.combining(char) != 0
+
+
+def _word_pattern(word: str) -> re.Pattern[str]:
+    """A regex matching ``word`` as a whole word (not inside a longer word)."""
+    if not word or word.strip() != word:
+        raise TargetError(f"a word must be non-empty without surrounding whitespace: {word!r}")
+    return re.compile(rf"(?<!\w){re.escape(word)}(?!\w)")
+
+
+def target_from_word(text: str, word: str, occurrence: int = 0) -> Target:
+    """Build the target of the ``occurrence``-th (0-based) whole-word match of ``word`` in ``text``.
+
+    Matching is case-sensitive and whole-word: ``"male"`` does not match inside ``"female"``,
+    ``"he"`` does not match inside ``"the"``.
+
+    Raises
+    ------
+    TargetError
+        If ``word`` does not occur that many times in ``text`` as a whole word.
+    """
+    matches = list(_word_pattern(word).finditer(text))
+    if occurrence < 0 or occurrence >= len(matches):
+        found = f"{len(matches)} time(s)" if matches else "nowhere"
+        raise TargetError(
+            f"word {word!r} occurrence {occurrence} not found: it occurs {found} as a whole "
+            f"word in {text!r}"
+        )
+    match = matches[occurrence]
+    return Target(text, match.start(), match.end())
+
+
+def targets_from_template(
+    words: Iterable[str], template: str = BLEACHED_TEMPLATE, placeholder: str = PLACEHOLDER
+) -> list[Target]:
+    """Put each word into ``template`` (at its single ``placeholder``) and return the targets.
+
+    Parameters
+    ----------
+    words
+        The words, in order.
+    template
+        A context with exactly one ``placeholder``, e.g. ``"This is {word}"``.
+    placeholder
+        The marker replaced by each word.
+
+    Raises
+    ------
+    TargetError
+        If the template does not contain the placeholder exactly once.
+    EmptyInputError
+        If ``words`` is empty.
+    """
+    if template.count(placeholder) != 1:
+        raise TargetError(
+            f"template must contain {placeholder!r} exactly once, got {template!r}"
+        )
+    prefix, suffix = template.split(placeholder)
+    targets = []
+    for word in words:
+        if not word or word.strip() != word:
+            raise TargetError(f"a word must be non-empty without surrounding whitespace: {word!r}")
+        targets.append(Target(prefix + word + suffix, len(prefix), len(prefix) + len(word)))
+    if not targets:
+        raise EmptyInputError("no words given to put into the template")
+    return targets
+
+
+def decontextualized_targets(words: Sequence[str]) -> list[Target]:
+    """Targets for words embedded alone (the text is the word itself)."""
+    return targets_from_template(words, template=PLACEHOLDER)

@@ -1,0 +1,71 @@
+"""Exceptions raised by wordlens.
+
+Every error a user can cause derives from :class:`WordlensError`, so callers (and the CLI, which
+maps them to exit code 2) can tell bad input apart from bugs. Each subclass says what was wrong and,
+where possible, how to fix it.
+"""
+
+from __future__ import annotations
+
+
+class WordlensError(Exception):
+    """Base class of all user-facing wordlens errors."""
+
+
+class UnknownModelError(WordlensError, ValueError):
+    """A model spec is neither an alias, a local path, a GGUF file nor a reachable hub id."""
+
+
+class MissingPackageError(WordlensError, ImportError):
+    """A model alias or optional feature needs a package that is not installed."""
+
+
+class ModelFilesError(WordlensError, FileNotFoundError):
+    """A model directory or file exists but lacks the weights or tokenizer files it needs."""
+
+
+class TargetError(WordlensError, ValueError):
+    """A target (word in context) is malformed: word not in text, span out of range, etc."""
+
+
+class AlignmentError(WordlensError, ValueError):
+    """A target span could not be mapped onto the tokenizer's subtokens."""
+
+
+class EmptyInputError(WordlensError, ValueError):
+    """A word list, lexicon or target list that must not be empty is empty."""
+
+
+class LexiconFormatError(WordlensError, ValueError):
+    """A lexicon or word-list file is malformed; the message names the file and line."""
+
+
+class ResourceNotFoundError(WordlensError, FileNotFoundError):
+    """A named data resource is neither local, mirrored, cached nor downloadable."""
+
+
+class ChecksumError(WordlensError, ValueError):
+    """A downloaded file does not match its recorded sha256."""
+
+
+class CacheError(WordlensError, OSError):
+    """The activation cache cannot be read or written (e.g. an unwritable directory)."""
+
+
+class OutputError(WordlensError, OSError):
+    """The output directory cannot be created or written."""
+
+
+class VocabularyError(WordlensError, KeyError):
+    """Words are missing from a static model's vocabulary."""
+
+    def __init__(self, missing: list[str], model_name: str) -> None:
+        shown = ", ".join(repr(word) for word in missing[:10])
+        more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+        super().__init__(
+            f"{len(missing)} word(s) not in the vocabulary of {model_name}: {shown}{more}"
+        )
+        self.missing = missing
+
+    def __str__(self) -> str:  # KeyError would otherwise quote the message
+        return str(self.args[0])

@@ -1,0 +1,163 @@
+"""The interface every model implements: targets in, per-layer word vectors out.
+
+Layers are numbered as Hugging Face ``hidden_states``: 0 is the embedding output and ``1..L`` the
+blocks, so a model with ``L`` blocks has ``L + 1`` layers. A static model (GloVe, word2vec, ...) has
+exactly one layer, 0.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+import numpy as np
+import numpy.typing as npt
+
+from wordlens.contexts import Target, decontextualized_targets
+from wordlens.errors import EmptyInputError, WordlensError
+
+if TYPE_CHECKING:
+    from wordlens.models.cache import ActivationCache
+
+Pooling = Literal["first", "last", "mean", "max"]
+POOLINGS: tuple[Pooling, ...] = get_args(Pooling)
+
+ModelKind = Literal["causal", "masked", "encoder", "encoder-decoder", "static"]
+
+
+@dataclass(frozen=True)
+class Embeddings:
+    """Word-in-context vectors of a batch of targets.
+
+    Attributes
+    ----------
+    vectors
+        float32 array ``[n_targets, n_layers, hidden]``; ``vectors[i, j]`` is target ``i`` at
+        layer ``layers[j]``.
+    n_subtokens
+        int64 array ``[n_targets]``: how many subtokens each target spans (1 for static models).
+    layers
+        The hidden-state layer indices along axis 1.
+    pooling
+        How subtoken vectors were pooled into one word vector.
+    """
+
+    vectors: npt.NDArray[np.float32]
+    n_subtokens: npt.NDArray[np.int64]
+    layers: tuple[int, ...]
+    pooling: Pooling
+
+    def at_layer(self, layer: int) -> npt.NDArray[np.float32]:
+        """The ``[n_targets, hidden]`` vectors of one hidden-state layer."""
+        try:
+            position = self.layers.index(layer)
+        except ValueError:
+            raise WordlensError(f"layer {layer} was not extracted (have {self.layers})") from None
+        return self.vectors[:, position, :]
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What identifies a loaded model; written into every result.
+
+    ``fingerprint`` changes whenever anything that changes the vectors changes: the weights
+    (content hash or hub revision), the dtype, the tokenizer and the input conventions (BOS).
+    """
+
+    name: str
+    kind: ModelKind
+    n_layers: int
+    hidden_size: int
+    fingerprint: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "n_layers": self.n_layers,
+            "hidden_size": self.hidden_size,
+            "fingerprint": self.fingerprint,
+            **self.details,
+        }
+
+
+def check_pooling(pooling: str) -> Pooling:
+    """Validate a pooling name."""
+    if pooling not in POOLINGS:
+        raise WordlensError(f"unknown pooling {pooling!r}; choose one of {', '.join(POOLINGS)}")
+    return pooling  # type: ignore[return-value]
+
+
+class WordEmbedder(ABC):
+    """A model that maps targets (words in context) to per-layer vectors."""
+
+    @property
+    @abstractmethod
+    def info(self) -> ModelInfo:
+        """Identity, size and fingerprint of the model."""
+
+    @property
+    def n_layers(self) -> int:
+        """Number of hidden-state layers, embedding output included."""
+        return self.info.n_layers
+
+    def resolve_layers(self, layers: Sequence[int] | None) -> tuple[int, ...]:
+        """Validate requested layers (negative counts from the top); ``None`` means all."""
+        if layers is None:
+            return tuple(range(self.n_layers))
+        resolved = []
+        for layer in layers:
+            index = layer + self.n_layers if layer < 0 else layer
+            if not 0 <= index < self.n_layers:
+                raise WordlensError(
+                    f"layer {layer} out of range for {self.info.name}, which has layers "
+                    f"0..{self.n_layers - 1}"
+                )
+            resolved.append(index)
+        if not resolved:
+            raise EmptyInputError("no layers requested")
+        return tuple(dict.fromkeys(resolved))
+
+    @abstractmethod
+    def embed(
+        self,
+        targets: Sequence[Target],
+        layers: Sequence[int] | None = None,
+        pooling: Pooling = "mean",
+        *,
+        cache: ActivationCache | None = None,
+        progress: bool = False,
+    ) -> Embeddings:
+        """Vectors ``[n_targets, n_layers, hidden]`` of each target at the requested layers.
+
+        Parameters
+        ----------
+        targets
+            Words in context (see :mod:`wordlens.contexts`).
+        layers
+            Hidden-state layers to return (0 = embedding output); ``None`` for all.
+        pooling
+            How to pool a word's subtokens: ``first``, ``last``, ``mean`` or ``max``
+            (element-wise over the word's own subtokens only).
+        cache
+            An on-disk activation cache; targets already cached are not recomputed.
+        progress
+            Show a progress bar.
+        """
+
+    def embed_words(
+        self,
+        words: Sequence[str],
+        layers: Sequence[int] | None = None,
+        pooling: Pooling = "mean",
+        *,
+        cache: ActivationCache | None = None,
+        progress: bool = False,
+    ) -> Embeddings:
+        """Decontextualized vectors: each word embedded alone (after BOS for causal models)."""
+        return self.embed(
+            decontextualized_targets(words), layers, pooling, cache=cache, progress=progress
+        )
