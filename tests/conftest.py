@@ -1,0 +1,41 @@
+"""Shared fixtures: the read-only shared inputs and the real models (loaded once per session)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from wordlens.models.base import WordEmbedder
+from wordlens.models.loading import load_model
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def shared_dir() -> Path:
+    """The shared inputs beside the clone (``$WORDLENS_SHARED`` or ``../shared``)."""
+    return Path(os.environ.get("WORDLENS_SHARED", REPO.parent / "shared"))
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    path = shared_dir()
+    if not (path / "data").is_dir():
+        pytest.skip(f"shared inputs not found at {path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def smollm2() -> WordEmbedder:
+    return load_model("smollm2-135m")
+
+
+@pytest.fixture(scope="session")
+def minilm() -> WordEmbedder:
+    return load_model("minilm-l6")
+
+
+@pytest.fixture(scope="session")
+def glove() -> WordEmbedder:
+    return load_model("glove-6b-50d")
