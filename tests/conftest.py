@@ -11,6 +11,8 @@ from wordlens.models.base import WordEmbedder
 from wordlens.models.loading import load_model
 
 REPO = Path(__file__).resolve().parents[1]
+# Keep the tests' converted models, hash memos and caches out of the user's own wordlens home.
+os.environ.setdefault("WORDLENS_HOME", str(REPO / ".wordlens-test-home"))
 
 
 def shared_dir() -> Path:

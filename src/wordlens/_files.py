@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -52,10 +53,9 @@ def sha256_file_cached(path: Path) -> str:
         return memo[key]
     digest = sha256_file(resolved)
     memo[key] = digest
-    try:
+    # the memo is an optimisation: an unwritable home must not fail a load
+    with contextlib.suppress(OSError):
         atomic_write_text(memo_path, json.dumps(memo, indent=0, sort_keys=True))
-    except OSError:
-        pass  # the memo is an optimisation; an unwritable home must not fail a load
     return digest
 
 
@@ -75,7 +75,7 @@ def atomic_writer(path: Path, mode: str = "wb") -> Iterator[IO[Any]]:
             yield stream
             stream.flush()
             os.fsync(stream.fileno())
-        os.replace(tmp, path)
+        tmp.replace(path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

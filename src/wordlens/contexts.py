@@ -126,9 +126,7 @@ def targets_from_template(
         If ``words`` is empty.
     """
     if template.count(placeholder) != 1:
-        raise TargetError(
-            f"template must contain {placeholder!r} exactly once, got {template!r}"
-        )
+        raise TargetError(f"template must contain {placeholder!r} exactly once, got {template!r}")
     prefix, suffix = template.split(placeholder)
     targets = []
     for word in words:

@@ -28,7 +28,15 @@ import pandas as pd
 from wordlens._files import atomic_write_text, atomic_writer
 from wordlens.errors import OutputError
 
-_VERSIONED_PACKAGES = ("wordlens", "numpy", "scipy", "pandas", "torch", "transformers", "tokenizers")
+_VERSIONED_PACKAGES = (
+    "wordlens",
+    "numpy",
+    "scipy",
+    "pandas",
+    "torch",
+    "transformers",
+    "tokenizers",
+)
 
 
 def package_versions() -> dict[str, str]:

@@ -6,10 +6,9 @@ import sys
 import time
 from pathlib import Path
 
+from tests.models.cache_targets import cache_targets
 from wordlens.models.cache import ActivationCache, CacheStore
 from wordlens.models.loading import load_model
-
-from tests.models.cache_targets import cache_targets
 
 if __name__ == "__main__":
     original_write = CacheStore.write

@@ -50,7 +50,9 @@ def test_round_trip_and_no_recompute(
     assert counter.computed == 3
     assert not np.allclose(other.vectors, first.vectors)
     # a superset of targets computes only the new one
-    minilm.embed([*targets, *targets_from_template(["dog"])], layers=[1, 6], pooling="max", cache=cache)
+    minilm.embed(
+        [*targets, *targets_from_template(["dog"])], layers=[1, 6], pooling="max", cache=cache
+    )
     assert counter.computed == 4
     (summary,) = [s.summary() for s in cache.stores() if s.meta["pooling"] == "max"]
     assert summary.n_items == 4 and summary.layers == (1, 6) and summary.size_bytes > 0

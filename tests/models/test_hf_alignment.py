@@ -96,7 +96,9 @@ def test_layers_follow_hidden_states(smollm2: HFEmbedder) -> None:
 
 @pytest.mark.parametrize("pooling", POOLINGS)
 def test_pooling_matches_manual_slicing(smollm2: HFEmbedder, pooling: str) -> None:
-    targets = targets_from_template(["unpleasantness", "pleasant", "Lakisha"], "We said {word} twice")
+    targets = targets_from_template(
+        ["unpleasantness", "pleasant", "Lakisha"], "We said {word} twice"
+    )
     got = smollm2.embed(targets, layers=[3, 30], pooling=pooling).vectors  # type: ignore[arg-type]
     for row, encoded in enumerate(smollm2.encode(targets)):
         with torch.inference_mode():
@@ -124,7 +126,7 @@ def test_batched_equals_one_at_a_time(model_name: str, request: pytest.FixtureRe
     """
     model: WordEmbedder = request.getfixturevalue(model_name)
     words = ["pleasant", "unpleasantness", "Müller", "a", "extraordinarily", "Zoë", "cat"]
-    targets = targets_from_template(words) + [target_from_word("A long sentence, really.", "long")]
+    targets = [*targets_from_template(words), target_from_word("A long sentence, really.", "long")]
     batched = model.embed(targets, pooling="mean").vectors
     single = np.concatenate([model.embed([t], pooling="mean").vectors for t in targets])
     scale = np.abs(single).max(axis=(0, 2), keepdims=True)

@@ -25,8 +25,8 @@ def subtoken_span(target: Target, offsets: Sequence[tuple[int, int]]) -> tuple[i
     target
         The word in context.
     offsets
-        The tokenizer's offset mapping for ``target.text``: one ``(char_start, char_end)`` per token,
-        ``(0, 0)`` for special tokens.
+        The tokenizer's offset mapping for ``target.text``: one ``(char_start, char_end)`` per
+        token, ``(0, 0)`` for special tokens.
 
     Raises
     ------
@@ -51,9 +51,7 @@ def subtoken_span(target: Target, offsets: Sequence[tuple[int, int]]) -> tuple[i
     return hits[0], hits[-1] + 1
 
 
-def pool_subtokens(
-    hidden: torch.Tensor, spans: torch.Tensor, pooling: Pooling
-) -> torch.Tensor:
+def pool_subtokens(hidden: torch.Tensor, spans: torch.Tensor, pooling: Pooling) -> torch.Tensor:
     """Pool each row's subtoken vectors into one vector per target and layer.
 
     Parameters
@@ -71,7 +69,7 @@ def pool_subtokens(
     torch.Tensor
         ``[batch, layers, dim]``.
     """
-    n_layers, batch, seq_len, dim = hidden.shape
+    _, batch, seq_len, _ = hidden.shape
     rows = torch.arange(batch, device=hidden.device)
     if pooling == "first":
         return hidden[:, rows, spans[:, 0], :].transpose(0, 1)

@@ -88,7 +88,7 @@ def check_pooling(pooling: str) -> Pooling:
     """Validate a pooling name."""
     if pooling not in POOLINGS:
         raise WordlensError(f"unknown pooling {pooling!r}; choose one of {', '.join(POOLINGS)}")
-    return pooling  # type: ignore[return-value]
+    return pooling
 
 
 class WordEmbedder(ABC):
@@ -120,6 +120,11 @@ class WordEmbedder(ABC):
         if not resolved:
             raise EmptyInputError("no layers requested")
         return tuple(dict.fromkeys(resolved))
+
+    def missing_words(self, words: Sequence[str]) -> list[str]:
+        """Words the model cannot embed. Subword models embed any string, so none by default;
+        static vocabularies override this."""
+        return []
 
     @abstractmethod
     def embed(

@@ -139,7 +139,9 @@ class CacheStore:
             with atomic_writer(shard) as stream:
                 stream.write(payload)
         except OSError as error:
-            raise CacheError(f"cannot write activation cache shard in {self.path}: {error}") from error
+            raise CacheError(
+                f"cannot write activation cache shard in {self.path}: {error}"
+            ) from error
         index = self._load_index()
         for row, key in enumerate(keys):
             index.setdefault(key, (shard, row))

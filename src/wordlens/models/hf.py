@@ -76,7 +76,8 @@ def allocate_output(shape: tuple[int, ...]) -> npt.NDArray[np.float32]:
         return np.zeros(shape, dtype=np.float32)
     spill_dir = user_home() / "tmp"
     spill_dir.mkdir(parents=True, exist_ok=True)
-    backing = tempfile.TemporaryFile(dir=spill_dir)  # unlinked at once; lives with the mapping
+    # unlinked at once; the file lives as long as the mapping does
+    backing = tempfile.TemporaryFile(dir=spill_dir)  # noqa: SIM115
     return np.memmap(backing, dtype=np.float32, mode="w+", shape=shape)
 
 
@@ -153,7 +154,7 @@ class HFEmbedder(WordEmbedder):
     def forward(
         self, items: Sequence[Encoded], layers: Sequence[int], pooling: Pooling
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int64]]:
-        """One padded forward pass: pooled vectors ``[batch, len(layers), dim]`` and subtoken counts."""
+        """One padded forward pass: pooled ``[batch, len(layers), dim]`` vectors, subtoken counts."""
         longest = max(len(item.input_ids) for item in items)
         input_ids = torch.full((len(items), longest), self.pad_token_id, dtype=torch.long)
         attention_mask = torch.zeros((len(items), longest), dtype=torch.long)

@@ -39,7 +39,7 @@ from wordlens.models.hf import BosPolicy, HFEmbedder
 
 DType = Literal["float32", "float16", "bfloat16"]
 
-#: Bumped whenever a change in wordlens itself changes the vectors of a model (part of fingerprints).
+#: Bumped when a change in wordlens itself changes a model's vectors (part of fingerprints).
 EXTRACTION_VERSION = "1"
 
 _WEIGHT_PATTERNS = ("*.safetensors", "pytorch_model*.bin", "model*.bin")
@@ -246,14 +246,18 @@ def _load_hf(
 ) -> HFEmbedder:
     import torch
     from transformers import AutoConfig, AutoModel, AutoTokenizer
+    from transformers.utils import logging as transformers_logging
 
+    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     common = {"revision": revision, "trust_remote_code": trust_remote_code}
     config = AutoConfig.from_pretrained(source, **common)
     kind = model_kind(config)
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, **common)
     except (OSError, ValueError) as error:
-        raise ModelFilesError(f"cannot load a tokenizer for {name} from {source}: {error}") from error
+        raise ModelFilesError(
+            f"cannot load a tokenizer for {name} from {source}: {error}"
+        ) from error
     torch_dtype = getattr(torch, options["dtype"])
     model = AutoModel.from_pretrained(source, dtype=torch_dtype, **common)
     if kind == "encoder-decoder":
@@ -303,7 +307,7 @@ def _load_hf(
 
 
 def _bos_token_id(tokenizer: Any, kind: ModelKind, policy: BosPolicy) -> int | None:
-    """The token to prepend, or None: see :mod:`wordlens.models.hf` for why causal models need one."""
+    """The token to prepend, or None (see :mod:`wordlens.models.hf` for why causal LMs need one)."""
     if policy == "never" or (policy == "auto" and kind != "causal"):
         return None
     candidate = tokenizer.bos_token_id
@@ -324,9 +328,7 @@ def _weights_identity(source: str, config: Any) -> dict[str, Any]:
         return {"hub_id": source, "revision": getattr(config, "_commit_hash", None)}
     hashed = {}
     for file in sorted(path.iterdir()):
-        if file.is_file() and (
-            file.suffix in {".safetensors", ".bin", ".json", ".txt", ".model"}
-        ):
+        if file.is_file() and (file.suffix in {".safetensors", ".bin", ".json", ".txt", ".model"}):
             hashed[file.name] = sha256_file_cached(file)
     return {"files": hashed}
 
@@ -362,7 +364,7 @@ def _convert_gguf(gguf_path: Path, destination: Path) -> None:
             del model.config.quantization_config
         model.save_pretrained(staging, safe_serialization=True)
         tokenizer.save_pretrained(staging)
-        os.replace(staging, destination)
+        staging.replace(destination)
     except OSError:
         shutil.rmtree(staging, ignore_errors=True)
         if not (destination / "config.json").exists():  # not a concurrent conversion that won

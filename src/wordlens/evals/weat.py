@@ -1,0 +1,158 @@
+"""WEAT bias tests (Caliskan, Bryson & Narayanan 2017) on any model, at every layer.
+
+Each test word is embedded once — in the semantically bleached context ``"This is {word}"`` (May et
+al. 2019; the VAST paper's setting for bias tests) or alone — and every test is evaluated at every
+requested layer with :func:`wordlens.stats.weat`: effect size (sample std, ddof=1 by default),
+one-sided permutation p-value as in Caliskan et al. and the two-sided value beside it.
+
+Words a static vocabulary lacks are dropped from their set and listed in the result's metadata;
+a set left empty is an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from wordlens.contexts import BLEACHED_TEMPLATE, decontextualized_targets, targets_from_template
+from wordlens.errors import EmptyInputError
+from wordlens.models.base import Pooling, WordEmbedder
+from wordlens.models.cache import ActivationCache
+from wordlens.resources import WeatTest, WordSet, load_weat_tests
+from wordlens.results import Result, Timings
+from wordlens.stats import weat
+
+Context = Literal["bleached", "none"]
+CONTEXTS: tuple[Context, ...] = ("bleached", "none")
+
+
+def _kept(word_set: WordSet, missing: set[str], test: WeatTest) -> list[str]:
+    kept = [word for word in word_set.words if word not in missing]
+    if not kept:
+        raise EmptyInputError(
+            f"WEAT test {test.id} ({test.title}): every word of {word_set.name!r} is missing "
+            "from the model's vocabulary"
+        )
+    return kept
+
+
+def run_weat(
+    model: WordEmbedder,
+    tests: Sequence[WeatTest] | None = None,
+    *,
+    layers: Sequence[int] | None = None,
+    context: Context = "bleached",
+    template: str = BLEACHED_TEMPLATE,
+    pooling: Pooling = "mean",
+    n_samples: int = 100_000,
+    seed: int = 0,
+    ddof: int = 1,
+    cache: ActivationCache | None = None,
+    progress: bool = False,
+) -> Result:
+    """Run WEAT tests at each layer of ``model``.
+
+    Parameters
+    ----------
+    model
+        Any loaded model; static models have the single layer 0 and ignore the context.
+    tests
+        The tests to run; default the ten of Caliskan et al. (2017).
+    layers
+        Hidden-state layers (0 = embeddings); default all.
+    context
+        ``"bleached"``: each word in ``template``; ``"none"``: each word alone (after BOS).
+    template
+        The bleached context, with one ``{word}``.
+    pooling
+        Subtoken pooling (first, last, mean, max).
+    n_samples, seed, ddof
+        Permutation-test size and seed, and the effect size's delta degrees of freedom
+        (see :func:`wordlens.stats.weat`).
+    cache
+        Activation cache (every word is computed once across runs).
+    progress
+        Show a progress bar while embedding.
+
+    Returns
+    -------
+    Result
+        ``weat``: one row per test and layer with effect size, statistic, p-values and set sizes.
+    """
+    chosen = list(tests) if tests is not None else load_weat_tests()
+    if not chosen:
+        raise EmptyInputError("no WEAT tests selected")
+    timings = Timings()
+    all_words = list(
+        dict.fromkeys(
+            word
+            for test in chosen
+            for word_set in (test.x, test.y, test.a, test.b)
+            for word in word_set.words
+        )
+    )
+    missing = set(model.missing_words(all_words))
+    present = [word for word in all_words if word not in missing]
+    use_context = context == "bleached" and model.info.kind != "static"
+    targets = (
+        targets_from_template(present, template)
+        if use_context
+        else decontextualized_targets(present)
+    )
+    with timings.stage("embed"):
+        embeddings = model.embed(targets, layers, pooling, cache=cache, progress=progress)
+    row_of = {word: row for row, word in enumerate(present)}
+
+    def vectors(words: list[str]) -> npt.NDArray[np.float32]:
+        return np.asarray(embeddings.vectors[[row_of[w] for w in words]])  # [n, layers, dim]
+
+    rows: list[dict[str, Any]] = []
+    dropped: dict[str, list[str]] = {}
+    with timings.stage("statistics"):
+        for test in chosen:
+            sets = [_kept(word_set, missing, test) for word_set in (test.x, test.y, test.a, test.b)]
+            lost = [w for ws in (test.x, test.y, test.a, test.b) for w in ws.words if w in missing]
+            if lost:
+                dropped[str(test.id)] = lost
+            outcome = weat(*(vectors(s) for s in sets), n_samples=n_samples, seed=seed, ddof=ddof)
+            for column, layer in enumerate(embeddings.layers):
+                rows.append(
+                    {
+                        "test": test.id,
+                        "title": test.title,
+                        "layer": layer,
+                        "effect_size": float(outcome.effect_size[column]),
+                        "statistic": float(outcome.statistic[column]),
+                        "p_one_sided": float(outcome.p_one_sided[column]),
+                        "p_two_sided": float(outcome.p_two_sided[column]),
+                        "n_x": len(sets[0]),
+                        "n_y": len(sets[1]),
+                        "n_a": len(sets[2]),
+                        "n_b": len(sets[3]),
+                        "n_partitions": outcome.n_partitions,
+                        "exact": outcome.exact,
+                    }
+                )
+    metadata = {
+        "method": "WEAT (Caliskan, Bryson & Narayanan 2017)",
+        "model": model.info.as_dict(),
+        "config": {
+            "context": context if model.info.kind != "static" else "none (static model)",
+            "template": template if use_context else None,
+            "pooling": pooling,
+            "layers": list(embeddings.layers),
+            "n_samples": n_samples,
+            "seed": seed,
+            "ddof": ddof,
+            "effect_size": f"Cohen's d with sample std (ddof={ddof})",
+            "p_one_sided": "share of partitions with s(Xi, Yi, A, B) > s(X, Y, A, B)",
+        },
+        "tests": [test.id for test in chosen],
+        "dropped_words": dropped,
+        "timings_s": timings.seconds,
+    }
+    return Result("weat", pd.DataFrame(rows), metadata)
