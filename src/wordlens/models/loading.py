@@ -258,6 +258,14 @@ def _load_hf(
         raise ModelFilesError(
             f"cannot load a tokenizer for {name} from {source}: {error}"
         ) from error
+    model_vocab = getattr(config, "vocab_size", None)
+    if model_vocab and len(tokenizer) < model_vocab // 2:
+        # transformers 5 silently builds a near-empty tokenizer when the files are missing
+        raise ModelFilesError(
+            f"the tokenizer of {name} has {len(tokenizer)} tokens for a model vocabulary of "
+            f"{model_vocab}: tokenizer files (tokenizer.json, vocab.txt, ...) are missing in "
+            f"{source}"
+        )
     torch_dtype = getattr(torch, options["dtype"])
     model = AutoModel.from_pretrained(source, dtype=torch_dtype, **common)
     if kind == "encoder-decoder":

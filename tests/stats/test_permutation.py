@@ -1,0 +1,290 @@
+"""Permutation test and WEAT against brute-force enumeration written out with itertools."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.stats import iter_partitions, permutation, permutation_test, weat
+
+RNG = np.random.default_rng(7)
+
+
+def _brute_force_p(scores: np.ndarray, n_x: int) -> tuple[float, float]:
+    """One- and two-sided p over all partitions, by enumeration (scores: one layer, [n]).
+
+    The null mean m is taken as the mean of the enumerated statistics, which also checks the
+    closed form m = (n_x - n_y) * mean(scores) used by the implementation.
+    """
+    n = len(scores)
+    observed = scores[:n_x].sum() - scores[n_x:].sum()
+    statistics = np.array(
+        [
+            scores[list(chosen)].sum() - np.delete(scores, list(chosen)).sum()
+            for chosen in itertools.combinations(range(n), n_x)
+        ]
+    )
+    assert len(statistics) == math.comb(n, n_x)
+    m = statistics.mean()
+    tie = 1e-9
+    one = np.mean(statistics > observed + tie)
+    two = np.mean(np.abs(statistics - m) >= np.abs(observed - m) - tie)
+    return float(one), float(two)
+
+
+def _all_rows(n_x: int, n_y: int, **kwargs: int) -> np.ndarray:
+    return np.concatenate(list(iter_partitions(n_x, n_y, **kwargs)))
+
+
+def test_exact_partitions_are_all_combinations_observed_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(permutation, "_CHUNK_ELEMENTS", 72)  # 9 rows of 8 items per chunk
+    rows = _all_rows(4, 4, n_samples=70)
+    assert rows.shape == (70, 8)
+    assert rows[0].tolist() == [True] * 4 + [False] * 4
+    chosen = {tuple(np.flatnonzero(row).tolist()) for row in rows}
+    assert chosen == set(itertools.combinations(range(8), 4))
+    assert [len(chunk) for chunk in iter_partitions(4, 4, n_samples=70)] == [9] * 7 + [7]
+
+
+def test_random_partitions_are_distinct_seeded_and_include_the_observed_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(permutation, "_CHUNK_ELEMENTS", 22 * 700)  # 700 draws per round
+    rows = _all_rows(10, 12, n_samples=3000, seed=5)
+    assert rows.shape == (3000, 22)
+    assert (rows.sum(axis=1) == 10).all()
+    assert rows[0].tolist() == [True] * 10 + [False] * 12
+    assert len({row.tobytes() for row in rows}) == 3000  # no partition twice, observed once
+    np.testing.assert_array_equal(_all_rows(10, 12, n_samples=3000, seed=5), rows)
+    other = _all_rows(10, 12, n_samples=3000, seed=6)
+    assert {row.tobytes() for row in other[1:]} != {row.tobytes() for row in rows[1:]}
+    # Every item lands in the first set about n_x / n of the time (uniform draws).
+    np.testing.assert_allclose(rows[1:].mean(axis=0), 10 / 22, atol=0.05)
+
+
+def test_random_partitions_without_replacement_up_to_all_but_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """C(10, 5) = 252 partitions; asking for 251 forces many rejected duplicates."""
+    monkeypatch.setattr(permutation, "_CHUNK_ELEMENTS", 640)  # 64 draws per round
+    rows = _all_rows(5, 5, n_samples=251, seed=1)
+    assert len({row.tobytes() for row in rows}) == 251
+    assert not permutation.is_exact(5, 5, 251)
+    assert permutation.is_exact(5, 5, 252)
+
+
+@pytest.mark.parametrize(("n_x", "n_y"), [(4, 4), (3, 5), (6, 2), (1, 1)])
+def test_exact_p_values_equal_brute_force_on_every_layer(n_x: int, n_y: int) -> None:
+    scores_x, scores_y = RNG.normal(size=(n_x, 3)), RNG.normal(0.5, size=(n_y, 3))
+    result = permutation_test(scores_x, scores_y, n_samples=100)
+    assert result.exact
+    assert result.n_partitions == math.comb(n_x + n_y, n_x)
+    scores = np.concatenate([scores_x, scores_y])
+    for layer in range(3):
+        one, two = _brute_force_p(scores[:, layer], n_x)
+        assert result.p_one_sided[layer] == pytest.approx(one, abs=1e-12)
+        assert result.p_two_sided[layer] == pytest.approx(two, abs=1e-12)
+        expected_statistic = scores_x[:, layer].sum() - scores_y[:, layer].sum()
+        assert result.statistic[layer] == pytest.approx(expected_statistic, abs=1e-12)
+    single = permutation_test(scores_x[:, 0], scores_y[:, 0], n_samples=100)
+    assert single.p_one_sided.shape == single.p_two_sided.shape == single.statistic.shape == ()
+    assert float(single.p_one_sided) == result.p_one_sided[0]
+
+
+def test_exact_p_values_do_not_depend_on_the_chunk_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    scores_x, scores_y = RNG.normal(size=(7, 20)), RNG.normal(0.3, size=(7, 20))
+    whole = permutation_test(scores_x, scores_y, n_samples=5000)
+    monkeypatch.setattr(permutation, "_CHUNK_ELEMENTS", 60)  # chunks of 4 rows, in blocks of 3
+    chunked = permutation_test(scores_x, scores_y, n_samples=5000)
+    assert whole.exact and chunked.exact
+    assert whole.n_partitions == chunked.n_partitions == math.comb(14, 7)
+    np.testing.assert_array_equal(chunked.p_one_sided, whole.p_one_sided)
+    np.testing.assert_array_equal(chunked.p_two_sided, whole.p_two_sided)
+
+
+def test_random_p_values_of_a_layer_do_not_depend_on_the_other_layers() -> None:
+    """All layers see the same random partitions, whatever the number of layers."""
+    scores_x, scores_y = RNG.normal(size=(12, 6)), RNG.normal(0.3, size=(12, 6))
+    layered = permutation_test(scores_x, scores_y, n_samples=3000, seed=4)
+    for layer in (0, 5):
+        alone = permutation_test(scores_x[:, layer], scores_y[:, layer], n_samples=3000, seed=4)
+        assert not alone.exact
+        assert float(alone.p_one_sided) == layered.p_one_sided[layer]
+        assert float(alone.p_two_sided) == layered.p_two_sided[layer]
+
+
+def test_random_p_values_approach_the_exact_ones_and_depend_on_the_seed() -> None:
+    scores_x, scores_y = RNG.normal(size=(9, 5)), RNG.normal(0.4, size=(9, 5))
+    exact = permutation_test(scores_x, scores_y, n_samples=48620)
+    assert exact.exact
+    sampled = permutation_test(scores_x, scores_y, n_samples=20_000, seed=11)
+    assert not sampled.exact
+    assert sampled.n_partitions == 20_000
+    for p_exact, p_sampled in [
+        (exact.p_one_sided, sampled.p_one_sided),
+        (exact.p_two_sided, sampled.p_two_sided),
+    ]:
+        # Sampling without replacement: the binomial standard error is an upper bound.
+        bound = 5 * np.sqrt(p_exact * (1 - p_exact) / 20_000) + 1 / 20_000
+        assert (np.abs(p_sampled - p_exact) <= bound).all()
+    again = permutation_test(scores_x, scores_y, n_samples=20_000, seed=11)
+    np.testing.assert_array_equal(again.p_two_sided, sampled.p_two_sided)
+    other = permutation_test(scores_x, scores_y, n_samples=20_000, seed=12)
+    assert not np.array_equal(other.p_two_sided, sampled.p_two_sided)
+
+
+def test_ties_count_as_not_greater_for_one_sided_and_as_extreme_for_two_sided() -> None:
+    """Exact rational enumeration against float64 with decimal scores that tie in fact.
+
+    Many partitions have the observed statistic in exact arithmetic but come out a few ulps above
+    or below it in float64: without the tie tolerance 17 (not 11) of the 70 would exceed it and 28
+    (not 38) would be as extreme.
+    """
+    values = ["0.15", "0.05", "0.6", "0.3", "0.3", "0.1", "0.1", "0.1"]
+    scores = np.array([float(v) for v in values])
+    exact = [Fraction(v) for v in values]
+    n_x = 4
+    observed = Fraction(sum(exact[:n_x]) - sum(exact[n_x:]))
+    statistics = [
+        Fraction(2 * sum(exact[i] for i in chosen) - sum(exact))
+        for chosen in itertools.combinations(range(8), n_x)
+    ]
+    one = Fraction(sum(s > observed for s in statistics), len(statistics))
+    two = Fraction(sum(abs(s) >= abs(observed) for s in statistics), len(statistics))  # m = 0
+    assert (one, two) == (Fraction(11, 70), Fraction(38, 70))
+    result = permutation_test(scores[:n_x], scores[n_x:], n_samples=1000)
+    assert float(result.p_one_sided) == pytest.approx(float(one), abs=1e-15)
+    assert float(result.p_two_sided) == pytest.approx(float(two), abs=1e-15)
+
+
+def test_integer_scores_with_many_ties() -> None:
+    scores_x, scores_y = np.array([1.0, 1.0, 0.0, 1.0]), np.array([0.0, 1.0, 0.0, 0.0, 0.0])
+    one, two = _brute_force_p(np.concatenate([scores_x, scores_y]), 4)
+    result = permutation_test(scores_x, scores_y)
+    assert (float(result.p_one_sided), float(result.p_two_sided)) == pytest.approx((one, two))
+
+
+def test_observed_partition_is_counted_in_n() -> None:
+    """With n_samples=1 only the observed partition is left: p_one = 0/1 and p_two = 1/1."""
+    result = permutation_test([3.0, 2.0], [0.0, 1.0, -1.0], n_samples=1)
+    assert result.n_partitions == 1
+    assert not result.exact
+    assert (float(result.p_one_sided), float(result.p_two_sided)) == (0.0, 1.0)
+    largest = permutation_test([3.0, 2.0], [0.0, 1.0, -1.0])  # the largest of all 10
+    assert float(largest.p_one_sided) == 0.0
+    # m = (2 - 3) * mean = -1; only the observed {3, 2} and {0, -1} are >= |5 - m| from m
+    assert float(largest.p_two_sided) == pytest.approx(0.2)
+
+
+def test_nan_and_constant_scores_give_nan_p_at_their_layer_only() -> None:
+    scores_x, scores_y = RNG.normal(size=(4, 3)), RNG.normal(size=(5, 3))
+    scores_x[2, 0] = np.nan
+    scores_x[:, 1] = scores_y[:, 1] = 0.25
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = permutation_test(scores_x, scores_y)
+    assert np.isnan(result.p_one_sided[:2]).all()
+    assert np.isnan(result.p_two_sided[:2]).all()
+    assert np.isfinite([result.p_one_sided[2], result.p_two_sided[2]]).all()
+
+
+def test_permutation_test_rejects_bad_input() -> None:
+    with pytest.raises(EmptyInputError):
+        permutation_test([], [1.0, 2.0])
+    with pytest.raises(EmptyInputError):
+        permutation_test(np.ones((0, 3)), np.ones((0, 3)))
+    with pytest.raises(WordlensError):
+        permutation_test(np.ones((3, 2)), np.ones((3, 3)))
+    with pytest.raises(WordlensError):
+        permutation_test([1.0, 2.0], [3.0], n_samples=0)
+
+
+def _cos(u: np.ndarray, v: np.ndarray) -> float:
+    return float(np.dot(u, v) / (np.linalg.norm(u) * np.linalg.norm(v)))
+
+
+def _loop_weat(
+    x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray, ddof: int
+) -> tuple[float, float, np.ndarray]:
+    """Statistic, effect size and per-word s of Caliskan et al. (2017), one layer, by loops."""
+
+    def s(w: np.ndarray) -> float:
+        return float(np.mean([_cos(w, v) for v in a]) - np.mean([_cos(w, v) for v in b]))
+
+    s_x, s_y = [s(w) for w in x], [s(w) for w in y]
+    statistic = sum(s_x) - sum(s_y)
+    d = float((np.mean(s_x) - np.mean(s_y)) / np.std(s_x + s_y, ddof=ddof))
+    return statistic, d, np.array(s_x + s_y)
+
+
+@pytest.mark.parametrize("ddof", [0, 1])
+def test_weat_matches_loops_per_layer(ddof: int) -> None:
+    n_layers, dim = 3, 6
+    x, y = RNG.normal(size=(4, n_layers, dim)), RNG.normal(size=(5, n_layers, dim))
+    a, b = RNG.normal(size=(6, n_layers, dim)), RNG.normal(size=(3, n_layers, dim))
+    result = weat(x, y, a, b, ddof=ddof)
+    assert result.exact
+    assert result.n_partitions == math.comb(9, 4)
+    assert (result.ddof, result.seed) == (ddof, 0)
+    for name in ("statistic", "effect_size", "p_one_sided", "p_two_sided"):
+        assert getattr(result, name).shape == (n_layers,)
+    for layer in range(n_layers):
+        x_l, y_l, a_l, b_l = (v[:, layer] for v in (x, y, a, b))
+        statistic, d, scores = _loop_weat(x_l, y_l, a_l, b_l, ddof)
+        assert result.statistic[layer] == pytest.approx(statistic, abs=1e-12)
+        assert result.effect_size[layer] == pytest.approx(d, abs=1e-12)
+        one, two = _brute_force_p(scores, 4)
+        assert result.p_one_sided[layer] == pytest.approx(one, abs=1e-12)
+        assert result.p_two_sided[layer] == pytest.approx(two, abs=1e-12)
+        static = weat(x_l, y_l, a_l, b_l, ddof=ddof)
+        assert static.effect_size.shape == ()
+        assert float(static.effect_size) == pytest.approx(result.effect_size[layer], abs=1e-12)
+        assert float(static.p_one_sided) == result.p_one_sided[layer]
+
+
+def test_weat_single_word_sets() -> None:
+    """|X| = |Y| = 1: std over the 2 scores is defined for ddof=1, so d = ±sqrt(2); 2 partitions."""
+    x, y, a, b = RNG.normal(size=(4, 1, 5))
+    result = weat(x, y, a, b)
+    assert float(np.abs(result.effect_size)) == pytest.approx(np.sqrt(2.0), abs=1e-12)
+    assert result.n_partitions == 2
+    assert float(result.p_one_sided) == (0.0 if result.statistic > 0 else 0.5)
+    assert float(result.p_two_sided) == 1.0
+    with pytest.raises(WordlensError, match="ddof"):
+        weat(x, y, a, b, ddof=2)
+
+
+def test_weat_of_identical_targets_is_nan_without_warnings() -> None:
+    target = RNG.normal(size=(1, 2, 5))
+    a, b = RNG.normal(size=(3, 2, 5)), RNG.normal(size=(3, 2, 5))
+    x, y = np.repeat(target, 3, axis=0), np.repeat(target, 4, axis=0)
+    y[0, 1] = 0.0  # a zero vector at layer 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = weat(x, y, a, b)
+    for name in ("effect_size", "p_one_sided", "p_two_sided"):
+        assert np.isnan(getattr(result, name)).all(), name
+    assert np.isfinite(result.statistic[0])
+    assert np.isnan(result.statistic[1])
+
+
+@pytest.mark.parametrize(
+    ("shapes", "error"),
+    [
+        (((0, 4), (2, 4), (2, 4), (2, 4)), EmptyInputError),
+        (((2, 4), (2, 4), (0, 4), (2, 4)), EmptyInputError),
+        (((2, 3, 4), (2, 2, 4), (2, 3, 4), (2, 3, 4)), WordlensError),
+        (((2, 4), (2, 4), (2, 5), (2, 4)), WordlensError),
+    ],
+)
+def test_weat_rejects_bad_sets(shapes: tuple[tuple[int, ...], ...], error: type[Exception]) -> None:
+    with pytest.raises(error):
+        weat(*(np.ones(shape) for shape in shapes))
