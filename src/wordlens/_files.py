@@ -13,6 +13,13 @@ from pathlib import Path
 from typing import IO, Any
 
 _CHUNK = 1 << 20
+OFFLINE_ENVS = ("WORDLENS_OFFLINE", "HF_HUB_OFFLINE")
+_TRUE = {"1", "true", "yes", "on"}
+
+
+def is_offline() -> bool:
+    """True when ``$WORDLENS_OFFLINE`` or ``$HF_HUB_OFFLINE`` is 1/true/yes/on: never download."""
+    return any(os.environ.get(var, "").strip().lower() in _TRUE for var in OFFLINE_ENVS)
 
 
 def user_home() -> Path:

@@ -36,7 +36,7 @@ app.add_typer(cache_app, name="cache")
 
 # Tables are wide (a column per WEAT test): do not squeeze them to 80 columns when piped.
 console = Console(width=None if sys.stdout.isatty() else 200)
-errors = Console(stderr=True)
+errors = Console(stderr=True, soft_wrap=True)
 F = TypeVar("F", bound=Callable[..., Any])
 
 ModelOption = Annotated[

@@ -154,7 +154,7 @@ class HFEmbedder(WordEmbedder):
     def forward(
         self, items: Sequence[Encoded], layers: Sequence[int], pooling: Pooling
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int64]]:
-        """One padded forward pass: pooled ``[batch, len(layers), dim]`` vectors, subtoken counts."""
+        """One padded forward pass: pooled ``[batch, len(layers), dim]`` vectors and counts."""
         longest = max(len(item.input_ids) for item in items)
         input_ids = torch.full((len(items), longest), self.pad_token_id, dtype=torch.long)
         attention_mask = torch.zeros((len(items), longest), dtype=torch.long)

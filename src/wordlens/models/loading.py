@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from wordlens._files import sha256_file_cached, user_home
+from wordlens._files import is_offline, sha256_file_cached, user_home
 from wordlens.errors import MissingPackageError, ModelFilesError, UnknownModelError
 from wordlens.models.base import ModelInfo, ModelKind, WordEmbedder
 from wordlens.models.hf import BosPolicy, HFEmbedder
@@ -208,13 +208,20 @@ def _load_hub(
 ) -> WordEmbedder:
     from transformers import AutoConfig
 
+    offline = is_offline()
     try:
-        AutoConfig.from_pretrained(spec, revision=revision, trust_remote_code=trust_remote_code)
+        AutoConfig.from_pretrained(
+            spec,
+            revision=revision,
+            trust_remote_code=trust_remote_code,
+            local_files_only=offline,
+        )
     except (OSError, ValueError) as error:
+        where = "hub (offline mode: its local cache only)" if offline else "hub"
+        reason = f"{type(error).__name__}: {str(error).splitlines()[0]}"
         raise UnknownModelError(
             f"cannot load model {spec!r}: not an alias, not a local path, and the Hugging Face "
-            f"hub did not provide it ({type(error).__name__}: {str(error).splitlines()[0]}). "
-            f"{_known_models()}"
+            f"{where} did not provide it ({reason}). {_known_models()}"
         ) from error
     return _load_hf(
         spec, options, name=spec, revision=revision, trust_remote_code=trust_remote_code

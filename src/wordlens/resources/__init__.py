@@ -14,6 +14,7 @@ download (see :mod:`wordlens.resources.registry`). Typed loaders parse them:
 
 from __future__ import annotations
 
+from wordlens._files import is_offline
 from wordlens.resources.lexica import (
     DIMENSIONS,
     Duplicates,
@@ -27,7 +28,6 @@ from wordlens.resources.registry import (
     ResourceFile,
     fetch,
     get_resource,
-    is_offline,
     list_resources,
     register,
     resolve,

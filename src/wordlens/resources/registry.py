@@ -42,12 +42,11 @@ from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
 from wordlens import __version__
-from wordlens._files import atomic_writer, user_home
+from wordlens._files import atomic_writer, is_offline, user_home
 from wordlens.errors import ChecksumError, ResourceNotFoundError, WordlensError
 
 DATA_PATH_ENV = "WORDLENS_DATA_PATH"
 MIRROR_URL_ENV = "WORDLENS_MIRROR_URL"
-OFFLINE_ENVS = ("WORDLENS_OFFLINE", "HF_HUB_OFFLINE")
 DEFAULT_TIMEOUT = 30.0
 
 T = TypeVar("T")
@@ -58,7 +57,6 @@ Progress = Callable[[int, int | None], None]
 _CHUNK = 1 << 16
 _NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
-_TRUE = {"1", "true", "yes", "on"}
 _NETWORK_ERRORS = (urllib.error.URLError, http.client.HTTPException, TimeoutError, ConnectionError)
 
 
@@ -238,11 +236,6 @@ def fetch(
 ) -> list[Path]:
     """Make every file of resource ``name`` available locally and return their paths."""
     return get_resource(name).paths(progress=progress, timeout=timeout)
-
-
-def is_offline() -> bool:
-    """True when ``$WORDLENS_OFFLINE`` or ``$HF_HUB_OFFLINE`` is 1/true/yes/on."""
-    return any(os.environ.get(var, "").strip().lower() in _TRUE for var in OFFLINE_ENVS)
 
 
 def data_roots() -> list[Path]:
