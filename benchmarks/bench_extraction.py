@@ -116,7 +116,7 @@ def main() -> None:
     parser.add_argument(
         "--full", type=int, default=13915, help="words for the RSS scaling run (0 skips)"
     )
-    parser.add_argument("--token-budget", type=int, default=4096)
+    parser.add_argument("--token-budget", type=int, default=1024)
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:

@@ -20,6 +20,11 @@ def shared_dir() -> Path:
     return Path(os.environ.get("WORDLENS_SHARED", REPO.parent / "shared"))
 
 
+# As the Makefile does: the data registry reads the shared data sets in place.
+if (shared_dir() / "data").is_dir():
+    os.environ.setdefault("WORDLENS_DATA_PATH", str(shared_dir() / "data"))
+
+
 @pytest.fixture(scope="session")
 def shared() -> Path:
     path = shared_dir()

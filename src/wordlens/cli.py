@@ -49,7 +49,8 @@ PoolingOption = Annotated[str, typer.Option(help="Subtoken pooling: first, last,
 DeviceOption = Annotated[str, typer.Option(help="Torch device: cpu, cuda, cuda:1, mps.")]
 DtypeOption = Annotated[str, typer.Option(help="Weights dtype: float32, float16, bfloat16.")]
 TokenBudgetOption = Annotated[
-    int, typer.Option(help="Max batch size x padded length per forward pass.")
+    int | None,
+    typer.Option(help="Max batch size x padded length per forward pass [default: 1024 on CPU]."),
 ]
 NoCacheOption = Annotated[
     bool, typer.Option("--no-cache", help="Do not read or write the activation cache.")
@@ -100,7 +101,7 @@ def parse_layers(text: str) -> list[int] | None:
 
 
 def open_model(
-    model: str, device: str, dtype: str, token_budget: int, trust_remote_code: bool
+    model: str, device: str, dtype: str, token_budget: int | None, trust_remote_code: bool
 ) -> WordEmbedder:
     from wordlens.models.loading import load_model
 
@@ -157,7 +158,7 @@ def embed(
     pooling: PoolingOption = "mean",
     device: DeviceOption = "cpu",
     dtype: DtypeOption = "float32",
-    token_budget: TokenBudgetOption = 4096,
+    token_budget: TokenBudgetOption = None,
     no_cache: NoCacheOption = False,
     cache_dir: CacheDirOption = None,
     trust_remote_code: TrustOption = False,
@@ -264,7 +265,7 @@ def weat(
     ddof: Annotated[int, typer.Option(help="Effect size std: 1 = sample std (papers).")] = 1,
     device: DeviceOption = "cpu",
     dtype: DtypeOption = "float32",
-    token_budget: TokenBudgetOption = 4096,
+    token_budget: TokenBudgetOption = None,
     no_cache: NoCacheOption = False,
     cache_dir: CacheDirOption = None,
     trust_remote_code: TrustOption = False,

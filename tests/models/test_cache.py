@@ -81,7 +81,8 @@ def test_killed_run_resumes_without_recomputing(
     cached_before = len(store)
     assert 0 < cached_before < len(targets)
 
-    minilm.token_budget = 96  # the worker's batching, so batches line up with its shards
+    # the worker's batching, so that batches line up with its shards
+    monkeypatch.setattr(minilm, "token_budget", 96)
     counter = CountingForward(minilm, monkeypatch)
     resumed = minilm.embed(targets, layers=[0, 3, 6], cache=cache)
     assert counter.computed == len(targets) - cached_before
@@ -89,7 +90,6 @@ def test_killed_run_resumes_without_recomputing(
     uninterrupted = minilm.embed(targets, layers=[0, 3, 6], cache=ActivationCache(tmp_path / "b"))
     np.testing.assert_array_equal(resumed.vectors, uninterrupted.vectors)
     np.testing.assert_array_equal(resumed.n_subtokens, uninterrupted.n_subtokens)
-    minilm.token_budget = 4096
 
 
 def test_stray_temp_file_is_ignored(minilm: HFEmbedder, tmp_path: Path) -> None:

