@@ -44,6 +44,10 @@ def test_weat_command_on_causal_model(tmp_path: Path) -> None:
     result = runner.invoke(app, [*args, "--cache-dir", str(tmp_path / "cache")])
     assert result.exit_code == 0, result.output
     assert list(pd.read_parquet(tmp_path / "weat.parquet")["layer"]) == [0, 30]
+    assert json.loads((tmp_path / "weat.json").read_text())["model"]["bos_token"] == "<|im_start|>"
+    no_bos = runner.invoke(app, [*args, "--no-cache", "--bos", "never"])
+    assert no_bos.exit_code == 0, no_bos.output
+    assert json.loads((tmp_path / "weat.json").read_text())["model"]["bos_token"] is None
     info = runner.invoke(app, ["cache", "info", "--cache-dir", str(tmp_path / "cache")])
     assert "smollm2-135m" in info.output and "32" in info.output  # 8+8+8+8 words
     cleared = runner.invoke(app, ["cache", "clear", "--cache-dir", str(tmp_path / "cache")])
@@ -79,6 +83,7 @@ def test_embed_npy_and_parquet(tmp_path: Path, minilm: WordEmbedder) -> None:
         (["weat", "-m", "glove-6b-50d", "--tests", "11"], "no WEAT test"),
         (["weat", "-m", "glove-6b-50d", "--context", "random"], "unknown context"),
         (["weat", "-m", "minilm-l6", "--pooling", "median"], "unknown pooling"),
+        (["weat", "-m", "minilm-l6", "--bos", "sometimes"], "unknown BOS policy"),
         (["weat", "-m", "no-org/no-model"], "Known aliases"),
         (["embed", "-m", "minilm-l6", "--out", "x.npy"], "no words given"),
         (["embed", "-m", "minilm-l6", "--out", "x.txt", "cat"], "unsupported output format"),

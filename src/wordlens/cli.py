@@ -59,6 +59,12 @@ CacheDirOption = Annotated[
     Path | None,
     typer.Option(help="Activation cache directory [default: $WORDLENS_HOME/activations]."),
 ]
+BosOption = Annotated[
+    str,
+    typer.Option(
+        help="Causal models: prepend BOS when the tokenizer adds none (auto), always, never."
+    ),
+]
 TrustOption = Annotated[
     bool,
     typer.Option(help="Allow a hub model's own code to run (only for repositories you trust)."),
@@ -101,17 +107,25 @@ def parse_layers(text: str) -> list[int] | None:
 
 
 def open_model(
-    model: str, device: str, dtype: str, token_budget: int | None, trust_remote_code: bool
+    model: str,
+    device: str,
+    dtype: str,
+    bos: str,
+    token_budget: int | None,
+    trust_remote_code: bool,
 ) -> WordEmbedder:
     from wordlens.models.loading import load_model
 
     if dtype not in ("float32", "float16", "bfloat16"):
         raise WordlensError(f"unknown dtype {dtype!r}: use float32, float16 or bfloat16")
+    if bos not in ("auto", "always", "never"):
+        raise WordlensError(f"unknown BOS policy {bos!r}: use auto, always or never")
     with errors.status(f"loading {model}"):
         return load_model(
             model,
             device=device,
             dtype=dtype,  # type: ignore[arg-type]
+            bos=bos,  # type: ignore[arg-type]
             token_budget=token_budget,
             trust_remote_code=trust_remote_code,
         )
@@ -158,6 +172,7 @@ def embed(
     pooling: PoolingOption = "mean",
     device: DeviceOption = "cpu",
     dtype: DtypeOption = "float32",
+    bos: BosOption = "auto",
     token_budget: TokenBudgetOption = None,
     no_cache: NoCacheOption = False,
     cache_dir: CacheDirOption = None,
@@ -182,7 +197,7 @@ def embed(
         if context == "none"
         else targets_from_template(word_list, template)
     )
-    embedder = open_model(model, device, dtype, token_budget, trust_remote_code)
+    embedder = open_model(model, device, dtype, bos, token_budget, trust_remote_code)
     result = embedder.embed(
         targets,
         parse_layers(layers),
@@ -265,6 +280,7 @@ def weat(
     ddof: Annotated[int, typer.Option(help="Effect size std: 1 = sample std (papers).")] = 1,
     device: DeviceOption = "cpu",
     dtype: DtypeOption = "float32",
+    bos: BosOption = "auto",
     token_budget: TokenBudgetOption = None,
     no_cache: NoCacheOption = False,
     cache_dir: CacheDirOption = None,
@@ -277,7 +293,7 @@ def weat(
     if context not in CONTEXTS:
         raise WordlensError(f"unknown context {context!r}: use {' or '.join(CONTEXTS)}")
     chosen = load_weat_tests(parse_tests(tests))
-    embedder = open_model(model, device, dtype, token_budget, trust_remote_code)
+    embedder = open_model(model, device, dtype, bos, token_budget, trust_remote_code)
     result = run_weat(
         embedder,
         chosen,
