@@ -1,5 +1,5 @@
 # wordlens — two commands on a fresh clone:
-#   make demo   install, then run the main job (WEAT on smollm2-135m per layer and on GloVe)
+#   make demo   install, then run the main job (VAST on smollm2-135m, with its HTML report)
 #   make test   install, then lint (ruff), type-check (mypy) and test (pytest)
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -32,8 +32,10 @@ $(VENV)/.installed: pyproject.toml Makefile
 	touch $@
 
 demo: install
-	$(BIN)/wordlens weat --model smollm2-135m --context bleached --out $(OUT)/smollm2-135m
-	$(BIN)/wordlens weat --model glove-6b-50d --out $(OUT)/glove-6b-50d
+	$(BIN)/wordlens vast --model smollm2-135m --lexica bellezza --no-tokenization \
+		--similarity ws353,simlex999 --probe-sentences 500 --out $(OUT)/vast-smollm2-135m
+	$(BIN)/wordlens vast --model glove-6b-50d --lexica bellezza,anew,warriner --no-tokenization \
+		--out $(OUT)/vast-glove-6b-50d
 
 lint: install
 	$(BIN)/ruff check src tests benchmarks
@@ -49,6 +51,8 @@ test: lint typecheck pytest
 
 bench: install
 	$(BIN)/python benchmarks/bench_extraction.py
+	$(BIN)/python benchmarks/bench_prefix.py
+	$(BIN)/python benchmarks/bench_vast.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

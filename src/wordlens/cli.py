@@ -371,3 +371,100 @@ def data_fetch(names: Annotated[list[str], typer.Argument(help="Resource names."
     for name in names:
         for path in fetch(name):
             console.print(f"{name}: {path}")
+
+
+def parse_list(text: str) -> tuple[str, ...]:
+    """``'a,b'`` → ('a', 'b'); ``'none'`` or ``''`` → ()."""
+    if text.strip().lower() in ("", "none"):
+        return ()
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+@app.command()
+@handle_errors
+def vast(
+    model: ModelOption,
+    out: Annotated[Path, typer.Option(help="Output directory (tables + report.html).")] = Path(
+        "wordlens-results/vast"
+    ),
+    lexica: Annotated[str, typer.Option(help="Lexica (registered names or files).")] = (
+        "bellezza,anew,warriner"
+    ),
+    settings: Annotated[
+        str, typer.Option(help="Contextual settings: random, bleached, aligned, misaligned.")
+    ] = "random,bleached,aligned,misaligned",
+    poolings: Annotated[str, typer.Option(help="Subtoken poolings.")] = "first,last,mean,max",
+    layers: LayersOption = "all",
+    max_pcs: Annotated[int, typer.Option(help="Nullification sweep k = 0..K.")] = 12,
+    seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
+    tokenization: Annotated[
+        bool, typer.Option(help="Singly vs multiply tokenized Warriner words (slow: 13,915).")
+    ] = True,
+    similarity: Annotated[
+        str, typer.Option(help="Similarity sets, or 'none'.")
+    ] = "ws353,simlex999,rw,men",
+    weat_tests: Annotated[
+        bool, typer.Option("--weat/--no-weat", help="WEAT before/after nullification.")
+    ] = True,
+    probes: Annotated[bool, typer.Option(help="CoLA and POS probes of the top PCs.")] = True,
+    probe_sentences: Annotated[
+        int | None, typer.Option(help="Sentences per probe split [default: all].")
+    ] = None,
+    multilingual: Annotated[
+        str, typer.Option(help="Non-English lexica (e.g. anew-spanish,fan-french), or 'none'.")
+    ] = "none",
+    n_samples: Annotated[int, typer.Option(help="WEAT permutations.")] = 10_000,
+    device: DeviceOption = "cpu",
+    dtype: DtypeOption = "float32",
+    bos: BosOption = "auto",
+    token_budget: TokenBudgetOption = None,
+    no_cache: NoCacheOption = False,
+    cache_dir: CacheDirOption = None,
+    trust_remote_code: TrustOption = False,
+) -> None:
+    """Run every experiment of the VAST paper (Wolfe & Caliskan 2022) on a model."""
+    from wordlens.evals.vast import VastConfig, run_vast
+    from wordlens.models.base import check_pooling
+    from wordlens.report.vast_report import write_vast
+
+    config = VastConfig(
+        lexica=parse_list(lexica),
+        settings=parse_list(settings),  # type: ignore[arg-type]
+        poolings=tuple(check_pooling(p) for p in parse_list(poolings)),
+        layers=None if parse_layers(layers) is None else tuple(parse_layers(layers) or ()),
+        max_pcs=max_pcs,
+        seed=seed,
+        tokenization=tokenization,
+        similarity=parse_list(similarity),
+        weat=weat_tests,
+        probes=probes,
+        probe_sentences=probe_sentences,
+        multilingual=parse_list(multilingual),
+        n_samples=n_samples,
+    )
+    embedder = open_model(model, device, dtype, bos, token_budget, trust_remote_code)
+    run = run_vast(embedder, config, cache=open_cache(no_cache, cache_dir), progress=True)
+    print_vast_summary(run.tables["layers"], embedder.info.name)
+    written = write_vast(run, out)
+    console.print(f"report: {out / 'report.html'} ({len(written)} files in {out})")
+
+
+def print_vast_summary(layers_table: Any, model_name: str) -> None:
+    """Best layer and its VAST score per lexicon, dimension, setting and pooling."""
+    best = layers_table.loc[
+        layers_table.groupby(["lexicon", "dimension", "setting", "pooling"])["r"].idxmax()
+    ]
+    grid = Table(title=f"VAST on {model_name}: best layer per setting", title_justify="left")
+    for column in ("lexicon", "dimension", "setting", "pooling", "best layer", "r", "95% CI"):
+        grid.add_column(column)
+    for row in best.itertuples():
+        grid.add_row(
+            row.lexicon,
+            row.dimension,
+            row.setting,
+            row.pooling,
+            str(row.layer),
+            f"{row.r:.3f}",
+            f"[{row.ci_low:.3f}, {row.ci_high:.3f}]",
+        )
+    console.print(grid)

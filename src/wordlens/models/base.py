@@ -153,6 +153,27 @@ class WordEmbedder(ABC):
             Show a progress bar.
         """
 
+    def embed_poolings(
+        self,
+        targets: Sequence[Target],
+        layers: Sequence[int] | None,
+        poolings: Sequence[Pooling],
+        *,
+        cache: ActivationCache | None = None,
+        progress: bool = False,
+    ) -> dict[Pooling, Embeddings]:
+        """Vectors of the same targets under several poolings (pooling → :class:`Embeddings`).
+
+        With the activation cache, targets computed for one pooling are not recomputed for it
+        again; models may override this to pool one forward pass several ways.
+        """
+        if not poolings:
+            raise EmptyInputError("no pooling requested")
+        return {
+            pooling: self.embed(targets, layers, pooling, cache=cache, progress=progress)
+            for pooling in dict.fromkeys(poolings)
+        }
+
     def embed_words(
         self,
         words: Sequence[str],

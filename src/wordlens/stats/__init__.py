@@ -22,17 +22,25 @@ from wordlens.stats.permutation import (
     permutation_test,
     weat,
 )
+from wordlens.stats.subspace import (
+    PrincipalComponents,
+    fit_principal_components,
+    nullify_top_components,
+)
 
 __all__ = [
     "RELATIVE_TOLERANCE",
     "CorrelationResult",
     "PermutationResult",
+    "PrincipalComponents",
     "WeatResult",
     "association",
     "correlation_by_layer",
     "cosine_similarity",
     "effect_size",
+    "fit_principal_components",
     "iter_partitions",
+    "nullify_top_components",
     "pearson",
     "permutation_test",
     "sc_weat",

@@ -1,0 +1,165 @@
+"""Benchmark: the full Warriner VAST extraction in the four settings on smollm2-135m.
+
+All 13,915 Warriner words plus the 150 polar words (valence, dominance, arousal) in the random,
+bleached, aligned and misaligned settings, every layer, the four poolings, 2 CPU threads:
+
+- ``naive``: one sentence per forward pass, as the VAST authors' code does (all layers' vectors of
+  the word's subtokens kept, pooled four ways), timed on a seeded sample of each setting's
+  contexts and extrapolated to the full counts;
+- ``wordlens``: :func:`wordlens.evals.vast.embed_bank` per setting (batching, prefix reuse,
+  duplicate contexts computed once, a fresh activation cache);
+- ``wordlens, no prefix reuse``: the same with ``HFEmbedder.prefix_reuse = False`` (the gain of
+  prefix reuse alone);
+- ``wordlens, warm cache``: the same run again on the filled cache.
+
+Each configuration runs in its own process; peak RSS is ``ru_maxrss``.
+Run: ``python benchmarks/bench_vast.py [--sample 150]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+THREADS = 2
+SETTINGS = ("random", "bleached", "aligned", "misaligned")
+POOLINGS = ("first", "last", "mean", "max")
+
+
+def setting_targets(seed: int = 0) -> dict[str, dict[str, object]]:
+    """Every setting's word → target, as ``wordlens vast`` builds them."""
+    from wordlens.evals.vast import _polar_pairs, _valence_reference, setting_targets, term_valences
+    from wordlens.resources import load_lexicon
+
+    warriner = load_lexicon("warriner")
+    polar = _polar_pairs(["valence", "dominance", "arousal"])
+    words = list(
+        dict.fromkeys(
+            [*warriner.data["word"].astype(str), *(w for p in polar.values() for w in p.words)]
+        )
+    )
+    valence = polar["valence"]
+    valence9 = term_valences(
+        words, _valence_reference([warriner]), set(valence.positive), set(valence.negative)
+    )
+    return {
+        setting: setting_targets(setting, words, valence9, seed=seed)[0]  # type: ignore[arg-type]
+        for setting in SETTINGS
+    }
+
+
+def run_mode(mode: str, sample: int) -> dict[str, float]:
+    torch.set_num_threads(THREADS)
+    import numpy as np
+
+    from wordlens.evals.vast import embed_bank
+    from wordlens.models.cache import ActivationCache
+    from wordlens.models.hf import HFEmbedder
+    from wordlens.models.loading import load_model
+
+    model = load_model("smollm2-135m")
+    assert isinstance(model, HFEmbedder)
+    by_setting = setting_targets()
+    n_targets = sum(len(targets) for targets in by_setting.values())
+    if mode == "naive":
+        rng = np.random.default_rng(0)
+        seconds = 0.0
+        for targets in by_setting.values():
+            chosen = [
+                list(targets.values())[i] for i in rng.choice(len(targets), sample, replace=False)
+            ]
+            start = time.perf_counter()
+            with torch.inference_mode():
+                for target in chosen:
+                    encoded = model.tokenizer(target.text, return_offsets_mapping=True)
+                    ids = torch.tensor([[model.bos_token_id, *encoded["input_ids"]]])
+                    hidden = torch.stack(
+                        model.model(input_ids=ids, output_hidden_states=True).hidden_states
+                    )
+                    offsets = [(0, 0), *encoded["offset_mapping"]]
+                    rows = [
+                        i
+                        for i, (s, e) in enumerate(offsets)
+                        if e > s and s < target.end and e > target.start
+                    ]
+                    pieces = hidden[:, 0, rows]  # [layers, subtokens, dim]
+                    for pooled in (pieces[:, 0], pieces[:, -1], pieces.mean(1), pieces.amax(1)):
+                        pooled.numpy()
+            seconds += (time.perf_counter() - start) * len(targets) / sample
+    else:
+        model.prefix_reuse = mode != "no-prefix"
+        with tempfile.TemporaryDirectory() as root:
+            cache = ActivationCache(Path(root))
+            runs = 2 if mode == "warm" else 1
+            for _ in range(runs):
+                start = time.perf_counter()
+                for setting, targets in by_setting.items():
+                    embed_bank(
+                        model,
+                        setting,
+                        targets,
+                        layers=None,
+                        poolings=POOLINGS,
+                        cache=cache,
+                        progress=False,
+                    )  # type: ignore[arg-type]
+                seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"targets": n_targets, "seconds": seconds, "peak_rss_mib": peak}
+
+
+def measure(mode: str, sample: int) -> dict[str, float]:
+    output = subprocess.run(
+        [sys.executable, __file__, "--child", mode, "--sample", str(sample)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--sample", type=int, default=150, help="naive-loop contexts timed per setting"
+    )
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(run_mode(args.child, args.sample)))
+        return
+    labels = {
+        "naive": "naive loop (extrapolated)",
+        "wordlens": "wordlens",
+        "no-prefix": "wordlens, no prefix reuse",
+        "warm": "wordlens, warm cache",
+    }
+    rows = {mode: measure(mode, args.sample) for mode in labels}
+    print("smollm2-135m, Warriner + polar words x 4 settings, all 31 layers, 4 poolings, 2 threads")
+    print(
+        f"{'configuration':<30}{'targets':>9}{'seconds':>10}{'targets/s':>11}{'peak RSS MiB':>14}"
+    )
+    for mode, label in labels.items():
+        row = rows[mode]
+        print(
+            f"{label:<30}{row['targets']:>9.0f}{row['seconds']:>10.1f}"
+            f"{row['targets'] / row['seconds']:>11.1f}{row['peak_rss_mib']:>14.0f}"
+        )
+    wordlens_seconds = rows["wordlens"]["seconds"]
+    speedup = rows["naive"]["seconds"] / wordlens_seconds
+    print(f"speed-up over the naive loop: {speedup:.1f}x (target >= 20x)")
+    print(f"gain from prefix reuse alone: {rows['no-prefix']['seconds'] / wordlens_seconds:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

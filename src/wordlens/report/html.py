@@ -1,0 +1,80 @@
+"""A self-contained HTML report: headings, prose, embedded PNG figures and tables.
+
+Everything is inline (figures as base64 data URIs, CSS in the page), so the single file can be
+mailed, archived or opened offline. Text is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from wordlens._files import atomic_write_text
+from wordlens.errors import OutputError
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 1200px; margin: 2em auto; color: #222; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1.5em; }
+th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; }
+th { background: #f4f4f4; } td:first-child, th:first-child { text-align: left; }
+img { max-width: 100%; } .note { color: #555; font-size: 0.9em; }
+dl { display: grid; grid-template-columns: max-content auto; gap: 2px 12px; font-size: 0.9em; }
+dt { font-weight: 600; }
+"""
+
+
+@dataclass
+class Report:
+    """An HTML report assembled section by section."""
+
+    title: str
+    parts: list[str] = field(default_factory=list)
+
+    def heading(self, text: str) -> None:
+        self.parts.append(f"<h2>{html.escape(text)}</h2>")
+
+    def paragraph(self, text: str, *, note: bool = False) -> None:
+        css = ' class="note"' if note else ""
+        self.parts.append(f"<p{css}>{html.escape(text)}</p>")
+
+    def figure(self, png: bytes, alt: str) -> None:
+        encoded = base64.b64encode(png).decode("ascii")
+        self.parts.append(f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{encoded}">')
+
+    def table(self, frame: pd.DataFrame, *, float_format: str = "{:.3f}") -> None:
+        formatters = {
+            column: float_format.format
+            for column in frame.columns
+            if pd.api.types.is_float_dtype(frame[column])
+        }
+        self.parts.append(frame.to_html(index=False, formatters=formatters, border=0, na_rep="–"))
+
+    def definitions(self, items: dict[str, Any]) -> None:
+        rows = "".join(
+            f"<dt>{html.escape(str(key))}</dt><dd>{html.escape(str(value))}</dd>"
+            for key, value in items.items()
+        )
+        self.parts.append(f"<dl>{rows}</dl>")
+
+    def render(self) -> str:
+        body = "\n".join(self.parts)
+        return (
+            f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f"<title>{html.escape(self.title)}</title><style>{_STYLE}</style></head>"
+            f"<body><h1>{html.escape(self.title)}</h1>\n{body}\n</body></html>\n"
+        )
+
+    def write(self, path: Path) -> Path:
+        """Write the page atomically; raises OutputError if it cannot."""
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(path, self.render())
+        except OSError as error:
+            raise OutputError(f"cannot write report {path}: {error}") from error
+        return path

@@ -1,0 +1,203 @@
+"""The VAST report: the paper's figures and tables for one model, in one HTML page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from wordlens.evals.vast import VastRun
+from wordlens.report.figures import Panel, line_panels
+from wordlens.report.html import Report
+
+_R = "Pearson's r"
+
+
+def build_vast_report(run: VastRun) -> Report:
+    """Figures 1-5 and Table 1 of Wolfe & Caliskan (2022) for the run's model."""
+    meta = run.metadata
+    model = meta["model"]
+    report = Report(f"VAST — {model['name']}")
+    report.definitions(
+        {
+            "model": f"{model['name']} ({model['kind']}, {model['n_layers']} layers, "
+            f"{model['hidden_size']} d)",
+            "fingerprint": model["fingerprint"],
+            "settings": ", ".join(meta["settings_run"]),
+            "poolings": ", ".join(meta["poolings_run"]),
+            "top layer": meta["top_layer"],
+            "best bleached layer": meta["best_bleached_layer"],
+            "PCs nullified for 'after'": meta["k_best"],
+            "seed": meta["config"]["seed"],
+        }
+    )
+    tables = run.tables
+    _layers_section(report, tables["layers"])
+    if "tokenization" in tables:
+        _tokenization_section(report, tables["tokenization"], meta)
+    _nullification_section(report, tables["nullification"])
+    if "similarity" in tables:
+        _similarity_section(report, tables["similarity"])
+    if "weat" in tables:
+        _weat_section(report, tables["weat"])
+    if "cola" in tables or "pos" in tables:
+        report.heading("What the top PCs encode (CoLA and POS probes)")
+        for name in ("cola", "pos"):
+            if name in tables:
+                report.table(tables[name])
+    if "multilingual" in tables:
+        report.heading("Multilingual VAST (bleached setting)")
+        report.figure(
+            line_panels(
+                [
+                    Panel(
+                        "VAST by layer",
+                        tables["multilingual"],
+                        "layer",
+                        "r",
+                        "lexicon",
+                        ("ci_low", "ci_high"),
+                        ylabel=_R,
+                    )
+                ],
+                columns=1,
+            ),
+            "multilingual VAST by layer",
+        )
+    contexts = meta.get("contexts", {}).get("random_contexts")
+    if contexts:
+        report.heading("Random setting: corpus coverage")
+        report.paragraph(
+            f"{contexts['coverage']:.1%} of {contexts['n_words']} words got a corpus sentence; "
+            f"{len(contexts['without_corpus_context'])} got the bleached context instead "
+            f"({contexts['policy']})."
+        )
+    report.heading("Timings (seconds)")
+    report.table(pd.DataFrame(sorted(meta["timings_s"].items()), columns=["stage", "seconds"]))
+    return report
+
+
+def _layers_section(report: Report, layers: pd.DataFrame) -> None:
+    report.heading("Figure 1 — VAST by layer in each contextual setting")
+    report.paragraph(
+        "Pearson's r between each word's SC-WEAT association with the polar words (same layer, "
+        "same setting; aligned polar words for the misaligned setting) and its human rating; "
+        "shaded: 95% CI."
+    )
+    panels = [
+        Panel(
+            f"{lexicon} {dimension} ({pooling})",
+            rows,
+            "layer",
+            "r",
+            "setting",
+            ("ci_low", "ci_high"),
+            ylabel=_R,
+        )
+        for (lexicon, dimension, pooling), rows in layers.groupby(
+            ["lexicon", "dimension", "pooling"], sort=False
+        )
+    ]
+    report.figure(line_panels(panels), "VAST by layer per setting")
+    best = layers.loc[layers.groupby(["lexicon", "dimension", "setting", "pooling"])["r"].idxmax()]
+    report.table(
+        best[["lexicon", "dimension", "setting", "pooling", "layer", "r", "ci_low", "ci_high", "n"]]
+    )
+
+
+def _tokenization_section(report: Report, table: pd.DataFrame, meta: dict[str, object]) -> None:
+    report.heading("Figure 2 — singly vs multiply tokenized Warriner words")
+    panels = [
+        Panel(f"{pooling} pooling", rows, "layer", "r", "words", ("ci_low", "ci_high"), ylabel=_R)
+        for pooling, rows in table.groupby("pooling", sort=False)
+    ]
+    report.figure(line_panels(panels), "VAST by layer for singly and multiply tokenized words")
+    polar = meta.get("contexts", {})
+    if isinstance(polar, dict) and "tokenization_polar_words" in polar:
+        info = polar["tokenization_polar_words"]
+        report.paragraph(
+            f"Polar words: {len(info['pleasant'])} pleasant and {len(info['unpleasant'])} "
+            f"unpleasant singly tokenized words (removed as multiply tokenized: "
+            f"{', '.join(info['multiply_tokenized_removed']) or 'none'}; balanced out: "
+            f"{', '.join(info['balanced_out']) or 'none'}). Lexicon: {info['n_single_lexicon']} "
+            f"singly and {info['n_multi_lexicon']} multiply tokenized words.",
+            note=True,
+        )
+
+
+def _nullification_section(report: Report, table: pd.DataFrame) -> None:
+    report.heading("Figure 3 and Table 1 — VAST by principal components nullified")
+    valence = table[table["dimension"] == "valence"]
+    panels = [
+        Panel(
+            f"{lexicon}, {role} layer {layer} ({setting})",
+            rows.assign(curve=rows["representation"]),
+            "k",
+            "r",
+            "curve",
+            ("ci_low", "ci_high"),
+            xlabel="principal components",
+            ylabel=_R,
+        )
+        for (lexicon, role, layer, setting), rows in valence.groupby(
+            ["lexicon", "layer_role", "layer", "setting"], sort=False
+        )
+    ]
+    report.figure(line_panels(panels, columns=4), "VAST by PCs nullified")
+    nullified = valence[valence["representation"] == "nullified"]
+    keys = ["lexicon", "layer_role", "layer", "setting"]
+    at_zero = nullified[nullified["k"] == 0].set_index(keys)["r"].rename("r at k = 0")
+    best = nullified.loc[nullified.groupby(keys)["r"].idxmax()].set_index(keys)[["k", "r"]]
+    best = best.rename(columns={"k": "best k", "r": "r at best k"})
+    summary = pd.concat([at_zero, best], axis=1).reset_index()
+    report.table(summary)
+
+
+def _similarity_section(report: Report, table: pd.DataFrame) -> None:
+    report.heading("Figure 4 — word similarity by layer (Spearman, bleached context)")
+    frame = table.assign(
+        version=table["k_nullified"].map(
+            lambda k: "raw" if pd.isna(k) else f"{int(k)} PCs nullified"
+        )
+    )
+    panels = [
+        Panel(
+            str(name),
+            rows,
+            "layer",
+            "spearman",
+            "version",
+            ("ci_low", "ci_high"),
+            ylabel="Spearman's rho",
+        )
+        for name, rows in frame.groupby("set", sort=False)
+    ]
+    report.figure(line_panels(panels), "similarity tasks by layer")
+
+
+def _weat_section(report: Report, table: pd.DataFrame) -> None:
+    report.heading("Figure 5 — WEAT effect sizes by layer, before and after nullification")
+    frame = table.assign(
+        version=table["k_nullified"].map(lambda k: "before" if k == 0 else f"after ({k} PCs)")
+    )
+    panels = [
+        Panel(
+            f"WEAT {test}: {title}", rows, "layer", "effect_size", "version", ylabel="effect size d"
+        )
+        for (test, title), rows in frame.groupby(["test", "title"], sort=False)
+    ]
+    report.figure(line_panels(panels, columns=5), "WEAT by layer before and after nullification")
+    top = frame[frame["layer"] == frame["layer"].max()]
+    report.table(top[["test", "title", "version", "effect_size", "p_one_sided", "p_two_sided"]])
+
+
+def write_vast(run: VastRun, out_dir: Path) -> list[Path]:
+    """Write every table (parquet/csv/json, see :class:`wordlens.results.Result`) and
+    ``report.html`` into ``out_dir``."""
+    from wordlens.results import Result
+
+    written: list[Path] = []
+    for name, table in run.tables.items():
+        written += Result(f"vast_{name}", table, run.metadata).write(out_dir)
+    written.append(build_vast_report(run).write(out_dir / "report.html"))
+    return written

@@ -1,0 +1,181 @@
+"""VAST experiments on real models and lexica, checked against direct formulas."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from wordlens.errors import AlignmentError, LexiconFormatError
+from wordlens.evals.vast import (
+    VastConfig,
+    _build_banks,
+    _polar_pairs,
+    _Study,
+    run_vast,
+    vast_scores,
+)
+from wordlens.models.base import WordEmbedder
+from wordlens.models.hf import HFEmbedder
+from wordlens.resources import load_lexicon, pleasant_unpleasant
+from wordlens.results import Timings
+from wordlens.stats import pearson, sc_weat
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "vast_glove_layers.csv"
+GLOVE_CONFIG = VastConfig(
+    lexica=("bellezza", "anew"),
+    tokenization=False,
+    similarity=(),
+    weat=False,
+    probes=False,
+    max_pcs=4,
+)
+
+
+@pytest.fixture(scope="module")
+def glove_run(glove: WordEmbedder) -> object:
+    return run_vast(glove, GLOVE_CONFIG)
+
+
+def test_glove_valnorm_equals_direct_formula(glove: WordEmbedder, glove_run: object) -> None:
+    """On static vectors VAST is ValNorm: SC-WEAT (eq. 1) vs Bellezza, Pearson."""
+    table = glove_run.tables["layers"]  # type: ignore[attr-defined]
+    lexicon = load_lexicon("bellezza").data
+    polar = pleasant_unpleasant()
+    direct = pearson(
+        sc_weat(
+            glove.embed_words(list(lexicon["word"])).at_layer(0),
+            glove.embed_words(polar.pleasant).at_layer(0),
+            glove.embed_words(polar.unpleasant).at_layer(0),
+        ),
+        lexicon["valence"].to_numpy(),
+    )
+    row = table[(table["lexicon"] == "bellezza") & (table["dimension"] == "valence")].iloc[0]
+    assert row["r"] == pytest.approx(direct.r, abs=1e-12)
+    assert row["n"] == 399 and row["setting"] == "bleached"
+
+
+def test_regression_fixture(glove_run: object) -> None:
+    """The whole small run's layers table is stable (GloVe is deterministic)."""
+    table = glove_run.tables["layers"]  # type: ignore[attr-defined]
+    expected = pd.read_csv(FIXTURE)
+    pd.testing.assert_frame_equal(
+        table.reset_index(drop=True)[expected.columns], expected, check_exact=False, atol=1e-9
+    )
+
+
+def test_nullification_matches_numpy(glove: WordEmbedder, glove_run: object) -> None:
+    table = glove_run.tables["nullification"]  # type: ignore[attr-defined]
+    lexicon = load_lexicon("bellezza").data
+    polar = pleasant_unpleasant()
+    words = list(lexicon["word"])
+    polar_words = [
+        w for pair in _polar_pairs(["valence", "dominance", "arousal"]).values() for w in pair.words
+    ]
+    polar_words = list(dict.fromkeys(w for w in polar_words if not glove.missing_words([w])))
+    own = glove.embed_words(words).at_layer(0).astype(np.float64)
+    polar_vectors = glove.embed_words(polar_words).at_layer(0).astype(np.float64)
+    fit = np.concatenate([own, polar_vectors])
+    mean = fit.mean(axis=0)
+    _, _, directions = np.linalg.svd(fit - mean, full_matrices=False)
+    for k in (0, 2):
+        basis = directions[:k]
+
+        def transform(x: np.ndarray) -> np.ndarray:
+            centered = x - mean
+            return centered - centered @ basis.T @ basis
+
+        index = {w: i for i, w in enumerate(polar_words)}
+        direct = pearson(
+            sc_weat(
+                transform(own),
+                transform(polar_vectors[[index[w] for w in polar.pleasant]]),
+                transform(polar_vectors[[index[w] for w in polar.unpleasant]]),
+            ),
+            lexicon["valence"].to_numpy(),
+        )
+        row = table[
+            (table["lexicon"] == "bellezza")
+            & (table["dimension"] == "valence")
+            & (table["representation"] == "nullified")
+            & (table["k"] == k)
+        ].iloc[0]
+        assert row["r"] == pytest.approx(direct.r, abs=1e-9)
+
+
+def test_smollm2_settings_and_misaligned_polar_vectors(smollm2: WordEmbedder) -> None:
+    """Four settings on a Bellezza sample; misaligned lexicon vectors are scored against the
+    polar words of the aligned setting (paper "Approach", step 2)."""
+    lexicon = load_lexicon("bellezza")
+    sample = lexicon.data.iloc[::8].reset_index(drop=True)  # 50 words
+    small = type(lexicon)(lexicon.name, lexicon.language, lexicon.scale, sample)
+    config = VastConfig(
+        lexica=("bellezza",), poolings=("last",), layers=(0, 12, 30), tokenization=False
+    )
+    study = _Study(smollm2, config, None, False, Timings(), [small], _polar_pairs(["valence"]))
+    _build_banks(study, [])
+    assert set(study.banks) == {"random", "bleached", "aligned", "misaligned"}
+    polar = study.polar["valence"]
+    words = list(sample["word"])
+    values = sample["valence"].to_numpy()
+    misaligned = study.bank("misaligned").get(words, "last")
+    with_aligned_polar = vast_scores(
+        misaligned,
+        values,
+        study.bank("aligned").get(list(polar.positive), "last"),
+        study.bank("aligned").get(list(polar.negative), "last"),
+    )
+    with_own_polar = vast_scores(
+        misaligned,
+        values,
+        study.bank("misaligned").get(list(polar.positive), "last"),
+        study.bank("misaligned").get(list(polar.negative), "last"),
+    )
+    from wordlens.evals.vast import layers_experiment
+
+    table = layers_experiment(study)
+    got = table[table["setting"] == "misaligned"].sort_values("layer")["r"].to_numpy()
+    np.testing.assert_allclose(got, [r.r for r in with_aligned_polar], atol=1e-12)
+    assert not np.allclose(got[1:], [r.r for r in with_own_polar][1:], atol=1e-6)
+    # the bleached context is "This is {word}"; layer 0 of a word is context-free
+    bleached = study.bank("bleached")
+    assert bleached.targets["pleasure"].text == "This is pleasure"
+    np.testing.assert_array_equal(
+        bleached.get(["pleasure"], "last")[:, 0],
+        study.bank("aligned").get(["pleasure"], "last")[:, 0],
+    )
+    assert "random_contexts" in study.reports
+
+
+def test_tokenizer_without_offsets_is_refused(minilm: HFEmbedder) -> None:
+    """ByT5's byte tokenizer is a pure-Python tokenizer with no offset mapping."""
+    from transformers import ByT5Tokenizer
+
+    with pytest.raises(AlignmentError, match="no offset"):
+        HFEmbedder(minilm.model, ByT5Tokenizer(), minilm.info, bos_token_id=None)
+
+
+def test_lexicon_without_valence_column(tmp_path: Path, glove: WordEmbedder) -> None:
+    bad = tmp_path / "lexicon.csv"
+    bad.write_text("word,arousal\nhappy,5.0\nsad,3.0\n")
+    with pytest.raises(LexiconFormatError, match="valence"):
+        run_vast(
+            glove, VastConfig(lexica=(str(bad),), tokenization=False, similarity=(), weat=False)
+        )
+
+
+def test_report_and_files(glove_run: object, tmp_path: Path) -> None:
+    from wordlens.report.vast_report import write_vast
+    from wordlens.results import Result
+
+    written = write_vast(glove_run, tmp_path)  # type: ignore[arg-type]
+    names = {path.name for path in written}
+    assert {"vast_layers.parquet", "vast_nullification.csv", "report.html"} <= names
+    page = (tmp_path / "report.html").read_text()
+    assert page.count("data:image/png;base64,") == 2  # Fig. 1 and Fig. 3 for this config
+    assert "Figure 1" in page and "Figure 3" in page and "glove-6b-50d" in page
+    again = Result.read(tmp_path, "vast_layers")
+    pd.testing.assert_frame_equal(again.table, glove_run.tables["layers"])  # type: ignore[attr-defined]
+    assert again.metadata["config"]["seed"] == 0
