@@ -9,8 +9,7 @@ bleached, aligned and misaligned settings, every layer, the four poolings, 2 CPU
 - ``wordlens``: :func:`wordlens.evals.vast.embed_bank` per setting (batching, prefix reuse,
   duplicate contexts computed once, a fresh activation cache);
 - ``wordlens, no prefix reuse``: the same with ``HFEmbedder.prefix_reuse = False`` (the gain of
-  prefix reuse alone);
-- ``wordlens, warm cache``: the same run again on the filled cache.
+  prefix reuse alone).
 
 Each configuration runs in its own process; peak RSS is ``ru_maxrss``.
 Run: ``python benchmarks/bench_vast.py [--sample 150]``.
@@ -98,20 +97,18 @@ def run_mode(mode: str, sample: int) -> dict[str, float]:
         model.prefix_reuse = mode != "no-prefix"
         with tempfile.TemporaryDirectory() as root:
             cache = ActivationCache(Path(root))
-            runs = 2 if mode == "warm" else 1
-            for _ in range(runs):
-                start = time.perf_counter()
-                for setting, targets in by_setting.items():
-                    embed_bank(
-                        model,
-                        setting,
-                        targets,
-                        layers=None,
-                        poolings=POOLINGS,
-                        cache=cache,
-                        progress=False,
-                    )  # type: ignore[arg-type]
-                seconds = time.perf_counter() - start
+            start = time.perf_counter()
+            for setting, targets in by_setting.items():
+                embed_bank(
+                    model,
+                    setting,  # type: ignore[arg-type]
+                    targets,  # type: ignore[arg-type]
+                    layers=None,
+                    poolings=POOLINGS,
+                    cache=cache,
+                    progress=False,
+                )
+            seconds = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {"targets": n_targets, "seconds": seconds, "peak_rss_mib": peak}
 
@@ -142,7 +139,6 @@ def main() -> None:
         "naive": "naive loop (extrapolated)",
         "wordlens": "wordlens",
         "no-prefix": "wordlens, no prefix reuse",
-        "warm": "wordlens, warm cache",
     }
     rows = {mode: measure(mode, args.sample) for mode in labels}
     print("smollm2-135m, Warriner + polar words x 4 settings, all 31 layers, 4 poolings, 2 threads")

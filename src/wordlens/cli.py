@@ -408,7 +408,7 @@ def vast(
     ] = True,
     probes: Annotated[bool, typer.Option(help="CoLA and POS probes of the top PCs.")] = True,
     probe_sentences: Annotated[
-        int | None, typer.Option(help="Sentences per probe split [default: all].")
+        int | None, typer.Option(help="Training sentences per probe [default: all].")
     ] = None,
     multilingual: Annotated[
         str, typer.Option(help="Non-English lexica (e.g. anew-spanish,fan-french), or 'none'.")

@@ -80,19 +80,18 @@ def test_nullification_matches_numpy(glove: WordEmbedder, glove_run: object) -> 
     fit = np.concatenate([own, polar_vectors])
     mean = fit.mean(axis=0)
     _, _, directions = np.linalg.svd(fit - mean, full_matrices=False)
+
+    def transform(x: np.ndarray, k: int) -> np.ndarray:
+        centered = x - mean
+        return centered - centered @ directions[:k].T @ directions[:k]
+
+    index = {w: i for i, w in enumerate(polar_words)}
     for k in (0, 2):
-        basis = directions[:k]
-
-        def transform(x: np.ndarray) -> np.ndarray:
-            centered = x - mean
-            return centered - centered @ basis.T @ basis
-
-        index = {w: i for i, w in enumerate(polar_words)}
         direct = pearson(
             sc_weat(
-                transform(own),
-                transform(polar_vectors[[index[w] for w in polar.pleasant]]),
-                transform(polar_vectors[[index[w] for w in polar.unpleasant]]),
+                transform(own, k),
+                transform(polar_vectors[[index[w] for w in polar.pleasant]], k),
+                transform(polar_vectors[[index[w] for w in polar.unpleasant]], k),
             ),
             lexicon["valence"].to_numpy(),
         )

@@ -193,7 +193,7 @@ class VastConfig:
     probes
         Run the CoLA and POS probes of the top PCs.
     probe_sentences
-        Sentences per probe split (None: all).
+        Training sentences per probe (None: all); the test splits are always used whole.
     multilingual
         Non-English lexica to run in the bleached setting with their own polar words.
     n_samples
@@ -711,11 +711,12 @@ def run_vast(
         with study.timings.stage("probes"):
             k_values = sorted({1, 2, 4, 8, k_best} - {0})
             size = config.probe_sentences
+            # probe_sentences caps the training split; the test splits are small and used whole
             tables["cola"] = run_cola_probe(
-                model, k_values, n_train=size, n_test=size, seed=config.seed, cache=cache
+                model, k_values, n_train=size, seed=config.seed, cache=cache
             ).table
             tables["pos"] = run_pos_probe(
-                model, k_values, n_train=size, n_test=size, seed=config.seed, cache=cache
+                model, k_values, n_train=size, seed=config.seed, cache=cache
             ).table
     if config.multilingual:
         with study.timings.stage("multilingual"):

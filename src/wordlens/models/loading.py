@@ -40,7 +40,7 @@ from wordlens.models.hf import BosPolicy, HFEmbedder
 DType = Literal["float32", "float16", "bfloat16"]
 
 #: Bumped when a change in wordlens itself changes a model's vectors (part of fingerprints).
-EXTRACTION_VERSION = "1"
+EXTRACTION_VERSION = "2"
 
 _WEIGHT_PATTERNS = ("*.safetensors", "pytorch_model*.bin", "model*.bin")
 _STATIC_SUFFIXES = (".txt", ".vec", ".bin", ".npy", ".gz")
