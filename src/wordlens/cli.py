@@ -414,6 +414,10 @@ def vast(
         str, typer.Option(help="Non-English lexica (e.g. anew-spanish,fan-french), or 'none'.")
     ] = "none",
     n_samples: Annotated[int, typer.Option(help="WEAT permutations.")] = 10_000,
+    templates: Annotated[
+        Path | None,
+        typer.Option(help="JSON file replacing the aligned/misaligned valence templates."),
+    ] = None,
     device: DeviceOption = "cpu",
     dtype: DtypeOption = "float32",
     bos: BosOption = "auto",
@@ -441,6 +445,7 @@ def vast(
         probe_sentences=probe_sentences,
         multilingual=parse_list(multilingual),
         n_samples=n_samples,
+        templates=templates,
     )
     embedder = open_model(model, device, dtype, bos, token_budget, trust_remote_code)
     run = run_vast(embedder, config, cache=open_cache(no_cache, cache_dir), progress=True)

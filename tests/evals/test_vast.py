@@ -178,3 +178,50 @@ def test_report_and_files(glove_run: object, tmp_path: Path) -> None:
     again = Result.read(tmp_path, "vast_layers")
     pd.testing.assert_frame_equal(again.table, glove_run.tables["layers"])  # type: ignore[attr-defined]
     assert again.metadata["config"]["seed"] == 0
+
+
+def _sample_lexicon(name: str, step: int) -> object:
+    lexicon = load_lexicon(name)
+    sample = lexicon.data.iloc[::step].reset_index(drop=True)
+    return type(lexicon)(lexicon.name, lexicon.language, lexicon.scale, sample)
+
+
+def test_tokenization_experiment_balanced_sets(minilm: HFEmbedder) -> None:
+    """Singly vs multiply tokenized Warriner words: equal-size sets, split by the subtoken counts
+    of the words in their context, polar words singly tokenized and balanced."""
+    from wordlens.evals.vast import tokenization_experiment
+
+    warriner = _sample_lexicon("warriner", 20)  # 696 words
+    config = VastConfig(lexica=("warriner",), settings=("bleached",), poolings=("last", "mean"))
+    study = _Study(minilm, config, None, False, Timings(), [warriner], _polar_pairs(["valence"]))
+    _build_banks(study, [])
+    table = tokenization_experiment(study)
+    assert set(table["words"]) == {"singly tokenized", "multiply tokenized"}
+    assert set(table["pooling"]) == {"last", "mean"} and table["setting"].eq("bleached").all()
+    sizes = table.groupby("words")["n"].unique()
+    assert sizes["singly tokenized"][0] == sizes["multiply tokenized"][0] > 50
+    info = study.reports["tokenization_polar_words"]
+    assert len(info["pleasant"]) == len(info["unpleasant"]) == 23  # filth, pollute removed
+    assert {"filth", "pollute"} <= set(info["multiply_tokenized_removed"])
+    again = tokenization_experiment(study)
+    pd.testing.assert_frame_equal(table, again)  # seeded: same sample and polar words
+
+
+def test_multilingual_and_custom_templates(minilm: HFEmbedder, tmp_path: Path) -> None:
+    import json
+
+    from wordlens.evals.vast import multilingual_experiment, setting_targets
+
+    config = VastConfig(lexica=("bellezza",), multilingual=("anew-spanish",), layers=(0, 6))
+    study = _Study(minilm, config, None, False, Timings(), [], _polar_pairs(["valence"]))
+    table = multilingual_experiment(study)
+    assert list(table["layer"]) == [0, 6] and table["language"].eq("es").all()
+    assert table["template"].eq("Esto es {word}").all() and table["n"].min() > 1000
+    templates = tmp_path / "templates.json"
+    edges = [1, 2.5, 4, 6, 7.5, 9]
+    texts = [f"Level {i} thought: {{word}}" for i in range(5)]
+    templates.write_text(json.dumps({"edges": edges, "templates": texts}))
+    targets, report = setting_targets(
+        "misaligned", ["joy"], {"joy": 8.2}, seed=0, templates=templates
+    )
+    assert targets["joy"].text == "Level 0 thought: joy" and report["templates"] == str(templates)

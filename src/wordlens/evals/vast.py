@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -198,6 +199,9 @@ class VastConfig:
         Non-English lexica to run in the bleached setting with their own polar words.
     n_samples
         Permutations per WEAT test.
+    templates
+        A JSON file of aligned/misaligned templates replacing the packaged ones
+        (:func:`wordlens.contexts.valence.load_templates`).
     """
 
     lexica: tuple[str, ...] = ("bellezza", "anew", "warriner")
@@ -213,6 +217,7 @@ class VastConfig:
     probe_sentences: int | None = None
     multilingual: tuple[str, ...] = ()
     n_samples: int = 10_000
+    templates: Path | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
@@ -274,10 +279,15 @@ def setting_targets(
     *,
     seed: int,
     template: str = BLEACHED_TEMPLATE,
+    templates: Path | None = None,
 ) -> tuple[dict[str, Target], dict[str, Any]]:
-    """Each word's context in ``setting``, and a report (coverage of the random setting)."""
+    """Each word's context in ``setting``, and a report (coverage of the random setting).
+
+    ``templates`` replaces the packaged aligned/misaligned templates (a JSON file, see
+    :func:`wordlens.contexts.valence.load_templates`).
+    """
     from wordlens.contexts.corpus import random_targets
-    from wordlens.contexts.valence import aligned_targets, misaligned_targets
+    from wordlens.contexts.valence import aligned_targets, load_templates, misaligned_targets
 
     words = list(dict.fromkeys(words))
     if setting == "bleached":
@@ -285,7 +295,10 @@ def setting_targets(
     if setting in ("aligned", "misaligned"):
         build = aligned_targets if setting == "aligned" else misaligned_targets
         values = [valence9[word] for word in words]
-        return dict(zip(words, build(words, values, (1.0, 9.0)), strict=True)), {}
+        chosen = load_templates(templates)
+        return dict(zip(words, build(words, values, (1.0, 9.0), chosen), strict=True)), {
+            "templates": chosen.source
+        }
     if setting == "random":
         drawn = random_targets(words, seed, template=template)
         report = {
@@ -389,7 +402,9 @@ def _build_banks(study: _Study, extra_words: Sequence[str]) -> None:
         )
     for setting in needed:
         with study.timings.stage(f"contexts:{setting}"):
-            targets, report = setting_targets(setting, words, valence9, seed=study.config.seed)
+            targets, report = setting_targets(
+                setting, words, valence9, seed=study.config.seed, templates=study.config.templates
+            )
         if report:
             study.reports[f"{setting}_contexts"] = report
         with study.timings.stage(f"embed:{setting}"):
