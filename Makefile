@@ -33,7 +33,7 @@ $(VENV)/.installed: pyproject.toml Makefile
 
 demo: install
 	$(BIN)/wordlens vast --model smollm2-135m --lexica bellezza --no-tokenization \
-		--similarity ws353,simlex999 --probe-sentences 500 --out $(OUT)/vast-smollm2-135m
+		--similarity ws353,simlex999 --probe-sentences 300 --out $(OUT)/vast-smollm2-135m
 	$(BIN)/wordlens vast --model glove-6b-50d --lexica bellezza,anew,warriner --no-tokenization \
 		--out $(OUT)/vast-glove-6b-50d
 

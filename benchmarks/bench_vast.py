@@ -33,12 +33,16 @@ SETTINGS = ("random", "bleached", "aligned", "misaligned")
 POOLINGS = ("first", "last", "mean", "max")
 
 
-def setting_targets(seed: int = 0) -> dict[str, dict[str, object]]:
-    """Every setting's word → target, as ``wordlens vast`` builds them."""
+def setting_targets(n_words: int, seed: int = 0) -> dict[str, dict[str, object]]:
+    """Every setting's word → target for the first ``n_words`` Warriner words and the polar
+    words, as ``wordlens vast`` builds them."""
     from wordlens.evals.vast import _polar_pairs, _valence_reference, setting_targets, term_valences
     from wordlens.resources import load_lexicon
 
     warriner = load_lexicon("warriner")
+    warriner = type(warriner)(
+        warriner.name, warriner.language, warriner.scale, warriner.data.iloc[:n_words]
+    )
     polar = _polar_pairs(["valence", "dominance", "arousal"])
     words = list(
         dict.fromkeys(
@@ -55,7 +59,7 @@ def setting_targets(seed: int = 0) -> dict[str, dict[str, object]]:
     }
 
 
-def run_mode(mode: str, sample: int) -> dict[str, float]:
+def run_mode(mode: str, sample: int, n_words: int) -> dict[str, float]:
     torch.set_num_threads(THREADS)
     import numpy as np
 
@@ -66,7 +70,7 @@ def run_mode(mode: str, sample: int) -> dict[str, float]:
 
     model = load_model("smollm2-135m")
     assert isinstance(model, HFEmbedder)
-    by_setting = setting_targets()
+    by_setting = setting_targets(n_words)
     n_targets = sum(len(targets) for targets in by_setting.values())
     if mode == "naive":
         rng = np.random.default_rng(0)
@@ -113,9 +117,18 @@ def run_mode(mode: str, sample: int) -> dict[str, float]:
     return {"targets": n_targets, "seconds": seconds, "peak_rss_mib": peak}
 
 
-def measure(mode: str, sample: int) -> dict[str, float]:
+def measure(mode: str, sample: int, n_words: int) -> dict[str, float]:
     output = subprocess.run(
-        [sys.executable, __file__, "--child", mode, "--sample", str(sample)],
+        [
+            sys.executable,
+            __file__,
+            "--child",
+            mode,
+            "--sample",
+            str(sample),
+            "--words",
+            str(n_words),
+        ],
         check=True,
         capture_output=True,
         text=True,
@@ -130,18 +143,22 @@ def main() -> None:
     parser.add_argument(
         "--sample", type=int, default=150, help="naive-loop contexts timed per setting"
     )
+    parser.add_argument("--words", type=int, default=13915, help="Warriner words (all: 13915)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(run_mode(args.child, args.sample)))
+        print(json.dumps(run_mode(args.child, args.sample, args.words)))
         return
     labels = {
         "naive": "naive loop (extrapolated)",
         "wordlens": "wordlens",
         "no-prefix": "wordlens, no prefix reuse",
     }
-    rows = {mode: measure(mode, args.sample) for mode in labels}
-    print("smollm2-135m, Warriner + polar words x 4 settings, all 31 layers, 4 poolings, 2 threads")
+    rows = {mode: measure(mode, args.sample, args.words) for mode in labels}
+    print(
+        f"smollm2-135m, {args.words} Warriner words + polar words x 4 settings, all 31 layers, "
+        "4 poolings, 2 threads"
+    )
     print(
         f"{'configuration':<30}{'targets':>9}{'seconds':>10}{'targets/s':>11}{'peak RSS MiB':>14}"
     )

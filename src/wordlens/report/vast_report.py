@@ -182,7 +182,12 @@ def _weat_section(report: Report, table: pd.DataFrame) -> None:
     )
     panels = [
         Panel(
-            f"WEAT {test}: {title}", rows, "layer", "effect_size", "version", ylabel="effect size d"
+            f"WEAT {test}: {str(title).split(',')[0]}",
+            rows,
+            "layer",
+            "effect_size",
+            "version",
+            ylabel="effect size d",
         )
         for (test, title), rows in frame.groupby(["test", "title"], sort=False)
     ]
