@@ -1,5 +1,5 @@
 # wordlens — two commands on a fresh clone:
-#   make demo   install, then run the main job (VAST on smollm2-135m, with its HTML report)
+#   make demo   install, then run the main job (WEAT per layer, then VAST with its HTML report)
 #   make test   install, then lint (ruff), type-check (mypy) and test (pytest)
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -32,6 +32,8 @@ $(VENV)/.installed: pyproject.toml Makefile
 	touch $@
 
 demo: install
+	$(BIN)/wordlens weat --model smollm2-135m --context bleached --out $(OUT)/weat-smollm2-135m
+	$(BIN)/wordlens weat --model glove-6b-50d --out $(OUT)/weat-glove-6b-50d
 	$(BIN)/wordlens vast --model smollm2-135m --lexica bellezza --no-tokenization \
 		--similarity ws353,simlex999 --probe-sentences 300 --out $(OUT)/vast-smollm2-135m
 	$(BIN)/wordlens vast --model glove-6b-50d --lexica bellezza,anew,warriner --no-tokenization \
