@@ -19,16 +19,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import torch
 
-THREADS = 2
+from _harness import THREADS, measure_in_child, naive_subtoken_states, peak_rss_mib
+
 SETTINGS = ("random", "bleached", "aligned", "misaligned")
 POOLINGS = ("first", "last", "mean", "max")
 
@@ -80,22 +78,10 @@ def run_mode(mode: str, sample: int, n_words: int) -> dict[str, float]:
                 list(targets.values())[i] for i in rng.choice(len(targets), sample, replace=False)
             ]
             start = time.perf_counter()
-            with torch.inference_mode():
-                for target in chosen:
-                    encoded = model.tokenizer(target.text, return_offsets_mapping=True)
-                    ids = torch.tensor([[model.bos_token_id, *encoded["input_ids"]]])
-                    hidden = torch.stack(
-                        model.model(input_ids=ids, output_hidden_states=True).hidden_states
-                    )
-                    offsets = [(0, 0), *encoded["offset_mapping"]]
-                    rows = [
-                        i
-                        for i, (s, e) in enumerate(offsets)
-                        if e > s and s < target.end and e > target.start
-                    ]
-                    pieces = hidden[:, 0, rows]  # [layers, subtokens, dim]
-                    for pooled in (pieces[:, 0], pieces[:, -1], pieces.mean(1), pieces.amax(1)):
-                        pooled.numpy()
+            for target in chosen:
+                pieces = naive_subtoken_states(model, target)  # [layers, subtokens, dim]
+                for pooled in (pieces[:, 0], pieces[:, -1], pieces.mean(1), pieces.amax(1)):
+                    pooled.numpy()
             seconds += (time.perf_counter() - start) * len(targets) / sample
     else:
         model.prefix_reuse = mode != "no-prefix"
@@ -113,27 +99,11 @@ def run_mode(mode: str, sample: int, n_words: int) -> dict[str, float]:
                     progress=False,
                 )
             seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"targets": n_targets, "seconds": seconds, "peak_rss_mib": peak}
+    return {"targets": n_targets, "seconds": seconds, "peak_rss_mib": peak_rss_mib()}
 
 
 def measure(mode: str, sample: int, n_words: int) -> dict[str, float]:
-    output = subprocess.run(
-        [
-            sys.executable,
-            __file__,
-            "--child",
-            mode,
-            "--sample",
-            str(sample),
-            "--words",
-            str(n_words),
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    return json.loads(output.strip().splitlines()[-1])
+    return measure_in_child(__file__, [mode, "--sample", str(sample), "--words", str(n_words)])
 
 
 def main() -> None:
