@@ -188,22 +188,38 @@ def test_long_sentences_are_trimmed_around_the_word(index: SentenceIndex) -> Non
     long = next(i for i, s in enumerate(index.sentences) if len(s.split()) > 100)
     sentence = index.sentences[long]
     middle = sentence.split()[len(sentence.split()) // 2].strip(",.;:!?-'\"")
-    drawn = random_targets([middle], seed=0, index=index, max_words=60)
-    assert len(drawn.targets[0].text.split()) <= 60
-    assert drawn.targets[0].word == middle
-    short = random_targets(["love", "peace"], seed=1, index=index, max_words=5)
+    drawn = random_targets([middle], seed=0, index=index).targets[0]  # ten words each side
+    before, after = drawn.text[: drawn.start].split(), drawn.text[drawn.end :].split()
+    assert len(before) <= 10 and len(after) <= 10 and drawn.word == middle
+    assert (
+        trim_to_window(Target(sentence, *_span(sentence, middle)), 10).text.split()
+        == (sentence.split()[len(sentence.split()) // 2 - 10 : len(sentence.split()) // 2 + 11])
+    )
+    short = random_targets(["love", "peace"], seed=1, index=index, words_each_side=2)
     assert all(len(t.text.split()) <= 5 for t in short.targets)
     assert [t.word for t in short.targets] == ["love", "peace"]
 
 
-def test_trim_to_window_centres_and_respects_text_ends() -> None:
+def _span(text: str, word: str) -> tuple[int, int]:
+    """Character span of the whitespace token in the middle of ``text`` that holds ``word``."""
+    tokens = list(re.finditer(r"\S+", text))
+    middle = tokens[len(tokens) // 2]
+    start = middle.start() + middle.group().index(word)
+    return start, start + len(word)
+
+
+def test_trim_to_window_keeps_words_each_side_and_respects_text_ends() -> None:
     text = " ".join(f"w{i}" for i in range(20))
-    middle = trim_to_window(Target(text, text.index("w10"), text.index("w10") + 3), 5)
+    middle = trim_to_window(Target(text, text.index("w10"), text.index("w10") + 3), 2)
     assert middle.text == "w8 w9 w10 w11 w12" and middle.word == "w10"
-    start = trim_to_window(Target(text, 0, 2), 5)
+    start = trim_to_window(Target(text, 0, 2), 4)  # nothing before: no extra words after
     assert start.text == "w0 w1 w2 w3 w4" and start.word == "w0"
-    end = trim_to_window(Target(text, len(text) - 3, len(text)), 4)
+    end = trim_to_window(Target(text, len(text) - 3, len(text)), 3)
     assert end.text == "w16 w17 w18 w19" and end.word == "w19"
+    alone = trim_to_window(Target(text, text.index("w5"), text.index("w5") + 2), 0)
+    assert alone.text == "w5" and alone.word == "w5"
+    spanning = trim_to_window(Target("v w x a b c d y z", 6, 11), 1)  # "a b c": three tokens
+    assert spanning.text == "x a b c d" and spanning.word == "a b c"
     short = Target("a b c", 2, 3)
     assert trim_to_window(short, 5) is short
 
@@ -230,8 +246,8 @@ def test_bad_arguments_raise(index: SentenceIndex) -> None:
         random_targets(["love"], seed=1.5, index=index)  # type: ignore[arg-type]
     with pytest.raises(WordlensError, match="missing must be one of"):
         random_targets(["love"], seed=0, index=index, missing="skip")  # type: ignore[arg-type]
-    with pytest.raises(WordlensError, match="max_words"):
-        random_targets(["love"], seed=0, index=index, max_words=0)
+    with pytest.raises(WordlensError, match="words_each_side"):
+        random_targets(["love"], seed=0, index=index, words_each_side=-1)
     with pytest.raises(EmptyInputError):
         random_targets([], seed=0, index=index)
     for word in (" love", " zzyzx", ""):

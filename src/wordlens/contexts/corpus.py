@@ -24,11 +24,12 @@ Draws
     order. A word's context depends on the seed, the word and the corpus only: adding or removing
     other words never changes it.
 
-Long sentences
-    A sentence longer than ``max_words`` whitespace-separated tokens (60 by default) is trimmed to
-    a window of ``max_words`` tokens centred on the word (as the authors' code kept ten tokens on
-    each side of the word), so a word is never left without context because its sentences are
-    long; the window may start or end mid-sentence.
+Context window
+    The context keeps at most ``words_each_side`` whitespace-separated tokens (10 by default)
+    before the word and as many after it, as the authors' code does (``embedding_collection.py``
+    in wolferobert3/vast_aaai_2022 keeps NLTK tokens ``pos - 10 .. pos + 9``: ten before, nine
+    after); the window may start or end mid-sentence. Short contexts are also what the paper
+    drew (Reddit comments), and they keep the random setting's cost near the templates'.
 
 Missing words
     Words in no sentence follow the ``missing`` policy: ``"bleached"`` (default) gives them the
@@ -68,8 +69,8 @@ from wordlens.resources.registry import get_resource
 
 #: The English corpora the random setting samples from, in index order.
 DEFAULT_CORPORA = ("corpus-gutenberg", "corpus-inaugural", "corpus-state-union", "corpus-ud-ewt")
-#: Longest context, in whitespace-separated tokens, before a sentence is trimmed around the word.
-MAX_WORDS = 60
+#: Whitespace-separated tokens of context kept on each side of the word (the authors kept ten).
+WORDS_EACH_SIDE = 10
 
 MissingPolicy = Literal["bleached", "drop", "error"]
 Match = Literal["exact", "casefold", "none"]
@@ -448,7 +449,7 @@ def random_targets(
     seed: int,
     *,
     index: SentenceIndex | None = None,
-    max_words: int = MAX_WORDS,
+    words_each_side: int = WORDS_EACH_SIDE,
     missing: MissingPolicy = "bleached",
     template: str = BLEACHED_TEMPLATE,
 ) -> RandomContexts:
@@ -463,8 +464,8 @@ def random_targets(
         module documentation).
     index
         The sentence index; by default that of :data:`DEFAULT_CORPORA`.
-    max_words
-        Longer sentences are trimmed to this many whitespace tokens around the word.
+    words_each_side
+        Whitespace tokens of the sentence kept before and after the word (the window).
     missing
         What words found in no sentence get: ``"bleached"`` (the ``template`` context, flagged
         in ``table.source``), ``"drop"`` (no target) or ``"error"``.
@@ -478,9 +479,9 @@ def random_targets(
     TargetError
         Under ``missing="error"``, naming the words found nowhere; for a malformed word.
     WordlensError
-        For a negative or non-integer seed, ``max_words < 1`` or an unknown policy.
+        For a negative or non-integer seed, ``words_each_side < 0`` or an unknown policy.
     """
-    _check_arguments(seed, max_words, missing)
+    _check_arguments(seed, words_each_side, missing)
     if not words:
         raise EmptyInputError("no words to find contexts for")
     corpus = index if index is not None else load_sentence_index()
@@ -496,7 +497,7 @@ def random_targets(
         ids, match = found[word]
         if ids.size:
             sentence = int(ids[_draw(seed, word, ids.size)])
-            targets.append(_corpus_target(corpus.sentences[sentence], word, match, max_words))
+            targets.append(_corpus_target(corpus.sentences[sentence], word, match, words_each_side))
             rows.append(_row(word, "corpus", match, ids.size, sentence, corpus.document(sentence)))
         elif missing == "bleached":
             targets.append(targets_from_template([word], template)[0])
@@ -520,10 +521,10 @@ def check_seed(seed: int) -> None:
         raise WordlensError(f"seed must be a non-negative integer, not {seed!r}")
 
 
-def _check_arguments(seed: int, max_words: int, missing: str) -> None:
+def _check_arguments(seed: int, words_each_side: int, missing: str) -> None:
     check_seed(seed)
-    if max_words < 1:
-        raise WordlensError(f"max_words must be at least 1, not {max_words}")
+    if words_each_side < 0:
+        raise WordlensError(f"words_each_side must be at least 0, not {words_each_side}")
     if missing not in get_args(MissingPolicy):
         raise WordlensError(
             f"missing must be one of {', '.join(get_args(MissingPolicy))}, not {missing!r}"
@@ -536,7 +537,7 @@ def _draw(seed: int, word: str, n: int) -> int:
     return int(np.random.default_rng([int(seed), word_key]).integers(n))
 
 
-def _corpus_target(sentence: str, word: str, match: Match, max_words: int) -> Target:
+def _corpus_target(sentence: str, word: str, match: Match, words_each_side: int) -> Target:
     """The first whole-word occurrence of ``word`` in ``sentence``, trimmed to a window."""
     if match == "exact" and _TOKEN.fullmatch(word):  # a one-token word: scan, no regex to build
         found = next(token for token in _TOKEN.finditer(sentence) if token.group() == word)
@@ -545,22 +546,19 @@ def _corpus_target(sentence: str, word: str, match: Match, max_words: int) -> Ta
         searched = re.compile(_word_pattern(word).pattern, flags).search(sentence)
         assert searched is not None  # the index only returns sentences that contain the word
         found = searched
-    return trim_to_window(Target(sentence, found.start(), found.end()), max_words)
+    return trim_to_window(Target(sentence, found.start(), found.end()), words_each_side)
 
 
-def trim_to_window(target: Target, max_words: int) -> Target:
-    """``target`` cut to at most ``max_words`` whitespace tokens, centred on its word.
+def trim_to_window(target: Target, words_each_side: int) -> Target:
+    """``target`` cut to its word's whitespace tokens and at most ``words_each_side`` on each side.
 
-    The window keeps whole tokens: the word's own tokens, then as many before as after (more on
-    one side where the text ends on the other). A text within the limit is returned unchanged.
+    A text with no more tokens than that around the word is returned unchanged.
     """
     spans = [match.span() for match in re.finditer(r"\S+", target.text)]
-    if len(spans) <= max_words:
-        return target
     first = next(i for i, (_, end) in enumerate(spans) if end > target.start)
     last = max(i for i, (start, _) in enumerate(spans) if start < target.end)
-    size = max(max_words, last - first + 1)
-    low = min(max(first - (size - (last - first + 1)) // 2, 0), len(spans) - size)
+    low, high = max(first - words_each_side, 0), min(last + words_each_side, len(spans) - 1)
+    if low == 0 and high == len(spans) - 1:
+        return target
     offset = spans[low][0]
-    text = target.text[offset : spans[low + size - 1][1]]
-    return Target(text, target.start - offset, target.end - offset)
+    return Target(target.text[offset : spans[high][1]], target.start - offset, target.end - offset)

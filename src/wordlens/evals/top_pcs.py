@@ -104,6 +104,7 @@ FloatArray = npt.NDArray[np.float64]
 Labels = npt.NDArray[Any]
 
 NOUN_TAGS = frozenset({"NOUN", "PROPN"})
+POS_SOURCES = ("last_word", "previous_word")  # whose vector predicts the last word's POS
 DEFAULT_K_VALUES = tuple(range(1, 13))  # VAST: 0-12 PCs of GPT-2's 768-d top layer
 _WORD = re.compile(r"\w")
 _CITATION = (
@@ -239,19 +240,18 @@ def run_pos_probe(
         }
     train, test = splits["in_domain_train"], splits["out_of_domain_dev"]
     ks = _checked_k(k_values, len(train), model.info.hidden_size)
+    with timings.stage("embed"):
+        x_train, x_test = (
+            _embed_sources(model, split, layer, cache, progress) for split in (train, test)
+        )
     rows: list[dict[str, Any]] = []
-    for source in ("last_word", "previous_word"):
-        with timings.stage("embed"):
-            x_train, x_test = (
-                _embed(model, split[source].tolist(), layer, cache, progress)
-                for split in (train, test)
-            )
-        with timings.stage("probe"):
+    with timings.stage("probe"):
+        for source in POS_SOURCES:
             for task, labels in _pos_tasks(train["upos"], test["upos"]):
                 rows += _probe(
                     (task, source),
-                    _Split(x_train, labels[0]),
-                    _Split(x_test, labels[1]),
+                    _Split(x_train[source], labels[0]),
+                    _Split(x_test[source], labels[1]),
                     ks,
                     seed,
                     max_iter,
@@ -325,7 +325,7 @@ def _last_words(sentences: pd.DataFrame, tagger: PosTagger) -> pd.DataFrame:
                     last.upos,
                 )
             )
-    table = pd.DataFrame(rows, columns=["last_word", "previous_word", "upos"])
+    table = pd.DataFrame(rows, columns=[*POS_SOURCES, "upos"])
     table.attrs["dropped"] = len(sentences) - len(table)
     return table
 
@@ -348,6 +348,24 @@ def _embed(
     """``[n, hidden]`` float64 vectors of the targets' last subtokens at ``layer``."""
     embeddings = model.embed(targets, [layer], "last", cache=cache, progress=progress)
     return np.asarray(embeddings.vectors[:, 0, :], dtype=np.float64)
+
+
+def _embed_sources(
+    model: WordEmbedder,
+    split: pd.DataFrame,
+    layer: int,
+    cache: ActivationCache | None,
+    progress: bool,
+) -> dict[str, FloatArray]:
+    """``[n, hidden]`` vectors of each source's targets (:data:`POS_SOURCES`), from one call.
+
+    Embedding the last and the previous word of the sentences together lets a causal model
+    compute each sentence's head once: the previous word's context is a prefix of the last
+    word's (prefix reuse, :mod:`wordlens.models.prefix`).
+    """
+    targets = [target for source in POS_SOURCES for target in split[source]]
+    vectors = _embed(model, targets, layer, cache, progress)
+    return dict(zip(POS_SOURCES, np.split(vectors, len(POS_SOURCES)), strict=True))
 
 
 def _probe(
