@@ -11,7 +11,7 @@ import json
 import resource
 import subprocess
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 THREADS = 2
 
 
-def measure_in_child(script: str, arguments: list[str]) -> dict[str, float]:
+def measure_in_child(script: str, arguments: list[str]) -> dict[str, Any]:
     """Run ``script --child ...arguments`` in a new interpreter and return its JSON result."""
     output = subprocess.run(
         [sys.executable, script, "--child", *arguments],
@@ -31,7 +31,7 @@ def measure_in_child(script: str, arguments: list[str]) -> dict[str, float]:
         stdout=subprocess.PIPE,  # the child's errors and warnings go straight to our stderr
         text=True,
     ).stdout
-    result: dict[str, float] = json.loads(output.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(output.strip().splitlines()[-1])
     return result
 
 
