@@ -473,3 +473,128 @@ def print_vast_summary(layers_table: Any, model_name: str) -> None:
             f"[{row.ci_low:.3f}, {row.ci_high:.3f}]",
         )
     console.print(grid)
+
+
+@app.command()
+@handle_errors
+def intersectional(
+    model: ModelOption,
+    out: Annotated[Path, typer.Option(help="Output directory (tables + report.html).")] = Path(
+        "wordlens-results/intersectional"
+    ),
+    lexicon: Annotated[
+        str, typer.Option(help="ValNorm lexicon with valence (registered name or file).")
+    ] = "bellezza",
+    layers: LayersOption = "all",
+    context_layer: Annotated[
+        int, typer.Option(help="Layer of the target vectors and direction (-1: top).")
+    ] = -1,
+    pooling: PoolingOption = "last",
+    study: Annotated[
+        Path | None,
+        typer.Option(help="Study file (YAML or CSV) of biases and categories [default: paper's]."),
+    ] = None,
+    strongest: Annotated[
+        str | None,
+        typer.Option(help="Biases permuted in the strongest-bias experiment (comma list)."),
+    ] = None,
+    experiments: Annotated[
+        str, typer.Option(help="Experiments: valnorm, differential, strongest.")
+    ] = "valnorm,differential,strongest",
+    svc_c: Annotated[float, typer.Option("--c", help="C of the linear SVC.")] = 5.0,
+    normalize: Annotated[
+        bool, typer.Option(help="Scale feature columns to unit L2 norm before the SVC.")
+    ] = True,
+    class_weight: Annotated[
+        str, typer.Option(help="SVC class weights: none or balanced.")
+    ] = "none",
+    max_iter: Annotated[int, typer.Option(help="Most SVC solver iterations.")] = 10_000,
+    permutations: Annotated[
+        int, typer.Option(help="Permutation partitions per differential test.")
+    ] = 10_000,
+    seed: Annotated[int, typer.Option(help="Seed of the SVC solver and the permutations.")] = 0,
+    fraction: Annotated[
+        float, typer.Option(help="Share of phrases in the top and bottom groups.")
+    ] = 0.10,
+    device: DeviceOption = "cpu",
+    dtype: DtypeOption = "float32",
+    bos: BosOption = "auto",
+    token_budget: TokenBudgetOption = None,
+    no_cache: NoCacheOption = False,
+    cache_dir: CacheDirOption = None,
+    trust_remote_code: TrustOption = False,
+) -> None:
+    """Run the intersectional valence bias experiments (Omrani Sabbaghi, Wolfe & Caliskan 2023)."""
+    from wordlens.contexts.intersectional import load_study
+    from wordlens.evals.intersectional import IntersectionalConfig, run_intersectional
+    from wordlens.models.base import check_pooling
+    from wordlens.report.intersectional_report import write_intersectional
+    from wordlens.stats import DirectionSettings
+
+    if class_weight not in ("none", "balanced"):
+        raise WordlensError(f"unknown class weight {class_weight!r}: use none or balanced")
+    chosen_layers = parse_layers(layers)
+    config = IntersectionalConfig(
+        lexicon=lexicon,
+        layers=None if chosen_layers is None else tuple(chosen_layers),
+        context_layer=context_layer,
+        pooling=check_pooling(pooling),
+        study=load_study(
+            study, strongest_biases=None if strongest is None else parse_list(strongest)
+        ),
+        direction=DirectionSettings(
+            c=svc_c,
+            normalize_columns=normalize,
+            class_weight=None if class_weight == "none" else "balanced",
+            max_iter=max_iter,
+            seed=seed,
+        ),
+        n_samples=permutations,
+        seed=seed,
+        fraction=fraction,
+        experiments=parse_list(experiments),  # type: ignore[arg-type]
+    )
+    embedder = open_model(model, device, dtype, bos, token_budget, trust_remote_code)
+    run = run_intersectional(embedder, config, cache=open_cache(no_cache, cache_dir), progress=True)
+    print_intersectional_summary(run.tables, embedder.info.name)
+    written = write_intersectional(run, out)
+    console.print(f"report: {out / 'report.html'} ({len(written)} files in {out})")
+
+
+def print_intersectional_summary(tables: dict[str, Any], model_name: str) -> None:
+    """ValNorm at the top and best layers, the differential tests, the top/bottom shares."""
+    if "valnorm" in tables:
+        valnorm = tables["valnorm"]
+        grid = Table(title=f"ValNorm on {model_name}", title_justify="left")
+        for column in ("layer", "", "projection r", "cosine r", "n"):
+            grid.add_column(column)
+        best = valnorm.loc[valnorm["projection_r"].idxmax()]
+        for row, which in ((valnorm.iloc[-1], "top"), (best, "best projection")):
+            grid.add_row(
+                str(row["layer"]),
+                which,
+                f"{row['projection_r']:.3f}",
+                f"{row['cosine_r']:.3f}",
+                str(row["n"]),
+            )
+        console.print(grid)
+    if "differential" in tables:
+        grid = Table(title=f"Differential bias on {model_name}", title_justify="left")
+        for column in ("test", "effect size", "p one-sided", "p two-sided"):
+            grid.add_column(column)
+        for row in tables["differential"].itertuples():
+            grid.add_row(
+                row.test,
+                f"{row.effect_size:.3f}",
+                f"{row.p_one_sided:.4f}",
+                f"{row.p_two_sided:.4f}",
+            )
+        console.print(grid)
+    if "strongest_categories" in tables:
+        grid = Table(title="% of top / bottom phrases containing", title_justify="left")
+        for column in ("category", "% top", "% bottom"):
+            grid.add_column(column)
+        shares = tables["strongest_categories"].sort_values("pct_top", ascending=False)
+        for row in shares.itertuples():
+            grid.add_row(row.category, f"{row.pct_top:.2f}", f"{row.pct_bottom:.2f}")
+        console.print(grid)

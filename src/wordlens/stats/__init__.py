@@ -1,4 +1,5 @@
-"""Statistics in float64, vectorized over words and layers: associations, WEAT, correlations."""
+"""Statistics in float64, vectorized over words and layers: associations, WEAT, correlations,
+learned directions and projections."""
 
 from __future__ import annotations
 
@@ -14,6 +15,12 @@ from wordlens.stats.correlation import (
     correlation_by_layer,
     pearson,
     spearman,
+)
+from wordlens.stats.direction import (
+    Direction,
+    DirectionSettings,
+    fit_direction,
+    scalar_projection,
 )
 from wordlens.stats.permutation import (
     PermutationResult,
@@ -31,6 +38,8 @@ from wordlens.stats.subspace import (
 __all__ = [
     "RELATIVE_TOLERANCE",
     "CorrelationResult",
+    "Direction",
+    "DirectionSettings",
     "PermutationResult",
     "PrincipalComponents",
     "WeatResult",
@@ -38,12 +47,14 @@ __all__ = [
     "correlation_by_layer",
     "cosine_similarity",
     "effect_size",
+    "fit_direction",
     "fit_principal_components",
     "iter_partitions",
     "nullify_top_components",
     "pearson",
     "permutation_test",
     "sc_weat",
+    "scalar_projection",
     "spearman",
     "weat",
 ]

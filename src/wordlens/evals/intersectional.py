@@ -1,0 +1,723 @@
+r"""Biased attitude associations in an intersectional context (Omrani Sabbaghi et al. 2023).
+
+The three experiments of the paper [1]_ on any model :func:`wordlens.load_model` accepts:
+
+1. **Projection ValNorm** (section 5.1, Figure 2): at every layer, a valence direction is learned
+   from the decontextualized vectors of the 25 pleasant and 25 unpleasant WEAT words
+   (:func:`wordlens.stats.fit_direction`: linear SVC, unit coefficient vector, pleasant projects
+   positive), and Pearson's r between a lexicon's human valence (Bellezza by default) and each
+   word's scalar projection on it (eq. 1) is reported next to the cosine SC-WEAT ValNorm (Toney &
+   Caliskan) of the same layer. Every word is embedded alone (after BOS for causal models) and,
+   by default, its LAST subtoken is used, as in the authors' code.
+2. **Differential bias** (sections 4.4 and 5.2, Table 2, Figure 3): the 4,096 combination phrases
+   "a {c1} ... {c12} person" (:func:`wordlens.contexts.intersectional.combination_phrases`); the
+   vector of "person" at the top layer (any layer on request) is projected on the direction
+   learned at that layer. Per bias, group A holds the projections of the phrases containing the
+   first category and group B those containing the second (the same phrases with the category
+   swapped); the projection SC-WEAT (eq. 2) is
+
+   .. math:: d = \frac{\operatorname{mean}_{a \in A} \operatorname{comp}_{\vec{v}} \vec{a}
+                       - \operatorname{mean}_{b \in B} \operatorname{comp}_{\vec{v}} \vec{b}}
+                      {\operatorname{std}_{x \in A \cup B} \operatorname{comp}_{\vec{v}} \vec{x}}
+
+   with the sample standard deviation (ddof=1); positive means the first category is more
+   pleasant (stereotype-congruent in the paper's study). Category membership is by exact token.
+3. **Strongest biases** (section 5.3, Figure 4): the permutation phrases of a subset of biases
+   (race, sex, religion, gender, sexual orientation: 3,840); the top and bottom ``fraction``
+   (10%: 384 each) of phrases by projection of "person", and for each category the percentage of
+   those phrases that contain it (and per position before the target).
+
+**p-values differ from the authors' code on purpose.** Their ``SC_WEAT_Projection`` draws 1,000
+random permutations *with* replacement and reports ``min(Phi(s), 1 - Phi(s))`` of a normal fitted
+to the permutation statistics. Here :func:`wordlens.stats.permutation_test` counts over
+``n_samples`` (default 10,000) distinct partitions drawn without replacement from a seeded
+generator (exact enumeration when there are few): ``p_one_sided`` is the share of partitions whose
+mean difference exceeds the observed one (tests "first more pleasant"), ``p_two_sided`` the share at
+least as extreme in either direction; no normal approximation. Bias-group membership is by exact
+token, where the authors' experiment-2 script uses substring matching (``'male' in phrase`` also
+matches "female"); that bug is not reproduced.
+
+References
+----------
+.. [1] Omrani Sabbaghi, S., Wolfe, R. & Caliskan, A. (2023). Evaluating Biased Attitude
+   Associations of Language Models in an Intersectional Context. *AAAI/ACM Conference on AI,
+   Ethics, and Society (AIES)*, 542-553.
+.. [2] Toney, A. & Caliskan, A. (2021). ValNorm Quantifies Semantics to Reveal Consistent Valence
+   Biases Across Languages and Over Centuries. *EMNLP 2021*.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from wordlens.contexts.intersectional import (
+    Bias,
+    IntersectionalStudy,
+    Phrase,
+    combination_phrases,
+    default_study,
+    membership_table,
+    permutation_phrases,
+)
+from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.models.base import Pooling, WordEmbedder, check_pooling
+from wordlens.models.cache import ActivationCache
+from wordlens.resources import Lexicon, load_lexicon, pleasant_unpleasant
+from wordlens.results import Timings
+from wordlens.stats import (
+    CorrelationResult,
+    Direction,
+    DirectionSettings,
+    correlation_by_layer,
+    effect_size,
+    fit_direction,
+    permutation_test,
+    sc_weat,
+)
+
+FloatArray = npt.NDArray[np.float64]
+Experiment = Literal["valnorm", "differential", "strongest"]
+EXPERIMENTS: tuple[Experiment, ...] = get_args(Experiment)
+METHOD = "Omrani Sabbaghi, Wolfe & Caliskan (2023), intersectional valence bias"
+
+
+class NotContextualError(WordlensError, ValueError):
+    """A context experiment was asked of a static model, whose word vectors ignore context."""
+
+
+@dataclass
+class IntersectionalRun:
+    """Tables of some or all experiments (name → tidy DataFrame) and their metadata.
+
+    Table names: ``valnorm`` (per layer), ``differential`` (per bias), ``combination_projections``
+    (per experiment-2 phrase), ``strongest_categories`` (per category), ``strongest_positions``
+    (per category and position), ``strongest_projections`` (per experiment-3 phrase).
+    """
+
+    tables: dict[str, pd.DataFrame]
+    metadata: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class IntersectionalConfig:
+    """What ``wordlens intersectional`` runs; every field is a CLI option.
+
+    Attributes
+    ----------
+    lexicon
+        Registered lexicon name or file with a ``valence`` column (ValNorm reference).
+    layers
+        ValNorm layers; None for all.
+    context_layer
+        Layer of the "person" vectors and the direction of experiments 2-3 (-1: the top layer).
+    pooling
+        Subtoken pooling of every vector; ``last`` as the authors' code.
+    study
+        Biases, template, target word and experiment-3 subset.
+    direction
+        How the valence direction is learned (C, column normalization, class weight, ...).
+    n_samples
+        Permutation partitions per differential test (all when fewer exist).
+    seed
+        Seed of the permutation partitions.
+    fraction
+        Share of phrases in each of the top and bottom groups of experiment 3.
+    experiments
+        Which of ``valnorm``, ``differential``, ``strongest`` to run.
+    """
+
+    lexicon: str = "bellezza"
+    layers: tuple[int, ...] | None = None
+    context_layer: int = -1
+    pooling: Pooling = "last"
+    study: IntersectionalStudy = field(default_factory=default_study)
+    direction: DirectionSettings = field(default_factory=DirectionSettings)
+    n_samples: int = 10_000
+    seed: int = 0
+    fraction: float = 0.10
+    experiments: tuple[Experiment, ...] = EXPERIMENTS
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "lexicon": self.lexicon,
+            "layers": self.layers,
+            "context_layer": self.context_layer,
+            "pooling": self.pooling,
+            "study": self.study.as_dict(),
+            "direction": self.direction.as_dict(),
+            "n_samples": self.n_samples,
+            "seed": self.seed,
+            "fraction": self.fraction,
+            "experiments": list(self.experiments),
+        }
+
+
+def run_projection_valnorm(
+    model: WordEmbedder,
+    lexicon: str | Lexicon = "bellezza",
+    *,
+    layers: Sequence[int] | None = None,
+    pooling: Pooling = "last",
+    settings: DirectionSettings | None = None,
+    cache: ActivationCache | None = None,
+    progress: bool = False,
+) -> IntersectionalRun:
+    """Projection ValNorm next to cosine SC-WEAT ValNorm, per layer (section 5.1, Figure 2).
+
+    Lexicon and polar words are embedded alone in one call; at each layer the direction is fitted
+    on the polar words, and Pearson's r (95% Fisher-z interval) of the lexicon's valence with the
+    projections and with the SC-WEAT effect sizes (ddof=1) is computed over the same words.
+
+    Parameters
+    ----------
+    model
+        Any model; a static one has one layer.
+    lexicon
+        A registered name, a file, or a loaded :class:`~wordlens.resources.Lexicon` with valence.
+    layers
+        Hidden-state layers; None for all.
+    pooling
+        Subtoken pooling (``last``: the authors' last subtoken).
+    settings
+        How the direction is learned; the authors' defaults if None.
+    cache
+        Activation cache for the embeddings.
+    progress
+        Show a progress bar.
+
+    Returns
+    -------
+    IntersectionalRun
+        Table ``valnorm``: per layer ``projection_r``, ``projection_ci_low``,
+        ``projection_ci_high``, ``projection_p``, ``cosine_r`` (and its interval and p), ``n``
+        (words correlated), ``train_accuracy``, ``flipped``, ``converged``. Metadata lists the
+        lexicon and polar words the model lacks (dropped).
+
+    Raises
+    ------
+    WordlensError
+        If the lexicon has no valence column, or fewer than 3 of its words are embeddable.
+    EmptyInputError
+        If every pleasant or every unpleasant word is missing.
+    """
+    chosen = lexicon if isinstance(lexicon, Lexicon) else load_lexicon(lexicon)
+    if "valence" not in chosen.dimensions:
+        raise WordlensError(f"lexicon {chosen.name!r} has no valence column")
+    settings = settings or DirectionSettings()
+    rated = chosen.data.drop_duplicates("word")
+    pleasant, unpleasant, dropped = _polar_words(model)
+    missing = set(model.missing_words(list(rated["word"].astype(str))))
+    rated = rated[~rated["word"].isin(missing)]
+    words = list(dict.fromkeys([*rated["word"].astype(str), *pleasant, *unpleasant]))
+    embeddings = model.embed_words(
+        words, layers, check_pooling(pooling), cache=cache, progress=progress
+    )
+    lexicon_vectors, pleasant_vectors, unpleasant_vectors = (
+        _rows_of(embeddings.vectors, words, group)
+        for group in (list(rated["word"].astype(str)), pleasant, unpleasant)
+    )
+    direction = fit_direction(pleasant_vectors, unpleasant_vectors, settings)
+    valence = rated["valence"].to_numpy(dtype=np.float64)
+    projection = correlation_by_layer(direction.project(lexicon_vectors), valence)
+    cosine = correlation_by_layer(
+        sc_weat(lexicon_vectors, pleasant_vectors, unpleasant_vectors), valence
+    )
+    table = pd.DataFrame(
+        [
+            {
+                "layer": layer,
+                **_correlation_columns("projection", projection[index]),
+                **_correlation_columns("cosine", cosine[index]),
+                "n": projection[index].n,
+                "train_accuracy": float(direction.train_accuracy[index]),
+                "flipped": bool(direction.flipped[index]),
+                "converged": bool(direction.converged[index]),
+            }
+            for index, layer in enumerate(embeddings.layers)
+        ]
+    )
+    metadata = {
+        "lexicon": chosen.name,
+        "pooling": pooling,
+        "direction": settings.as_dict(),
+        "n_lexicon_words": len(rated),
+        "missing_lexicon_words": sorted(missing),
+        "missing_polar_words": dropped,
+    }
+    return IntersectionalRun({"valnorm": table}, metadata)
+
+
+def fit_context_direction(
+    model: WordEmbedder,
+    layer: int = -1,
+    *,
+    pooling: Pooling = "last",
+    settings: DirectionSettings | None = None,
+    cache: ActivationCache | None = None,
+) -> Direction:
+    """The valence direction at one layer, from the polar words embedded alone (section 4.1).
+
+    Returns
+    -------
+    Direction
+        One layer (``vectors`` of shape ``[1, d]``), for projecting ``[n, 1, d]`` vectors.
+    """
+    pleasant, unpleasant, _ = _polar_words(model)
+    resolved = model.resolve_layers([layer])
+    embeddings = model.embed_words([*pleasant, *unpleasant], resolved, pooling, cache=cache)
+    split = len(pleasant)
+    return fit_direction(embeddings.vectors[:split], embeddings.vectors[split:], settings)
+
+
+def run_differential_bias(
+    model: WordEmbedder,
+    study: IntersectionalStudy | None = None,
+    *,
+    layer: int = -1,
+    pooling: Pooling = "last",
+    settings: DirectionSettings | None = None,
+    direction: Direction | None = None,
+    n_samples: int = 10_000,
+    seed: int = 0,
+    cache: ActivationCache | None = None,
+    progress: bool = False,
+) -> IntersectionalRun:
+    """Projection SC-WEAT (eq. 2) of each bias over the combination phrases (Table 2, Figure 3).
+
+    Parameters
+    ----------
+    model
+        A contextual model.
+    study
+        Biases, template and target; the paper's 12 biases if None (4,096 phrases).
+    layer
+        Layer of the target vectors and of the direction; -1 is the top layer.
+    pooling
+        Subtoken pooling of the target and polar words.
+    settings
+        How the direction is learned, if `direction` is not given.
+    direction
+        A one-layer direction fitted at `layer` (:func:`fit_context_direction`), to reuse.
+    n_samples
+        Permutation partitions (all are enumerated when fewer exist), at least 1.
+    seed
+        Seed of the random partitions; the same seed gives the same p-values.
+    cache
+        Activation cache for the embeddings.
+    progress
+        Show a progress bar.
+
+    Returns
+    -------
+    IntersectionalRun
+        Table ``differential``, one row per bias in study order: ``bias``, ``first``, ``second``,
+        ``test`` ("first vs. second"), ``n_a``, ``n_b``, ``mean_a``, ``mean_b`` (mean projections
+        of "person"), ``std`` (over A ∪ B, ddof=1), ``effect_size``, ``p_one_sided``,
+        ``p_two_sided``, ``n_permutations``, ``exact``, ``seed``, ``layer``. Table
+        ``combination_projections``: ``phrase``, ``projection``.
+
+    Raises
+    ------
+    NotContextualError
+        For a static model.
+    WordlensError
+        For a causal model whose target precedes the categories, or an undefined direction.
+    """
+    study = study or default_study()
+    phrases = combination_phrases(study)
+    resolved, projections, direction = _target_projections(
+        model, study, phrases, layer, pooling, settings, direction, cache, progress
+    )
+    differential = _differential_table(study, phrases, projections, n_samples, seed)
+    differential["layer"] = resolved
+    metadata = {
+        "study": study.as_dict(),
+        "n_phrases": len(phrases),
+        "layer": resolved,
+        "pooling": pooling,
+        "direction": _direction_summary(direction),
+        "p_value": "permutation test over distinct partitions drawn without replacement "
+        "(wordlens.stats.permutation_test), not the authors' normal approximation",
+    }
+    tables = {
+        "differential": differential,
+        "combination_projections": _projection_table(phrases, projections),
+    }
+    return IntersectionalRun(tables, metadata)
+
+
+def run_strongest_biases(
+    model: WordEmbedder,
+    study: IntersectionalStudy | None = None,
+    *,
+    biases: Sequence[str] | None = None,
+    fraction: float = 0.10,
+    layer: int = -1,
+    pooling: Pooling = "last",
+    settings: DirectionSettings | None = None,
+    direction: Direction | None = None,
+    cache: ActivationCache | None = None,
+    progress: bool = False,
+) -> IntersectionalRun:
+    """Categories over-represented among the most and least pleasant phrases (section 5.3, Fig. 4).
+
+    The permutation phrases of `biases` are ranked by the projection of the target's vector on
+    the valence direction (descending; ties keep phrase order, so the ranking is deterministic);
+    the top and bottom ``floor(fraction * n)`` phrases form the two groups.
+
+    Parameters
+    ----------
+    model
+        A contextual model.
+    study
+        Biases, template and target; the paper's study if None.
+    biases
+        Biases to permute; None for ``study.strongest_biases`` (race, sex, religion, gender,
+        sexual orientation: 3,840 phrases).
+    fraction
+        Share of phrases in each group, in (0, 0.5].
+    layer, pooling, settings, direction, cache, progress
+        As :func:`run_differential_bias`.
+
+    Returns
+    -------
+    IntersectionalRun
+        Tables ``strongest_categories`` (``bias``, ``category``, ``pct_top``, ``pct_bottom``,
+        ``n_top``, ``n_bottom``: phrases of each group containing the category, and ``pct_all``,
+        its share of all phrases), ``strongest_positions`` (the same per ``position`` 1..k of the
+        category before the target) and ``strongest_projections`` (``phrase``, ``projection``,
+        ``rank`` 1 = most pleasant, ``group`` top/bottom/empty).
+
+    Raises
+    ------
+    NotContextualError
+        For a static model.
+    WordlensError
+        If `fraction` is outside (0, 0.5] or selects no phrase, or as :func:`run_differential_bias`.
+    """
+    study = study or default_study()
+    if not 0.0 < fraction <= 0.5:
+        raise WordlensError(f"fraction must be in (0, 0.5]; got {fraction}")
+    phrases = permutation_phrases(study, biases)
+    n_selected = int(np.floor(fraction * len(phrases)))
+    if n_selected < 1:
+        raise WordlensError(
+            f"fraction {fraction} of {len(phrases)} phrases selects none; raise the fraction"
+        )
+    resolved, projections, direction = _target_projections(
+        model, study, phrases, layer, pooling, settings, direction, cache, progress
+    )
+    ranking = np.argsort(-projections, kind="stable")
+    groups = {
+        "top": ranking[:n_selected],
+        "bottom": np.argsort(projections, kind="stable")[:n_selected],
+    }
+    chosen = [study.bias(name) for name in (biases or study.strongest_biases)]
+    projection_table = _projection_table(phrases, projections)
+    projection_table["rank"] = np.argsort(ranking) + 1
+    projection_table["group"] = ""
+    for name, members in groups.items():
+        projection_table.loc[members, "group"] = name
+    tables = {
+        "strongest_categories": _category_shares(chosen, phrases, groups),
+        "strongest_positions": _position_shares(chosen, phrases, groups),
+        "strongest_projections": projection_table,
+    }
+    metadata = {
+        "study": study.as_dict(),
+        "permuted_biases": [bias.name for bias in chosen],
+        "n_phrases": len(phrases),
+        "fraction": fraction,
+        "n_per_group": n_selected,
+        "layer": resolved,
+        "pooling": pooling,
+        "direction": _direction_summary(direction),
+    }
+    return IntersectionalRun(tables, metadata)
+
+
+def run_intersectional(
+    model: WordEmbedder,
+    config: IntersectionalConfig | None = None,
+    *,
+    cache: ActivationCache | None = None,
+    progress: bool = False,
+) -> IntersectionalRun:
+    """Run the experiments of ``config`` on ``model``, recording timings.
+
+    The context experiments share one direction, fitted at ``config.context_layer``.
+
+    Raises
+    ------
+    NotContextualError
+        If a context experiment is requested for a static model (run ``experiments=("valnorm",)``).
+    EmptyInputError
+        If no experiment is selected.
+    WordlensError
+        For an unknown experiment name, or as the experiments raise.
+    """
+    config = config or IntersectionalConfig()
+    _check_experiments(model, config.experiments)
+    timings = Timings()
+    tables: dict[str, pd.DataFrame] = {}
+    sections: dict[str, Any] = {}
+    if "valnorm" in config.experiments:
+        with timings.stage("valnorm"):
+            valnorm = run_projection_valnorm(
+                model,
+                config.lexicon,
+                layers=config.layers,
+                pooling=config.pooling,
+                settings=config.direction,
+                cache=cache,
+                progress=progress,
+            )
+        tables |= valnorm.tables
+        sections["valnorm"] = valnorm.metadata
+    direction: Direction | None = None
+    if set(config.experiments) - {"valnorm"}:
+        with timings.stage("direction"):
+            direction = fit_context_direction(
+                model,
+                config.context_layer,
+                pooling=config.pooling,
+                settings=config.direction,
+                cache=cache,
+            )
+    if "differential" in config.experiments:
+        with timings.stage("differential"):
+            differential = run_differential_bias(
+                model,
+                config.study,
+                layer=config.context_layer,
+                pooling=config.pooling,
+                direction=direction,
+                n_samples=config.n_samples,
+                seed=config.seed,
+                cache=cache,
+                progress=progress,
+            )
+        tables |= differential.tables
+        sections["differential"] = differential.metadata
+    if "strongest" in config.experiments:
+        with timings.stage("strongest"):
+            strongest = run_strongest_biases(
+                model,
+                config.study,
+                fraction=config.fraction,
+                layer=config.context_layer,
+                pooling=config.pooling,
+                direction=direction,
+                cache=cache,
+                progress=progress,
+            )
+        tables |= strongest.tables
+        sections["strongest"] = strongest.metadata
+    metadata = {
+        "method": METHOD,
+        "model": model.info.as_dict(),
+        "config": config.as_dict(),
+        "context_layer": model.resolve_layers([config.context_layer])[0],
+        "experiments": sections,
+        "timings_s": timings.seconds,
+    }
+    return IntersectionalRun(tables, metadata)
+
+
+def _check_experiments(model: WordEmbedder, experiments: Sequence[str]) -> None:
+    if not experiments:
+        raise EmptyInputError("no experiment selected; choose from " + ", ".join(EXPERIMENTS))
+    unknown = sorted(set(experiments) - set(EXPERIMENTS))
+    if unknown:
+        raise WordlensError(
+            f"unknown experiment(s) {unknown}; choose from {', '.join(EXPERIMENTS)}"
+        )
+    if set(experiments) - {"valnorm"}:
+        _require_contextual(model)
+
+
+def _require_contextual(model: WordEmbedder) -> None:
+    if model.info.kind == "static":
+        raise NotContextualError(
+            f"{model.info.name} is a static embedding: the vector of the target word is the same "
+            "in every phrase, so the differential and strongest-bias experiments need a "
+            "contextual model; run only the projection ValNorm (experiments=('valnorm',), "
+            "--experiments valnorm)"
+        )
+
+
+def _polar_words(model: WordEmbedder) -> tuple[list[str], list[str], list[str]]:
+    """The pleasant and unpleasant WEAT words the model can embed, and those it cannot."""
+    polar = pleasant_unpleasant("en")
+    missing = set(model.missing_words([*polar.pleasant, *polar.unpleasant]))
+    pleasant = [word for word in polar.pleasant if word not in missing]
+    unpleasant = [word for word in polar.unpleasant if word not in missing]
+    if not pleasant or not unpleasant:
+        raise EmptyInputError(f"{model.info.name} lacks every pleasant or every unpleasant word")
+    return pleasant, unpleasant, sorted(missing)
+
+
+def _target_projections(
+    model: WordEmbedder,
+    study: IntersectionalStudy,
+    phrases: Sequence[Phrase],
+    layer: int,
+    pooling: Pooling,
+    settings: DirectionSettings | None,
+    direction: Direction | None,
+    cache: ActivationCache | None,
+    progress: bool,
+) -> tuple[int, FloatArray, Direction]:
+    """The resolved layer, the projections ``[n_phrases]`` of the target's vector in each phrase
+    (one ``embed`` call), and the direction used."""
+    _require_contextual(model)
+    _check_target_sees_categories(model, study)
+    resolved = model.resolve_layers([layer])[0]
+    if direction is None:
+        direction = fit_context_direction(
+            model, resolved, pooling=pooling, settings=settings, cache=cache
+        )
+    if direction.n_layers != 1 or not direction.defined.all():
+        raise WordlensError(
+            f"the valence direction at layer {resolved} is undefined or not a single layer "
+            "(the polar words' vectors do not vary there)"
+        )
+    embeddings = model.embed(
+        [phrase.target for phrase in phrases],
+        layers=[resolved],
+        pooling=check_pooling(pooling),
+        cache=cache,
+        progress=progress,
+    )
+    return resolved, direction.project(embeddings.vectors)[:, 0], direction
+
+
+def _check_target_sees_categories(model: WordEmbedder, study: IntersectionalStudy) -> None:
+    """A causal model's target sees only earlier tokens: it must come after the categories."""
+    if model.info.kind == "causal" and not study.target_after_categories:
+        raise WordlensError(
+            f"{model.info.name} is causal: the target {study.target!r} must follow the categories "
+            f"in the template to be influenced by them; got {study.template!r}"
+        )
+
+
+def _differential_table(
+    study: IntersectionalStudy,
+    phrases: Sequence[Phrase],
+    projections: FloatArray,
+    n_samples: int,
+    seed: int,
+) -> pd.DataFrame:
+    """Eq. 2 and its permutation test for every bias (groups by exact category token).
+
+    In the combination design each category is in exactly half of the phrases, so all biases
+    have groups of one size and are tested as the columns of one permutation test; its random
+    partitions do not depend on the number of columns, so each bias gets the p-values of its own
+    :func:`~wordlens.stats.permutation_test` call with the same seed, at a twelfth of the cost.
+    """
+    members = membership_table(phrases, study.categories)
+    group_a, group_b = (
+        np.stack([projections[members[category].to_numpy()] for category in categories], axis=1)
+        for categories in (
+            [bias.first for bias in study.biases],
+            [bias.second for bias in study.biases],
+        )
+    )  # [n_a, n_biases] and [n_b, n_biases]
+    test = permutation_test(group_a, group_b, n_samples=n_samples, seed=seed)
+    return pd.DataFrame(
+        {
+            "bias": [bias.name for bias in study.biases],
+            "first": [bias.first for bias in study.biases],
+            "second": [bias.second for bias in study.biases],
+            "test": [bias.label for bias in study.biases],
+            "n_a": len(group_a),
+            "n_b": len(group_b),
+            "mean_a": group_a.mean(axis=0),
+            "mean_b": group_b.mean(axis=0),
+            "std": np.concatenate([group_a, group_b]).std(axis=0, ddof=1),
+            "effect_size": effect_size(group_a, group_b, axis=0, ddof=1),
+            "p_one_sided": test.p_one_sided,
+            "p_two_sided": test.p_two_sided,
+            "n_permutations": test.n_partitions,
+            "exact": test.exact,
+            "seed": seed,
+        }
+    )
+
+
+def _category_shares(
+    biases: Sequence[Bias], phrases: Sequence[Phrase], groups: dict[str, npt.NDArray[np.intp]]
+) -> pd.DataFrame:
+    """Per category: percentage of each group's phrases (and of all phrases) containing it."""
+    rows = []
+    for bias in biases:
+        for category in bias.categories:
+            contains = np.array([phrase.contains(category) for phrase in phrases])
+            row: dict[str, Any] = {"bias": bias.name, "category": category}
+            for name, members in groups.items():
+                row[f"n_{name}"] = int(contains[members].sum())
+                row[f"pct_{name}"] = 100.0 * float(contains[members].mean())
+            row["pct_all"] = 100.0 * float(contains.mean())
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _position_shares(
+    biases: Sequence[Bias], phrases: Sequence[Phrase], groups: dict[str, npt.NDArray[np.intp]]
+) -> pd.DataFrame:
+    """Per category and position (1 = first word of the slot): percentage of each group's
+    phrases with that category at that position."""
+    n_positions = len(phrases[0].categories)
+    rows = []
+    for bias in biases:
+        for category in bias.categories:
+            for position in range(n_positions):
+                at = np.array([phrase.categories[position] == category for phrase in phrases])
+                row: dict[str, Any] = {
+                    "bias": bias.name,
+                    "category": category,
+                    "position": position + 1,
+                }
+                for name, members in groups.items():
+                    row[f"pct_{name}"] = 100.0 * float(at[members].mean())
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _projection_table(phrases: Sequence[Phrase], projections: FloatArray) -> pd.DataFrame:
+    return pd.DataFrame({"phrase": [phrase.text for phrase in phrases], "projection": projections})
+
+
+def _correlation_columns(prefix: str, result: CorrelationResult) -> dict[str, float]:
+    return {
+        f"{prefix}_r": result.r,
+        f"{prefix}_ci_low": result.ci_low,
+        f"{prefix}_ci_high": result.ci_high,
+        f"{prefix}_p": result.p_value,
+    }
+
+
+def _direction_summary(direction: Direction) -> dict[str, Any]:
+    return {
+        **direction.settings.as_dict(),
+        "train_accuracy": float(direction.train_accuracy[0]),
+        "flipped": bool(direction.flipped[0]),
+        "converged": bool(direction.converged[0]),
+        "n_iter": int(direction.n_iter[0]),
+        "n_positive": direction.n_positive,
+        "n_negative": direction.n_negative,
+    }
+
+
+def _rows_of(
+    vectors: npt.NDArray[np.float32], words: Sequence[str], chosen: Sequence[str]
+) -> npt.NDArray[np.float32]:
+    """The rows ``[len(chosen), ...]`` of ``vectors`` (one row per word of ``words``)."""
+    row = {word: index for index, word in enumerate(words)}
+    return vectors[[row[word] for word in chosen]]

@@ -1,0 +1,132 @@
+"""Matplotlib figures of bias tests: paired dots per test and grouped bars per category.
+
+As :mod:`wordlens.report.figures`, figures use the Agg backend and come back as PNG bytes.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+_FIRST_COLOR = "#7b2d8e"
+_SECOND_COLOR = "#1f5fbf"
+
+
+@dataclass(frozen=True)
+class PairedDots:
+    """Two values per row of a table, drawn as a connected pair of dots above one x position.
+
+    Attributes
+    ----------
+    data
+        One row per pair (e.g. per bias test).
+    first_label, second_label
+        Columns naming the two members (e.g. the categories ``first`` and ``second``).
+    first_value, second_value
+        Columns of their values (e.g. mean projections).
+    name
+        Column of the pair names shown as x tick labels (e.g. the bias), or None.
+    title, ylabel
+        Figure title and vertical axis label.
+    """
+
+    data: pd.DataFrame
+    first_label: str
+    second_label: str
+    first_value: str
+    second_value: str
+    name: str | None = None
+    title: str = ""
+    ylabel: str = ""
+
+
+def paired_dots(spec: PairedDots) -> bytes:
+    """Draw each row's two values as dots joined by a line, labelled with their names (PNG).
+
+    The member with the higher value is labelled above its dot, the other below, so labels do
+    not overlap the connecting line (as Figure 3 of Omrani Sabbaghi et al. 2023).
+    """
+    data = spec.data
+    figure, axis = plt.subplots(figsize=(max(6.0, 1.0 * len(data) + 1.5), 4.2))
+    positions = np.arange(len(data))
+    firsts = data[spec.first_value].to_numpy(dtype=float)
+    seconds = data[spec.second_value].to_numpy(dtype=float)
+    axis.vlines(positions, np.minimum(firsts, seconds), np.maximum(firsts, seconds), color="#6a6")
+    axis.scatter(positions, firsts, s=70, color=_FIRST_COLOR, zorder=3, label="first category")
+    axis.scatter(positions, seconds, s=70, color=_SECOND_COLOR, zorder=3, label="second category")
+    for x, (_, row) in zip(positions, data.iterrows(), strict=True):
+        for label_column, value_column, other_column in (
+            (spec.first_label, spec.first_value, spec.second_value),
+            (spec.second_label, spec.second_value, spec.first_value),
+        ):
+            above = row[value_column] >= row[other_column]
+            axis.annotate(
+                str(row[label_column]),
+                (float(x), float(row[value_column])),
+                xytext=(0, 8 if above else -8),
+                textcoords="offset points",
+                ha="center",
+                va="bottom" if above else "top",
+                fontsize=7,
+            )
+    names = [""] * len(data) if spec.name is None else list(data[spec.name].astype(str))
+    axis.set_xticks(positions, names, rotation=30, ha="right")
+    axis.margins(y=0.15)
+    axis.set_ylabel(spec.ylabel)
+    axis.set_title(spec.title, fontsize=10)
+    axis.grid(axis="y", alpha=0.3)
+    axis.legend(fontsize=7)
+    return _png(figure)
+
+
+def grouped_bars(
+    data: pd.DataFrame,
+    category: str,
+    values: Mapping[str, str],
+    *,
+    title: str = "",
+    ylabel: str = "",
+) -> bytes:
+    """Bars of several value columns side by side for each category (PNG).
+
+    Parameters
+    ----------
+    data
+        One row per category, in the order to draw.
+    category
+        Column of the category names (x tick labels).
+    values
+        Value column → legend label, one bar per column and category.
+    title, ylabel
+        Figure title and vertical axis label.
+    """
+    figure, axis = plt.subplots(figsize=(max(6.0, 0.7 * len(data) + 2.0), 4.2))
+    positions = np.arange(len(data))
+    width = 0.8 / max(1, len(values))
+    for index, (column, label) in enumerate(values.items()):
+        offset = (index - (len(values) - 1) / 2) * width
+        axis.bar(positions + offset, data[column].to_numpy(dtype=float), width, label=label)
+    axis.set_xticks(positions, list(data[category].astype(str)), rotation=30, ha="right")
+    axis.set_ylabel(ylabel)
+    axis.set_title(title, fontsize=10)
+    axis.grid(axis="y", alpha=0.3)
+    axis.legend(fontsize=8)
+    return _png(figure)
+
+
+def _png(figure: Figure) -> bytes:
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110)
+    plt.close(figure)
+    return buffer.getvalue()

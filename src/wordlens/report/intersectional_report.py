@@ -1,0 +1,155 @@
+"""The intersectional bias report: Figures 2-4 and Table 2 of Omrani Sabbaghi, Wolfe & Caliskan
+(2023) for one model, in one HTML page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from wordlens.evals.intersectional import IntersectionalRun
+from wordlens.report.bias_figures import PairedDots, grouped_bars, paired_dots
+from wordlens.report.figures import Panel, line_panels
+from wordlens.report.html import Report
+
+_METHODS = {"projection": "projection on the SVC direction", "cosine": "cosine SC-WEAT"}
+
+
+def build_intersectional_report(run: IntersectionalRun) -> Report:
+    """The sections of the experiments the run holds, with its configuration and timings."""
+    meta = run.metadata
+    model = meta["model"]
+    config = meta["config"]
+    report = Report(f"Intersectional valence bias — {model['name']}")
+    report.definitions(
+        {
+            "model": f"{model['name']} ({model['kind']}, {model['n_layers']} layers, "
+            f"{model['hidden_size']} d)",
+            "fingerprint": model["fingerprint"],
+            "study": f"{config['study']['name']} ({config['study']['source']})",
+            "template": config["study"]["template"],
+            "pooling": config["pooling"],
+            "direction": ", ".join(f"{k}={v}" for k, v in config["direction"].items()),
+            "permutations": config["n_samples"],
+            "seed": config["seed"],
+        }
+    )
+    tables = run.tables
+    if "valnorm" in tables:
+        _valnorm_section(report, tables["valnorm"], meta["experiments"]["valnorm"])
+    if "differential" in tables:
+        _differential_section(report, tables["differential"], meta["experiments"]["differential"])
+    if "strongest_categories" in tables:
+        _strongest_section(report, tables, meta["experiments"]["strongest"])
+    report.heading("Timings (seconds)")
+    report.table(pd.DataFrame(sorted(meta["timings_s"].items()), columns=["stage", "seconds"]))
+    return report
+
+
+def _valnorm_section(report: Report, table: pd.DataFrame, meta: dict[str, Any]) -> None:
+    report.heading("Figure 2 — ValNorm by layer: projection vs cosine")
+    report.paragraph(
+        f"Pearson's r between the {meta['lexicon']} valence of {meta['n_lexicon_words']} words "
+        "(each embedded alone) and their valence association at each layer: the scalar "
+        "projection on the direction learned by a linear SVC from the 25 pleasant and 25 "
+        "unpleasant words (eq. 1), and the cosine SC-WEAT effect size. Shaded: 95% CI."
+    )
+    long = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "layer": table["layer"],
+                    "method": label,
+                    "r": table[f"{method}_r"],
+                    "ci_low": table[f"{method}_ci_low"],
+                    "ci_high": table[f"{method}_ci_high"],
+                }
+            )
+            for method, label in _METHODS.items()
+        ]
+    )
+    panel = Panel(
+        "ValNorm", long, "layer", "r", "method", ("ci_low", "ci_high"), ylabel="Pearson's r"
+    )
+    report.figure(line_panels([panel], columns=1), "ValNorm by layer")
+    top = table.iloc[[-1]].assign(which="top layer")
+    best = table.loc[[table["projection_r"].idxmax()]].assign(which="best projection layer")
+    columns = ["which", "layer", "projection_r", "cosine_r", "n", "train_accuracy", "flipped"]
+    report.table(pd.concat([top, best])[columns])
+    missing = [*meta["missing_lexicon_words"], *meta["missing_polar_words"]]
+    if missing:
+        report.paragraph(
+            f"Not in the model's vocabulary (dropped): {', '.join(missing)}.", note=True
+        )
+
+
+def _differential_section(report: Report, table: pd.DataFrame, meta: dict[str, Any]) -> None:
+    report.heading(f"Table 2 — differential bias at layer {meta['layer']} (projection SC-WEAT)")
+    report.paragraph(
+        f"{meta['n_phrases']:,} phrases with one category of each bias in the fixed order; "
+        f"group A: the '{meta['study']['target']}' vectors of the phrases with the first "
+        "category, group B: the same phrases with the second. Effect size (eq. 2, ddof=1): "
+        "positive means the first category is more pleasant. p: permutation test over distinct "
+        "random partitions (without replacement), one-sided (first more pleasant) and "
+        "two-sided."
+    )
+    report.table(
+        table[
+            ["test", "n_a", "n_b", "mean_a", "mean_b", "effect_size", "p_one_sided", "p_two_sided"]
+        ],
+        float_format="{:.4g}",
+    )
+    report.heading("Figure 3 — mean projection per category")
+    report.figure(
+        paired_dots(
+            PairedDots(
+                table,
+                "first",
+                "second",
+                "mean_a",
+                "mean_b",
+                name="bias",
+                title=f"Mean projection of '{meta['study']['target']}' on the valence direction",
+                ylabel="mean projection",
+            )
+        ),
+        "mean projection per category pair",
+    )
+
+
+def _strongest_section(
+    report: Report, tables: dict[str, pd.DataFrame], meta: dict[str, Any]
+) -> None:
+    percent = round(100 * meta["fraction"])
+    report.heading(f"Figure 4 — categories in the {percent}% most and least pleasant phrases")
+    report.paragraph(
+        f"{meta['n_phrases']:,} phrases: one category of each of "
+        f"{', '.join(meta['permuted_biases'])}, in every order. The {meta['n_per_group']} phrases "
+        "with the highest and the lowest projection; bars: percentage of them containing each "
+        "category (every category is in 50% of all phrases)."
+    )
+    shares = tables["strongest_categories"].sort_values("pct_top", ascending=False)
+    report.figure(
+        grouped_bars(
+            shares,
+            "category",
+            {"pct_top": "most pleasant", "pct_bottom": "most unpleasant"},
+            title=f"Occurrences in the {percent}% most pleasant and unpleasant phrases",
+            ylabel="% of phrases",
+        ),
+        "category shares in the top and bottom phrases",
+    )
+    report.table(shares[["bias", "category", "pct_top", "pct_bottom", "n_top", "n_bottom"]])
+
+
+def write_intersectional(run: IntersectionalRun, out_dir: Path) -> list[Path]:
+    """Write every table (parquet/csv/json, see :class:`wordlens.results.Result`) and
+    ``report.html`` into ``out_dir``."""
+    from wordlens.results import Result
+
+    written: list[Path] = []
+    for name, table in run.tables.items():
+        written += Result(f"intersectional_{name}", table, run.metadata).write(out_dir)
+    written.append(build_intersectional_report(run).write(out_dir / "report.html"))
+    return written
