@@ -49,11 +49,8 @@ def run_mode(mode: str, n_words: int, token_budget: int) -> dict[str, float]:
         model.embed(targets, layers=None, pooling="mean")
     elif mode == "floor":
         encoded = model.encode(targets)
-        if model.reuses_prefixes:
-            encoded = model.with_shared_prefixes(encoded)
-        batches = [
-            [encoded[index] for index in batch] for batch in plan_batches(encoded, token_budget)
-        ]
+        plan = plan_batches(encoded, model.batch_token_budget, model.min_shared_tokens)
+        batches = [[encoded[index] for index in batch] for batch in plan]
         start = time.perf_counter()
         for batch in batches:
             model.hidden_states(batch)

@@ -1,17 +1,17 @@
-"""Benchmark: prefix key/value reuse on smollm2-135m, all layers, 2 CPU threads.
+"""Benchmark: prefix-tree key/value reuse on smollm2-135m, all layers, 2 CPU threads.
 
 Measures words/s, CPU seconds, peak RSS and the tokens the forward passes compute (padding
 included) for ``HFEmbedder.embed`` with prefix reuse on and off, on the first N Warriner words in
 
-- ``bleached``: "This is {word}" (one shared prefix of 3 tokens, BOS included);
+- ``bleached``: "This is {word}" (one shared head of 3 tokens, BOS included);
 - ``aligned``: the five valence-aligned templates ("It is very unpleasant to think of {word}" ...),
-  assigned round-robin (five prefixes of 8-11 tokens);
-- ``alone``: each word after BOS only (``embed_words``): the shared prefix is BOS alone;
+  assigned round-robin (a tree of the five heads, 8-11 tokens);
+- ``alone``: each word after BOS only (``embed_words``): the shared head is BOS alone;
 - ``varied``: "{other} came to mind first, and then {word}", ``other`` another Warriner word (from
   the end of the list): texts that share only BOS and their first subtokens (1-3 tokens of ~12),
   as sentences from a corpus do.
 
-The last two decide ``MIN_PREFIX_TOKENS``: the shortest prefixes, reused only if they pay there.
+The last two decide ``MIN_PREFIX_TOKENS``: the shortest heads, shared only if they pay there.
 
 Each measurement runs in its own process; configurations are interleaved and repeated, and the
 table shows the fastest and the median run (other processes on a shared machine slow some runs
@@ -24,20 +24,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
-import subprocess
-import sys
 import time
 from typing import TYPE_CHECKING
 
 import torch
 
+from _harness import THREADS, measure_in_child, peak_rss_mib
+
 if TYPE_CHECKING:
     from wordlens.contexts import Target
     from wordlens.models.hf import HFEmbedder
-
-THREADS = 2
 
 ALIGNED_TEMPLATES = (
     "It is very unpleasant to think of {word}",
@@ -94,19 +91,18 @@ def workload_targets(workload: str, n_words: int) -> list[Target]:
 
 
 def padded_tokens(model: HFEmbedder, targets: list[Target]) -> int:
-    """Tokens the forward passes of ``embed`` compute, padding included."""
+    """Tokens the forward passes of ``embed`` compute, padding included: the padded tokens of
+    each planned batch's prefix tree (one plain pass per batch without reuse)."""
     from wordlens.models.hf import plan_batches
-    from wordlens.models.prefix import assign_rows
+    from wordlens.models.prefix import PrefixTree
 
     encoded = model.encode(targets)
-    if model.reuses_prefixes:
-        encoded = model.with_shared_prefixes(encoded)
     total = 0
-    for batch in plan_batches(encoded, model.token_budget):
-        items = [encoded[index] for index in batch]
-        rows, _ = assign_rows([item.prefix for item in items])
-        total += len(items) * max(len(item.suffix) for item in items)
-        total += len(rows) * max((len(row) for row in rows), default=0)
+    for batch in plan_batches(encoded, model.batch_token_budget, model.min_shared_tokens):
+        tree = PrefixTree(model.min_shared_tokens)
+        for index in batch:
+            tree.add(encoded[index].input_ids)
+        total += tree.padded_tokens
     return total
 
 
@@ -126,25 +122,9 @@ def run_config(workload: str, reuse: bool, n_words: int, token_budget: int) -> d
     return {
         "seconds": wall,
         "cpu_seconds": cpu,
-        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_rss_mib": peak_rss_mib(),
         "tokens": padded_tokens(model, targets),
     }
-
-
-def measure(workload: str, reuse: bool, n_words: int, token_budget: int) -> dict[str, float]:
-    command = [
-        sys.executable,
-        __file__,
-        "--child",
-        json.dumps([workload, reuse]),
-        "--words",
-        str(n_words),
-        "--token-budget",
-        str(token_budget),
-    ]
-    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    result: dict[str, float] = json.loads(output.strip().splitlines()[-1])
-    return result
 
 
 def main() -> None:
@@ -162,9 +142,12 @@ def main() -> None:
         return
 
     runs: dict[tuple[str, bool], list[dict[str, float]]] = {c: [] for c in CONFIGURATIONS}
+    options = ["--words", str(args.words), "--token-budget", str(args.token_budget)]
     for _ in range(args.repeats):
         for configuration in CONFIGURATIONS:
-            runs[configuration].append(measure(*configuration, args.words, args.token_budget))
+            runs[configuration].append(
+                measure_in_child(__file__, [json.dumps(configuration), *options])
+            )
     print(
         f"smollm2-135m, all 31 layers, mean pooling, {THREADS} threads, token budget "
         f"{args.token_budget}, {args.words} words, best and median of {args.repeats} runs"

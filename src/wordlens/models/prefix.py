@@ -1,37 +1,59 @@
-"""Prefix key/value reuse for causal language models.
+"""Prefix-tree key/value reuse for causal language models.
 
 In a causal LM the hidden states of a token depend only on the tokens before it, so texts that
-begin with the same token ids ("This is {word}", the words of a template before its slot) share the
-keys and values of that prefix at every layer. :class:`~wordlens.models.hf.HFEmbedder` computes
-them once per batch:
+begin with the same token ids share the keys, values and hidden states of that head at every layer
+("This is" in "This is {word}"; "a young thin" in "a young thin tall ... person"). Per batch,
+:class:`~wordlens.models.hf.HFEmbedder` computes each distinct head once:
 
-1. **Plan** (:func:`shared_prefix_lengths`, over all texts of an ``embed`` call). A text's context
-   is its tokens before the target; its reusable prefix is the longest head of that context which
-   the context of another text starts with too, or none when that is shorter than
-   :data:`MIN_PREFIX_TOKENS`. The prefix ends before the target, so the target's own subtokens are
-   always computed in the suffix pass and pooling is unchanged.
-2. **Batches** (:func:`token_batches`). Texts ordered longest suffix first, then by prefix; a
-   batch's cost is its padded suffix pass plus its padded prefix pass,
-   ``n_texts * longest suffix + n_rows * longest row`` tokens, within the token budget.
-3. **Prefix pass** (:func:`prefix_states`). The batch's distinct prefixes as rows, where a prefix
-   that heads another needs no row of its own (:class:`PrefixRows`): a causal pass over the longer
-   one computes its keys and values too. Prefixes are computed once per batch, not once per call:
-   a batch stays self-contained, so its vectors do not depend on which other batches the
-   activation cache already holds, and a resumed run is bit-identical to an uninterrupted one.
-4. **Suffix pass** (:func:`prefix_cache`). The rest of each text, right-padded, at positions
-   ``prefix length + arange``, reading its row's keys and values gathered per text, with the
-   attention mask ``[row position < own prefix length | own suffix tokens]``.
+1. **Tree** (:class:`PrefixTree`). The batch's token sequences (BOS included, cut after the target:
+   :meth:`~wordlens.models.hf.HFEmbedder.encode`) form a radix tree: a trie of token ids whose
+   non-branching chains are merged into one :class:`Node`. A node's tokens are computed once, for
+   every text through it; a text that is a head of another ends inside that text's nodes (two
+   targets in one sentence cost one pass over the sentence's head). Texts share a head only when it
+   has at least ``min_shared_tokens`` tokens.
+2. **Passes** (:func:`tree_passes`). The branching nodes of depth 0, 1, ..., then the leaves; each
+   level is one forward pass, or several passes of similar widths where padding would cost more
+   than a pass (:func:`width_groups`, :data:`PASS_COST_TOKENS`). A pass's nodes are right-padded
+   rows. The keys and values of branching nodes go to a :class:`KeyValuePool`, one slot per token;
+   a node reads its ancestors' slots through a read-only cache (:func:`tree_cache`), with the
+   attention mask ``[its ancestor tokens | its own tokens]`` and position ids
+   ``tokens of its ancestors + arange``. Leaves go last, whatever their depth, so their padding
+   follows their own lengths rather than that of the short branching nodes beside them (the words
+   after "It is very unpleasant to think of" and after "It is pleasant to think of" share a pass).
+   Hidden states of a target's subtokens are read from whichever node holds each position
+   (:func:`subtoken_locations`).
+3. **Batches** (:func:`token_batches`). Texts ordered by the length of their own leaf in the tree
+   of all texts (longest first), then by token ids, so texts that share heads meet in a batch while
+   texts that share almost nothing (corpus sentences: BOS and a first word) are still ordered by
+   length, as without reuse. A batch costs the padded tokens of all its passes (kept up to date
+   while texts join it) and is the longest run of that order within the token budget. The pool
+   lives until the batch's last pass, so memory is bounded by the budget.
 
-Hidden states of the suffix tokens equal those of the full-text pass to float32 rounding (tested at
-every layer of smollm2-135m). Only models whose every layer is plain full attention take part
-(:func:`supports_prefix_reuse`); sliding-window, chunked and linear-attention layers keep the
-full-text pass.
+A batch's tree depends only on the batch's texts, never on which other batches the activation
+cache already holds: a resumed run is bit-identical to an uninterrupted one. Hidden states equal
+those of the full-text pass to float32 rounding (tested at every layer of smollm2-135m). Only models
+whose every layer is plain full attention take part (:func:`supports_prefix_reuse`); sliding-window,
+chunked and linear-attention layers keep the full-text pass, as do encoders (a tree of unshared
+texts is one plain padded pass).
+
+Measured with ``benchmarks/bench_intersectional.py`` (smollm2-135m, 2 CPU threads, token budget
+1,024, quiet machine): the 4,096 combination phrases cost 69,704 padded tokens flat and 14,796 in
+the tree; the top layer took 104.5 s flat and 33.3 s in the tree (3.1x), all 31 layers 124.4 s
+and 34.0 s (3.7x). The 3,840 permutation phrases, whose heads branch after "a" (36,498 against
+13,312 tokens): 2.4x. The largest difference between flat and tree vectors was 2.1e-6 (combinations)
+and 3.6e-6 (permutations) of the layer's largest absolute value. ``benchmarks/bench_prefix.py``
+(1,000 Warriner words, all layers): "This is {word}" 130 words/s flat, 362 with the tree; the five
+aligned templates 67 and 315; words alone after BOS 157 and 333; corpus-like texts that share
+only their first tokens 52 and 65.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from itertools import pairwise
+import bisect
+import itertools
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import torch
@@ -39,14 +61,25 @@ from transformers.cache_utils import Cache, CacheLayerMixin, DynamicCache, Dynam
 
 from wordlens.errors import WordlensError
 
-#: Shortest shared prefix that is reused: 1. Measured with benchmarks/bench_prefix.py (smollm2-135m,
+#: Shortest head that texts share: 1. Measured with benchmarks/bench_prefix.py (smollm2-135m,
 #: 2 CPU threads): BOS alone, all that words embedded alone share, made them 17% faster (21% fewer
 #: tokens), and heads of 1-3 tokens before ~10-token suffixes ran as fast as without reuse;
 #: nowhere was reuse slower. Raise ``HFEmbedder.min_prefix_tokens`` where an extra pass per batch
 #: costs more than the tokens it saves.
 MIN_PREFIX_TOKENS = 1
 
-Prefix = tuple[int, ...]
+#: What one more forward pass costs, in tokens: 64. Fitted on a busy machine to
+#: benchmarks/bench_intersectional.py (smollm2-135m, 2 CPU threads): flat passes (69 passes,
+#: 69,704 tokens: 117 s) and tree passes (220 passes, 14,869 tokens: 47-52 s) take 0.12 s a pass
+#: plus 1.56 ms a token, so a pass costs as much as ~75 tokens (with 1 thread, 49 ms against 2.7 ms
+#: a token: ~18). A level of the tree is split into passes of similar widths where that saves more
+#: padded tokens than this (:func:`width_groups`).
+PASS_COST_TOKENS = 64
+
+#: Level of the leaf passes in :class:`PaddedPasses` (branching nodes are at their depth, >= 0).
+LEAVES = -1
+
+TokenIds = tuple[int, ...]
 
 
 def common_prefix_length(first: Sequence[int], second: Sequence[int]) -> int:
@@ -59,131 +92,374 @@ def common_prefix_length(first: Sequence[int], second: Sequence[int]) -> int:
     return length
 
 
-def shared_prefix_lengths(
-    contexts: Sequence[Sequence[int]], min_tokens: int = MIN_PREFIX_TOKENS
-) -> list[int]:
-    """For each context, the longest head of it that another context starts with too.
+def pad_right(sequences: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Right-padded int64 ids and attention mask, both ``[len(sequences), longest]``."""
+    longest = max(len(sequence) for sequence in sequences)
+    input_ids = torch.full((len(sequences), longest), pad_id, dtype=torch.long)
+    attention_mask = torch.zeros((len(sequences), longest), dtype=torch.long)
+    for row, sequence in enumerate(sequences):
+        input_ids[row, : len(sequence)] = torch.tensor(sequence, dtype=torch.long)
+        attention_mask[row, : len(sequence)] = 1
+    return input_ids, attention_mask
 
-    Sorted lexicographically, the context sharing the longest head with a given one is one of its
-    two neighbours, so this is one sort and one pass.
+
+@dataclass(eq=False)
+class Node:
+    """A run of token positions ``[start, end)`` that every text through it shares (a radix-tree
+    node).
+
+    Attributes
+    ----------
+    source
+        Token ids of a text through the node (its tokens are ``source[start:end]``).
+    start, end
+        Absolute positions: ``start`` is the number of tokens of the node's ancestors.
+    depth
+        Number of ancestors.
+    parent, children
+        Tree links (``parent`` is ``None`` for a root).
+    texts
+        Indices of the texts whose last token lies in this node.
+    """
+
+    source: TokenIds
+    start: int
+    end: int
+    depth: int
+    parent: Node | None = None
+    children: list[Node] = field(default_factory=list)
+    texts: list[int] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> TokenIds:
+        return self.source[self.start : self.end]
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start
+
+    @property
+    def level(self) -> int:
+        """The pass computing the node: its depth if it branches, else :data:`LEAVES`."""
+        return self.depth if self.children else LEAVES
+
+    def ancestors(self) -> list[Node]:
+        """The nodes above this one, its root first."""
+        chain = []
+        node = self.parent
+        while node is not None:
+            chain.append(node)
+            node = node.parent
+        return chain[::-1]
+
+    def subtree(self) -> Iterator[Node]:
+        """This node and every node below it, depth first, children in insertion order."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+
+def holder(node: Node, position: int) -> Node:
+    """The node holding token ``position`` on the path from a root down to ``node``."""
+    while position < node.start and node.parent is not None:
+        node = node.parent
+    return node
+
+
+def width_groups(widths: Counter[int], pass_cost: int | None) -> list[int]:
+    """Split the rows of one level into passes of similar widths.
+
+    A pass costs its padded tokens, ``rows * widest row``, plus ``pass_cost`` tokens for being a
+    pass at all; groups of consecutive widths are chosen to minimize the total (dynamic
+    programming over the distinct widths, widest first).
 
     Parameters
     ----------
-    contexts
-        Token ids of each text before its target (BOS included).
-    min_tokens
-        Shared heads shorter than this count as none (0).
+    widths
+        Number of rows of each width.
+    pass_cost
+        Cost of one more pass in tokens; ``None``: one pass.
 
     Returns
     -------
     list[int]
-        Per context, the reusable prefix length (0 when not shared or shorter than ``min_tokens``).
+        The widest row of each pass, decreasing: a row belongs to the pass of the smallest of these
+        that is at least its width.
     """
-    keys = [tuple(context) for context in contexts]
-    order = sorted(range(len(keys)), key=keys.__getitem__)
-    lengths = [0] * len(keys)
-    for first, second in pairwise(order):
-        shared = common_prefix_length(keys[first], keys[second])
-        lengths[first] = max(lengths[first], shared)
-        lengths[second] = max(lengths[second], shared)
-    return [length if length >= min_tokens else 0 for length in lengths]
+    distinct = sorted(widths, reverse=True)
+    if pass_cost is None:
+        return distinct[:1]
+    counts = [widths[width] for width in distinct]
+    rows_from = [sum(counts[first:]) for first in range(len(counts) + 1)]  # rows this wide or less
+    best: list[tuple[int, int]] = [(0, len(distinct))] * (len(distinct) + 1)  # (cost, next)
+    for first in reversed(range(len(distinct))):
+        best[first] = min(
+            (
+                distinct[first] * (rows_from[first] - rows_from[stop]) + pass_cost + best[stop][0],
+                stop,
+            )
+            for stop in range(first + 1, len(distinct) + 1)
+        )
+    starts, first = [], 0
+    while first < len(distinct):
+        starts.append(distinct[first])
+        first = best[first][1]
+    return starts
 
 
-def heads(prefix: Prefix) -> list[Prefix]:
-    """The non-empty heads of ``prefix``, shortest first, ``prefix`` itself last."""
-    return [prefix[:length] for length in range(1, len(prefix) + 1)]
+class PaddedPasses:
+    """Padded tokens of the passes of each level (:func:`width_groups`), kept up to date as nodes
+    change, and the tokens without padding."""
+
+    def __init__(self, pass_cost: int | None) -> None:
+        self.pass_cost = pass_cost
+        self.real = 0
+        self._widths: defaultdict[int, Counter[int]] = defaultdict(Counter)
+        self._padded: dict[int, int] = {}  # per level, while its widths are unchanged
+
+    def add(self, level: int, width: int) -> None:
+        """Count a row of ``width`` tokens at ``level``."""
+        self._widths[level][width] += 1
+        self._padded.pop(level, None)
+        self.real += width
+
+    def remove(self, level: int, width: int) -> None:
+        """Forget a row counted by :meth:`add`."""
+        widths = self._widths[level]
+        widths[width] -= 1
+        if not widths[width]:
+            del widths[width]
+        if not widths:
+            del self._widths[level]
+        self._padded.pop(level, None)
+        self.real -= width
+
+    def groups(self, level: int) -> list[int]:
+        """The widest row of each pass of ``level`` (:func:`width_groups`)."""
+        return width_groups(self._widths[level], self.pass_cost)
+
+    @property
+    def total(self) -> int:
+        """Padded tokens of all passes."""
+        for level, widths in self._widths.items():
+            if level not in self._padded:
+                bounds = [*self.groups(level), 0]
+                self._padded[level] = sum(
+                    widest * sum(n for width, n in widths.items() if lower < width <= widest)
+                    for widest, lower in itertools.pairwise(bounds)
+                )
+        return sum(self._padded.values())
 
 
-class PrefixRows:
-    """The rows of a prefix pass: the prefixes served that head no other one.
+class PrefixTree:
+    """Radix tree of token sequences, and the padded tokens of the passes that compute it.
 
-    A causal pass over a row computes the keys and values of every head of it, so a prefix that
-    heads a row needs no row of its own, and a row that heads a new prefix gives way to it.
-    """
-
-    def __init__(self) -> None:
-        self.rows: set[Prefix] = set()
-        self.longest = 0
-        self._served: set[Prefix] = set()  # every head of every row
-
-    def tokens_with(self, prefix: Prefix) -> int:
-        """Padded size ``n_rows * longest row`` of the pass once ``prefix`` is served too
-        (``()``: nothing to serve)."""
-        if not prefix or prefix in self._served:
-            return len(self.rows) * self.longest
-        replaced = sum(head in self.rows for head in heads(prefix))
-        return (len(self.rows) + 1 - replaced) * max(self.longest, len(prefix))
-
-    def add(self, prefix: Prefix) -> None:
-        """Serve ``prefix`` (``()``: nothing to serve)."""
-        if not prefix or prefix in self._served:
-            return
-        prefix_heads = heads(prefix)
-        self.rows.difference_update(prefix_heads)
-        self.rows.add(prefix)
-        self._served.update(prefix_heads)
-        self.longest = max(self.longest, len(prefix))
-
-
-def assign_rows(prefixes: Sequence[Prefix]) -> tuple[list[Prefix], list[int]]:
-    """The rows (sorted) of a prefix pass for ``prefixes``, and the index of the row serving each.
-
-    An empty prefix is given row 0 but reads none of it (its attention mask hides the row).
-    """
-    rows = PrefixRows()
-    for prefix in prefixes:
-        rows.add(prefix)
-    ordered = sorted(rows.rows)
-    row_of_head = {head: index for index, row in enumerate(ordered) for head in heads(row)}
-    return ordered, [row_of_head[prefix] if prefix else 0 for prefix in prefixes]
-
-
-def token_batches(
-    prefixes: Sequence[Prefix], suffix_lengths: Sequence[int], token_budget: int
-) -> list[list[int]]:
-    """Group texts into batches whose padded prefix and suffix passes fit ``token_budget``.
-
-    Texts are ordered longest suffix first, then by prefix (then index), and filled greedily: a
-    batch costs ``n_texts * longest suffix + n_rows * longest row`` tokens (rows as in
-    :class:`PrefixRows`), and a text that would push it over the budget starts the next batch.
-    Ordering by suffix length keeps padding as small as without prefixes (ordering by prefix first
-    would mix long and short suffixes wherever small groups of texts share a short head, as
-    sentences starting "The" do); texts sharing a prefix still meet within a batch. With no
-    prefixes this is ``len(batch) * longest <= budget`` over texts sorted by length; a single text
-    over the budget gets a batch of its own.
+    Texts may be added in any order; the tree (and so :attr:`padded_tokens`) depends only on the
+    set of texts added, the order of nodes within a pass on the order of addition.
 
     Parameters
     ----------
-    prefixes
-        Per text, the token ids computed in the prefix pass (``()`` for none).
-    suffix_lengths
-        Per text, the number of tokens after its prefix.
+    min_shared_tokens
+        A text shares the longest head it has in common with a text already in the tree only if
+        that head has at least this many tokens; ``None``: texts share nothing, each is a root,
+        and the tree is one padded pass.
+    pass_cost
+        Cost of one more pass in tokens, for splitting a level into passes of similar widths
+        (:func:`width_groups`; not with ``min_shared_tokens=None``).
+    """
+
+    def __init__(
+        self, min_shared_tokens: int | None = MIN_PREFIX_TOKENS, pass_cost: int = PASS_COST_TOKENS
+    ) -> None:
+        if min_shared_tokens is not None and min_shared_tokens < 1:
+            raise WordlensError(f"min_shared_tokens must be at least 1, not {min_shared_tokens}")
+        self.min_shared_tokens = min_shared_tokens
+        self.sequences: list[TokenIds] = []
+        self.end_nodes: list[Node] = []  # per text, the node holding its last token
+        self.roots: list[Node] = []
+        self._sorted: list[tuple[TokenIds, int]] = []  # (sequence, text), for the neighbours
+        self._passes = PaddedPasses(None if min_shared_tokens is None else pass_cost)
+
+    @property
+    def padded_tokens(self) -> int:
+        """Tokens the passes compute, padding included: ``sum over passes of rows * widest``."""
+        return self._passes.total
+
+    @property
+    def real_tokens(self) -> int:
+        """Tokens of the tree's nodes, without padding (never more than :attr:`padded_tokens`)."""
+        return self._passes.real
+
+    def add(self, ids: Sequence[int]) -> None:
+        """Add the text with token ids ``ids`` (it becomes text ``len(self.sequences)``)."""
+        sequence = tuple(ids)
+        if not sequence:
+            raise WordlensError("a text of the prefix tree has no tokens")
+        text = len(self.sequences)
+        self.sequences.append(sequence)
+        shared, neighbour = self._longest_shared_head(sequence, text)
+        if neighbour is None:
+            self._place(text, self._new_node(sequence, 0, None))
+        else:
+            self._branch(text, holder(self.end_nodes[neighbour], shared - 1), shared)
+
+    def node_at(self, text: int, position: int) -> Node:
+        """The node holding token ``position`` of ``text``."""
+        return holder(self.end_nodes[text], position)
+
+    def passes(self, max_tokens: int | None = None) -> list[list[Node]]:
+        """The nodes of each forward pass in order: the branching nodes of depth 0, 1, ..., then
+        the leaves (only leaves when nothing branches), each level split into passes of similar
+        widths, widest first (:func:`width_groups`), and those into passes of at most
+        ``max_tokens`` padded tokens (at least one row each; same padded tokens in all)."""
+        levels: defaultdict[int, list[Node]] = defaultdict(list)
+        for root in self.roots:
+            for node in root.subtree():
+                levels[node.level].append(node)
+        passes: list[list[Node]] = []
+        for level in [*sorted(set(levels) - {LEAVES}), LEAVES]:
+            bounds = [*self._passes.groups(level), 0]
+            for widest, lower in itertools.pairwise(bounds):
+                group = [node for node in levels[level] if lower < node.length <= widest]
+                rows = len(group) if max_tokens is None else max(1, max_tokens // widest)
+                passes.extend(group[start : start + rows] for start in range(0, len(group), rows))
+        return passes
+
+    def _longest_shared_head(self, sequence: TokenIds, text: int) -> tuple[int, int | None]:
+        """The longest head ``sequence`` shares with a text already in the tree, and that text
+        (``(0, None)`` when below ``min_shared_tokens``). In sorted order the text sharing the
+        longest head with a new one is one of its two neighbours."""
+        if self.min_shared_tokens is None:
+            return 0, None
+        slot = bisect.bisect(self._sorted, (sequence, text))
+        neighbours = self._sorted[max(slot - 1, 0) : slot + 1]
+        self._sorted.insert(slot, (sequence, text))
+        shared, neighbour = max(
+            ((common_prefix_length(sequence, other), index) for other, index in neighbours),
+            default=(0, -1),
+        )
+        if shared < self.min_shared_tokens:
+            return 0, None
+        return shared, neighbour
+
+    def _branch(self, text: int, node: Node, shared: int) -> None:
+        """Place ``text``, whose first ``shared`` tokens end inside ``node`` (or at its end)."""
+        sequence = self.sequences[text]
+        if shared == len(sequence):  # a head of texts already in the tree
+            self._place(text, node)
+            return
+        if shared < node.end:
+            self._split(node, shared)
+        if node.children:
+            self._place(text, self._new_node(sequence, shared, node))
+        else:  # the texts ending in this leaf are heads of the new one: it grows
+            self._passes.remove(node.level, node.length)
+            node.source, node.end = sequence, len(sequence)
+            self._passes.add(node.level, node.length)
+            self._place(text, node)
+
+    def _new_node(self, sequence: TokenIds, start: int, parent: Node | None) -> Node:
+        """A new leaf holding ``sequence[start:]``, below ``parent`` (a root if ``None``)."""
+        if parent is None:
+            node = Node(sequence, start, len(sequence), 0)
+            self.roots.append(node)
+        else:
+            node = Node(sequence, start, len(sequence), parent.depth + 1, parent)
+            self._passes.remove(parent.level, parent.length)
+            parent.children.append(node)
+            self._passes.add(parent.level, parent.length)
+        self._passes.add(node.level, node.length)
+        return node
+
+    def _split(self, node: Node, at: int) -> None:
+        """Cut ``node`` before position ``at``; the tail (with the node's children and the texts
+        ending in it) becomes its only child, and everything below moves one level down."""
+        for below in node.subtree():
+            self._passes.remove(below.level, below.length)
+        tail = Node(node.source, at, node.end, node.depth + 1, node, node.children)
+        for child in tail.children:
+            child.parent = tail
+        for below in tail.subtree():
+            if below is not tail:
+                below.depth += 1
+        tail.texts = [text for text in node.texts if len(self.sequences[text]) > at]
+        node.texts = [text for text in node.texts if len(self.sequences[text]) <= at]
+        for text in tail.texts:
+            self.end_nodes[text] = tail
+        node.end, node.children = at, [tail]
+        for below in node.subtree():
+            self._passes.add(below.level, below.length)
+
+    def _place(self, text: int, node: Node) -> None:
+        """Record that the last token of ``text`` (just added) lies in ``node``."""
+        node.texts.append(text)
+        self.end_nodes.append(node)
+
+
+def own_lengths(tree: PrefixTree) -> list[int]:
+    """Per text, the tokens of its own leaf: the leaf holding its last token, or, for a text ending
+    inside a branching node, the longest leaf below it."""
+    longest_leaf: dict[Node, int] = {}
+    for root in tree.roots:
+        for node in reversed(list(root.subtree())):  # children before parents
+            below = [longest_leaf[child] for child in node.children]
+            longest_leaf[node] = max(below) if below else node.length
+    return [longest_leaf[node] for node in tree.end_nodes]
+
+
+def token_batches(
+    sequences: Sequence[Sequence[int]],
+    token_budget: int,
+    min_shared_tokens: int | None = MIN_PREFIX_TOKENS,
+    pass_cost: int = PASS_COST_TOKENS,
+) -> list[list[int]]:
+    """Group texts into batches whose passes (:class:`PrefixTree`) fit ``token_budget``.
+
+    Texts are ordered longest own leaf first (:func:`own_lengths`, in the tree of all texts), then
+    by token ids (then index), and each batch is the longest run of that order whose passes' padded
+    tokens fit the budget. Ordering by leaf length keeps padding as small as without reuse where
+    texts share little (ordering by token ids alone would mix long and short sentences wherever
+    groups of them share a first word); ordering by token ids next makes texts that share heads
+    meet. The padded tokens of a growing batch are not monotone (a text that shares little adds a
+    long leaf; its siblings then split it), so a batch is only closed once its tokens without
+    padding exceed the budget, at the last text where it fit. With ``min_shared_tokens=None`` this
+    is ``len(batch) * longest <= budget`` over texts sorted by length; a single text over the
+    budget gets a batch of its own.
+
+    Parameters
+    ----------
+    sequences
+        Token ids of each text.
     token_budget
-        Upper bound on the tokens of a batch's passes.
+        Upper bound on the padded tokens of a batch's passes.
+    min_shared_tokens, pass_cost
+        See :class:`PrefixTree`.
 
     Returns
     -------
     list[list[int]]
         Text indices per batch.
     """
-    order = sorted(
-        range(len(prefixes)), key=lambda index: (-suffix_lengths[index], prefixes[index], index)
-    )
+    everything = PrefixTree(min_shared_tokens, pass_cost)
+    for sequence in sequences:
+        everything.add(sequence)
+    keys = everything.sequences
+    own = own_lengths(everything)
+    order = sorted(range(len(keys)), key=lambda index: (-own[index], keys[index], index))
     batches: list[list[int]] = []
-    current: list[int] = []
-    rows = PrefixRows()
-    longest = 0
-    for index in order:
-        prefix, suffix = prefixes[index], suffix_lengths[index]
-        cost = (len(current) + 1) * max(longest, suffix) + rows.tokens_with(prefix)
-        if current and cost > token_budget:
-            batches.append(current)
-            current, rows, longest = [], PrefixRows(), 0
-        current.append(index)
-        longest = max(longest, suffix)
-        rows.add(prefix)
-    if current:
-        batches.append(current)
+    start = 0
+    while start < len(order):
+        tree, stop = PrefixTree(min_shared_tokens, pass_cost), start + 1
+        for position in range(start, len(order)):
+            tree.add(keys[order[position]])
+            if tree.real_tokens > token_budget:
+                break
+            if tree.padded_tokens <= token_budget:
+                stop = position + 1
+        batches.append(order[start:stop])
+        start = stop
     return batches
 
 
@@ -193,50 +469,177 @@ def supports_prefix_reuse(config: Any) -> bool:
     return bool(layers) and all(type(layer) is DynamicLayer for layer in layers)
 
 
-def prefix_states(
-    model: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor
-) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    """Keys and values of a right-padded prefix batch, one ``(keys, values)`` pair per layer.
+@dataclass(frozen=True)
+class TreePass:
+    """The inputs of one forward pass over a prefix tree's nodes.
+
+    Attributes
+    ----------
+    nodes
+        The pass's nodes, one row each.
+    input_ids
+        int64 ``[rows, width]``, right-padded.
+    attention_mask
+        int64 ``[rows, ancestors + width]``: each row's ancestor tokens (left-aligned, as many as
+        the row's start position), then its own tokens.
+    position_ids
+        int64 ``[rows, width]``: tokens of the row's ancestors + ``arange`` (0 on padding).
+    ancestor_slots
+        int64 ``[rows, ancestors]``: the :class:`KeyValuePool` slots of each row's ancestor tokens,
+        in order (0 past them: the mask hides those).
+    own_slots
+        int64 ``[real tokens]``: the pool slots this pass fills with its own tokens (row by row,
+        padding left out), for a pass of branching nodes; ``None`` for a pass of leaves.
+    """
+
+    nodes: list[Node]
+    input_ids: torch.Tensor
+    attention_mask: torch.Tensor
+    position_ids: torch.Tensor
+    ancestor_slots: torch.Tensor
+    own_slots: torch.Tensor | None
+
+    def to(self, device: torch.device) -> TreePass:
+        """The same pass with its tensors on ``device``."""
+        return replace(
+            self,
+            input_ids=self.input_ids.to(device),
+            attention_mask=self.attention_mask.to(device),
+            position_ids=self.position_ids.to(device),
+            ancestor_slots=self.ancestor_slots.to(device),
+            own_slots=None if self.own_slots is None else self.own_slots.to(device),
+        )
+
+
+def node_rows(passes: Sequence[Sequence[Node]]) -> dict[Node, tuple[int, int]]:
+    """The pass and row of each node."""
+    return {
+        node: (index, row) for index, nodes in enumerate(passes) for row, node in enumerate(nodes)
+    }
+
+
+def tree_passes(
+    tree: PrefixTree, pad_token_id: int, max_pass_tokens: int | None = None
+) -> tuple[list[TreePass], int]:
+    """The forward passes that compute ``tree``, in order (see the module docstring), each of at
+    most ``max_pass_tokens`` padded tokens (:meth:`PrefixTree.passes`), and the number of
+    :class:`KeyValuePool` slots they use (the tokens of the branching nodes)."""
+    passes = tree.passes(max_pass_tokens)
+    first_slot: dict[Node, int] = {}
+    n_slots = 0
+    for node in (node for nodes in passes for node in nodes if node.children):
+        first_slot[node] = n_slots
+        n_slots += node.length
+    result = []
+    for nodes in passes:
+        input_ids, own_mask = pad_right([node.tokens for node in nodes], pad_token_id)
+        ancestor_slots, ancestor_mask = pad_right(
+            [
+                [first_slot[a] + offset for a in node.ancestors() for offset in range(a.length)]
+                for node in nodes
+            ],
+            0,
+        )
+        starts = torch.tensor([node.start for node in nodes])
+        positions = (starts[:, None] + torch.arange(input_ids.shape[1])[None, :]) * own_mask
+        own_slots = None
+        if nodes[0].children:  # a pass of branching nodes: later passes read its keys and values
+            own = [first_slot[node] + offset for node in nodes for offset in range(node.length)]
+            own_slots = torch.tensor(own, dtype=torch.long)
+        result.append(
+            TreePass(
+                nodes=nodes,
+                input_ids=input_ids,
+                attention_mask=torch.cat([ancestor_mask, own_mask], dim=1),
+                position_ids=positions,
+                ancestor_slots=ancestor_slots,
+                own_slots=own_slots,
+            )
+        )
+    return result, n_slots
+
+
+def subtoken_locations(
+    tree: PrefixTree, passes: Sequence[TreePass], spans: Sequence[tuple[int, int]]
+) -> list[tuple[torch.Tensor, ...] | None]:
+    """Where the targets' subtokens are computed, per pass.
 
     Parameters
     ----------
-    model
-        A causal transformer that accepts ``past_key_values``.
-    input_ids, attention_mask
-        ``[n_rows, width]``; padding on the right.
+    tree
+        The tree of the texts.
+    passes
+        Its passes (:func:`tree_passes`).
+    spans
+        Per text, its target's token range ``[first, stop)``.
 
     Returns
     -------
-    list[tuple[torch.Tensor, torch.Tensor]]
-        Per layer, keys and values ``[n_rows, kv_heads, width, head_dim]``.
+    list[tuple[torch.Tensor, ...] | None]
+        Per pass, ``None`` if it computes no target subtoken, else three int64 ``[k]`` tensors:
+        the subtoken's index among all targets' subtokens (text by text, in order), and its row and
+        column in the pass.
     """
-    cache = DynamicCache(config=model.config)
-    model(input_ids=input_ids, attention_mask=attention_mask, past_key_values=cache, use_cache=True)
-    states = []
-    for layer in cache.layers:
-        keys, values = getattr(layer, "keys", None), getattr(layer, "values", None)
+    rows_of = node_rows([tree_pass.nodes for tree_pass in passes])
+    found: list[list[tuple[int, int, int]]] = [[] for _ in passes]
+    positions = ((text, position) for text, span in enumerate(spans) for position in range(*span))
+    for subtoken, (text, position) in enumerate(positions):
+        node = tree.node_at(text, position)
+        index, row = rows_of[node]
+        found[index].append((subtoken, row, position - node.start))
+    return [
+        tuple(torch.tensor(column, dtype=torch.long) for column in zip(*entries, strict=True))
+        if entries
+        else None
+        for entries in found
+    ]
+
+
+class KeyValuePool:
+    """Keys and values of a batch's branching nodes, one slot per token, per attention layer.
+
+    Each layer's keys and values are ``[kv_heads, slots, head_dim]``, allocated when a pass first
+    writes them (their shape and dtype are the attention's own).
+    """
+
+    def __init__(self, n_layers: int, n_slots: int) -> None:
+        self.n_slots = n_slots
+        self.keys: list[torch.Tensor | None] = [None] * n_layers
+        self.values: list[torch.Tensor | None] = [None] * n_layers
+
+    def write(
+        self, layer: int, slots: torch.Tensor, keys: torch.Tensor, values: torch.Tensor
+    ) -> None:
+        """Store ``[kv_heads, len(slots), head_dim]`` keys and values at ``slots``."""
+        for stored, new in ((self.keys, keys), (self.values, values)):
+            target = stored[layer]
+            if target is None:
+                target = stored[layer] = new.new_zeros((new.shape[0], self.n_slots, new.shape[-1]))
+            target[:, slots] = new
+
+    def read(self, layer: int, slots: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Keys and values ``[rows, kv_heads, ancestors, head_dim]`` at ``slots``
+        ``[rows, ancestors]``."""
+        keys, values = self.keys[layer], self.values[layer]
         if keys is None or values is None:
             raise WordlensError(
-                f"{type(model).__name__} did not fill its key/value cache; load the model with "
-                "prefix_reuse=False"
+                "the model did not fill its key/value cache; load the model with prefix_reuse=False"
             )
-        states.append((keys, values))
-    return states
+        return keys[:, slots].transpose(0, 1), values[:, slots].transpose(0, 1)
 
 
-class _PrefixLayer(CacheLayerMixin):  # type: ignore[no-untyped-call]
-    """One layer's prefix keys and values, gathered per suffix text, never extended.
+class _TreeLayer(CacheLayerMixin):  # type: ignore[no-untyped-call]
+    """One layer's view of the pool for one pass: the rows' ancestors, read-only, then their own.
 
-    ``update`` hands attention the prefix followed by the suffix's own keys and values and keeps
-    neither: a suffix pass needs no cache afterwards, and keeping the concatenation of every layer
-    until the pass ends would cost more memory than the pass's hidden states.
+    ``update`` hands attention each row's ancestor keys and values (gathered from the pool) followed
+    by the pass's own, and writes the pass's own real tokens into the pool when later passes read
+    them; it keeps no concatenation (that would cost more memory than the pass's hidden states).
     """
 
-    def __init__(self, keys: torch.Tensor, values: torch.Tensor, rows: torch.Tensor) -> None:
+    def __init__(self, pool: KeyValuePool, layer: int, tree_pass: TreePass) -> None:
         super().__init__()  # type: ignore[no-untyped-call]
-        self.prefix_keys, self.prefix_values, self.rows = keys, values, rows
-        self.keys, self.values = keys, values  # what the base class reports and moves
-        self.dtype, self.device = keys.dtype, keys.device
+        self.pool, self.layer, self.tree_pass = pool, layer, tree_pass
+        self.own_mask = tree_pass.attention_mask[:, tree_pass.ancestor_slots.shape[1] :].bool()
         self.is_initialized = True
 
     def lazy_initialization(self, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
@@ -245,33 +648,32 @@ class _PrefixLayer(CacheLayerMixin):  # type: ignore[no-untyped-call]
     def update(
         self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """The gathered prefix followed by the new ``[batch, kv_heads, seq, head_dim]`` states."""
-        keys = torch.cat([self.prefix_keys[self.rows], key_states], dim=-2)
-        values = torch.cat([self.prefix_values[self.rows], value_states], dim=-2)
-        return keys, values
+        """The ancestors followed by the new ``[rows, kv_heads, width, head_dim]`` states."""
+        own_slots = self.tree_pass.own_slots
+        if own_slots is not None:
+            real_keys = key_states.transpose(0, 1)[:, self.own_mask]
+            real_values = value_states.transpose(0, 1)[:, self.own_mask]
+            self.pool.write(self.layer, own_slots, real_keys, real_values)
+        if not self.get_seq_length():
+            return key_states, value_states
+        keys, values = self.pool.read(self.layer, self.tree_pass.ancestor_slots)
+        return torch.cat([keys, key_states], dim=-2), torch.cat([values, value_states], dim=-2)
 
     def get_mask_sizes(self, query_length: int) -> tuple[int, int]:
-        """Keys seen by ``query_length`` new tokens (prefix width + queries), from index 0."""
+        """Keys seen by ``query_length`` new tokens (ancestors + queries), from index 0."""
         return self.get_seq_length() + query_length, 0
 
     def get_seq_length(self) -> int:
-        """Width of the prefix rows."""
-        return int(self.prefix_keys.shape[-2])
+        """Ancestor tokens of the longest row's path."""
+        return int(self.tree_pass.ancestor_slots.shape[1])
 
     def get_max_length(self) -> int:
         """No maximum (-1)."""
         return -1
 
 
-def prefix_cache(states: Sequence[tuple[torch.Tensor, torch.Tensor]], rows: torch.Tensor) -> Cache:
-    """A read-only cache for a suffix pass: text ``i`` sees the prefix row ``rows[i]``.
-
-    Parameters
-    ----------
-    states
-        Per layer, keys and values ``[n_rows, kv_heads, width, head_dim]`` from
-        :func:`prefix_states`.
-    rows
-        int64 ``[batch]``: the row of each suffix text.
-    """
-    return Cache(layers=[_PrefixLayer(keys, values, rows) for keys, values in states])
+def tree_cache(pool: KeyValuePool, tree_pass: TreePass) -> Cache:
+    """A cache for one pass over a prefix tree's nodes: reads the rows' ancestors from ``pool``
+    and writes the pass's own keys and values there (branching nodes only). The pass's tensors
+    must be on the model's device."""
+    return Cache(layers=[_TreeLayer(pool, layer, tree_pass) for layer in range(len(pool.keys))])
