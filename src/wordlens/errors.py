@@ -69,3 +69,8 @@ class VocabularyError(WordlensError, KeyError):
 
     def __str__(self) -> str:  # KeyError would otherwise quote the message
         return str(self.args[0])
+
+
+class UntrainedHeadError(WordlensError, ValueError):
+    """A model loaded to score sentences has newly initialized language-model weights (e.g. an
+    encoder checkpoint without its masked-LM head), so its likelihoods would be noise."""

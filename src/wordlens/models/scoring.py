@@ -1,0 +1,614 @@
+"""Sentence likelihoods from language models, for likelihood-based bias benchmarks.
+
+Masked language models (one sentence ``S = w_1 .. w_|S|``; special tokens such as [CLS], [SEP],
+<s>, </s> are never scored):
+
+- ``aul`` — All Unmasked Likelihood (Kaneko & Bollegala 2022, "Unmasking the Mask", AAAI): one
+  forward pass over the *unmasked* sentence and ``1/|S| sum_i log P(w_i | S)``, the score of
+  eq. 5 in Zhou, Kaneko & Bollegala (2022), "Sense Embeddings are also Biased", ACL.
+- ``aula`` — AUL with attention weights (Kaneko & Bollegala 2022): each token's log-probability is
+  multiplied by the attention it receives — averaged over layers, heads and the sentence's query
+  positions, special tokens included, as the authors' ``evaluate.py`` computes it — and the
+  products are averaged over the tokens.
+- ``pll`` — pseudo-log-likelihood (Salazar et al. 2020, "Masked Language Model Scoring", ACL):
+  ``log P(w_i | S with w_i masked)``, one masked copy of the sentence per token.
+
+**Sum or mean.** Zhou et al. normalize by ``|S|`` (eq. 5) and their bias score (eq. 6) compares
+the two sentences of a pair, which may differ in token count ("poor"/"rich" tokenize differently),
+so every masked score here is the *mean* per scored token, PLL included. Salazar et al. sum;
+CrowS-Pairs' own metric (Nangia et al. 2020) sums over the tokens a pair shares. The sum is always
+``scores * n_tokens`` (:class:`SentenceScores` has both). :data:`REDUCTIONS` records the choice and
+every scorer carries it in ``info.details["scoring"]``, so results that store ``info`` record it.
+
+Causal language models: ``causal_sum = sum_i log P(w_i | w_<i)`` over the sentence's tokens and
+``causal_mean`` the same divided by their number. The first token needs a context, so a BOS token is
+prepended when the tokenizer adds none — :func:`wordlens.models.loading.load_model`'s rule
+(``bos="auto"``), recorded in ``info.details["bos_token"]`` — and every token of the sentence is
+scored. A tokenizer with neither BOS nor EOS token leaves the first token unscored (``n_tokens``
+shows it).
+
+**Numerics.** Logits go through ``log_softmax`` in float32 (whatever the weights' dtype); the
+chosen tokens' log-probabilities are then converted to float64, and sums and means are float64.
+
+**Batching.** Forward-pass rows (a sentence for AUL, AULA and causal scores; one masked copy per
+token for PLL) are sorted by length, longest first, and grouped so that
+``rows * longest <= token_budget``; padding is on the right and masked, so a row's scores do not
+depend on its batch (tested to 1e-5 per token against one row per pass). PLL's copies of many
+sentences share batches. The vocabulary projection (the output embedding, ``hidden -> vocabulary``)
+is applied only at the positions that are read — one position of each PLL copy — when a probe at
+load time shows that this reproduces the full pass's logits; for minilm-l6-mlm, whose projection
+costs about as much as its six layers, this halves PLL time. Models run with their default
+attention (SDPA); AULA's passes switch to eager attention, the one that returns probabilities.
+
+**Pretrained weights.** :func:`load_scorer` loads the model with its ``*ForMaskedLM`` or
+``*ForCausalLM`` class and reads transformers' loading report: when weights were newly initialized
+(an encoder checkpoint without its masked-LM head, loaded as a masked LM, gets a random head and
+transformers only logs a warning) it raises :class:`~wordlens.errors.UntrainedHeadError`, unless
+``allow_new_head=True``, in which case ``info.details["newly_initialized_weights"]`` lists them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass
+from typing import Any, Literal, cast, get_args
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+from wordlens.errors import (
+    EmptyInputError,
+    ModelFilesError,
+    TargetError,
+    UntrainedHeadError,
+    WordlensError,
+)
+from wordlens.models.base import ModelInfo, ModelKind
+from wordlens.models.hf import HFEmbedder, default_token_budget
+from wordlens.models.loading import DType, load_model
+from wordlens.progress import progress_bar
+
+ScoringMethod = Literal["aul", "aula", "pll", "causal_sum", "causal_mean"]
+MASKED_METHODS: tuple[ScoringMethod, ...] = ("aul", "aula", "pll")
+CAUSAL_METHODS: tuple[ScoringMethod, ...] = ("causal_sum", "causal_mean")
+
+#: How each method reduces its tokens' log-probabilities to a sentence score (see module notes).
+REDUCTIONS: dict[ScoringMethod, Literal["mean", "sum"]] = {
+    "aul": "mean",
+    "aula": "mean",
+    "pll": "mean",
+    "causal_sum": "sum",
+    "causal_mean": "mean",
+}
+
+#: Bumped when a change in wordlens changes sentence scores (part of the scorer fingerprint).
+SCORING_VERSION = "1"
+
+_PROBE_SENTENCE = "The cat sat on the mat."
+
+
+@dataclass(frozen=True)
+class SentenceScores:
+    """Log-likelihood scores of a list of sentences (higher = more likely under the model).
+
+    Attributes
+    ----------
+    method
+        The scoring method; :data:`REDUCTIONS` says whether ``scores`` are sums or means.
+    scores
+        float64 ``[n_sentences]``.
+    n_tokens
+        int64 ``[n_sentences]``: tokens scored per sentence (special tokens excluded); for a mean
+        the sum is ``scores * n_tokens``.
+    """
+
+    method: ScoringMethod
+    scores: npt.NDArray[np.float64]
+    n_tokens: npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    """A tokenized sentence: its ids (special tokens and BOS included) and the positions scored."""
+
+    input_ids: tuple[int, ...]
+    scored: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class _Row:
+    """One row of a forward pass: a sentence, the position replaced by the mask token (PLL), the
+    positions whose output distributions are read and the token scored at each."""
+
+    sentence: int
+    masked: int | None
+    reads: tuple[int, ...]
+    targets: tuple[int, ...]
+
+
+def length_batches(lengths: Sequence[int], token_budget: int) -> list[npt.NDArray[np.intp]]:
+    """Row indices per batch: rows sorted longest first (stable), each batch as many rows as fit
+    ``rows * longest <= token_budget`` (at least one).
+
+    Parameters
+    ----------
+    lengths
+        Tokens per row ``[n_rows]``.
+    token_budget
+        Upper bound on a batch's padded tokens.
+    """
+    row_lengths = np.asarray(lengths, dtype=np.int64)
+    order = np.argsort(-row_lengths, kind="stable")
+    batches: list[npt.NDArray[np.intp]] = []
+    start = 0
+    while start < len(order):
+        size = max(1, token_budget // int(row_lengths[order[start]]))
+        batches.append(order[start : start + size])
+        start += size
+    return batches
+
+
+def attention_received(
+    attentions: Sequence[torch.Tensor], attention_mask: torch.Tensor
+) -> torch.Tensor:
+    """The AULA weight of every token: the attention it receives, averaged over layers, heads and
+    the row's real (unpadded) query positions (Kaneko & Bollegala 2022).
+
+    Parameters
+    ----------
+    attentions
+        Per layer, attention probabilities ``[rows, heads, query, key]``.
+    attention_mask
+        ``[rows, positions]``, 1 for real tokens and 0 for padding.
+
+    Returns
+    -------
+    torch.Tensor
+        float32 ``[rows, positions]``.
+    """
+    per_query = torch.stack(tuple(attentions)).float().mean(dim=(0, 2))  # [rows, query, key]
+    real_queries = attention_mask.to(per_query.dtype)[:, :, None]
+    return (per_query * real_queries).sum(dim=1) / real_queries.sum(dim=1)
+
+
+@contextmanager
+def _eager_attention(model: Any) -> Iterator[None]:
+    """Switch the model to eager attention while active: AULA needs attention probabilities,
+    which the fused kernels (SDPA, used otherwise because it is faster) do not return."""
+    current = model.config._attn_implementation
+    model.set_attn_implementation("eager")
+    try:
+        yield
+    finally:
+        model.set_attn_implementation(current)
+
+
+@contextmanager
+def _projecting_only(
+    projection: torch.nn.Module, rows: torch.Tensor, columns: torch.Tensor
+) -> Iterator[None]:
+    """While active, the output embedding projects only hidden states ``[rows, columns]``, so the
+    model returns logits ``[n_reads, vocabulary]`` instead of ``[rows, positions, vocabulary]``."""
+
+    def select(_module: torch.nn.Module, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return (inputs[0][rows, columns], *inputs[1:])
+
+    handle = projection.register_forward_pre_hook(select)
+    try:
+        yield
+    finally:
+        handle.remove()
+
+
+class LMScorer:
+    """Scores sentences with a masked or causal language model (see the module notes).
+
+    Parameters
+    ----------
+    model
+        A ``*ForMaskedLM`` or ``*ForCausalLM`` transformers model in eval mode on ``device``.
+    tokenizer
+        Its tokenizer.
+    info
+        Identity of the scorer; ``kind`` is ``"masked"`` or ``"causal"`` (see :func:`load_scorer`).
+    bos_token_id
+        Token prepended to every sentence (causal models whose tokenizer adds none), or ``None``.
+    token_budget
+        Upper bound on a batch's padded tokens (``rows * longest row``); ``None`` picks
+        :func:`wordlens.models.hf.default_token_budget`. The attribute of the same name can be
+        changed later.
+    device
+        Torch device the model lives on.
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        info: ModelInfo,
+        *,
+        bos_token_id: int | None,
+        token_budget: int | None = None,
+        device: str = "cpu",
+    ) -> None:
+        self.model = model
+        self.tokenizer = tokenizer
+        self.info = info
+        self.bos_token_id = bos_token_id
+        self.device = torch.device(device)
+        self.token_budget = token_budget or default_token_budget(self.device)
+        self.methods = CAUSAL_METHODS if info.kind == "causal" else MASKED_METHODS
+        self.mask_token_id: int | None = tokenizer.mask_token_id
+        if info.kind == "masked" and self.mask_token_id is None:
+            raise ModelFilesError(f"the tokenizer of {info.name} has no mask token (PLL needs one)")
+        pad = tokenizer.pad_token_id
+        if pad is None:
+            pad = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
+        self.pad_token_id = int(pad)
+        self.max_length = _max_length(model.config, tokenizer)
+        self._projection = model.get_output_embeddings()
+        self.projects_read_positions = self._read_projection_matches()
+
+    def score(
+        self, sentences: Sequence[str], method: ScoringMethod, *, progress: bool = False
+    ) -> SentenceScores:
+        """Score each sentence with ``method`` (one of :attr:`methods`).
+
+        Parameters
+        ----------
+        sentences
+            The sentences (a list; one string is refused, not split into characters).
+        method
+            ``aul``, ``aula``, ``pll`` (masked models) or ``causal_sum``, ``causal_mean``.
+        progress
+            Show a progress bar over the forward-pass rows.
+
+        Raises
+        ------
+        EmptyInputError
+            If there are no sentences, or one is blank or has no token to score.
+        TargetError
+            If a sentence is longer than the model's maximum.
+        WordlensError
+            If the model does not support ``method``, or a sentence is not a string.
+        """
+        _check_sentences(sentences)
+        if method not in self.methods:
+            raise WordlensError(
+                f"{self.info.name} is a {self.info.kind} language model: it scores with "
+                f"{', '.join(self.methods)}, not {method!r}"
+            )
+        encoded = self.encode(sentences)
+        rows = [row for index, item in enumerate(encoded) for row in _rows(index, item, method)]
+        totals = np.zeros(len(encoded), dtype=np.float64)
+        lengths = [len(encoded[row.sentence].input_ids) for row in rows]
+        attention: AbstractContextManager[None] = (
+            _eager_attention(self.model) if method == "aula" else nullcontext()
+        )
+        bar = progress_bar(progress, len(rows), f"{method} {self.info.name}")
+        with attention, bar as advance:
+            for batch in length_batches(lengths, self.token_budget):
+                batch_rows = [rows[index] for index in batch]
+                values = self._read_log_probs(batch_rows, encoded, weighted=method == "aula")
+                read_sentences = np.repeat(
+                    [row.sentence for row in batch_rows], [len(row.reads) for row in batch_rows]
+                )
+                np.add.at(totals, read_sentences, values)
+                advance(len(batch_rows))
+        n_tokens = np.array([len(item.scored) for item in encoded], dtype=np.int64)
+        scores = totals / n_tokens if REDUCTIONS[method] == "mean" else totals
+        return SentenceScores(method, scores, n_tokens)
+
+    def encode(self, sentences: Sequence[str]) -> list[_Sentence]:
+        """Tokenize the sentences (no truncation; BOS prepended when set) and find the positions
+        to score: the non-special tokens, minus a causal model's first position (nothing
+        precedes it)."""
+        batch = self.tokenizer(
+            list(sentences),
+            add_special_tokens=True,
+            truncation=False,
+            return_special_tokens_mask=True,
+        )
+        first_scorable = 1 if self.info.kind == "causal" else 0
+        encoded = []
+        for index, (sentence, ids, special) in enumerate(
+            zip(sentences, batch["input_ids"], batch["special_tokens_mask"], strict=True)
+        ):
+            ids, special = list(ids), list(special)
+            if self.bos_token_id is not None:
+                ids, special = [self.bos_token_id, *ids], [1, *special]
+            if self.max_length is not None and len(ids) > self.max_length:
+                raise TargetError(
+                    f"sentence {index} has {len(ids)} tokens, more than {self.info.name}'s "
+                    f"maximum of {self.max_length}: {sentence[:80]!r}..."
+                )
+            scored = tuple(p for p in range(first_scorable, len(ids)) if not special[p])
+            if not scored:
+                raise EmptyInputError(f"sentence {index} ({sentence!r}) has no tokens to score")
+            encoded.append(_Sentence(tuple(ids), scored))
+        return encoded
+
+    @torch.inference_mode()
+    def _read_log_probs(
+        self, rows: Sequence[_Row], encoded: Sequence[_Sentence], *, weighted: bool
+    ) -> npt.NDArray[np.float64]:
+        """One forward pass over ``rows``: ``log P(target)`` at every read position, in row order
+        ``[n_reads]`` float64; with ``weighted`` (AULA) times the attention each token receives."""
+        width = max(len(encoded[row.sentence].input_ids) for row in rows)
+        input_ids = torch.full((len(rows), width), self.pad_token_id, dtype=torch.long)
+        attention_mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for slot, row in enumerate(rows):
+            ids = encoded[row.sentence].input_ids
+            input_ids[slot, : len(ids)] = torch.tensor(ids)
+            attention_mask[slot, : len(ids)] = 1
+            if row.masked is not None:
+                input_ids[slot, row.masked] = cast(int, self.mask_token_id)
+        read_rows = torch.repeat_interleave(
+            torch.arange(len(rows)), torch.tensor([len(row.reads) for row in rows])
+        ).to(self.device)
+        read_columns = torch.tensor([c for row in rows for c in row.reads], device=self.device)
+        targets = torch.tensor([t for row in rows for t in row.targets], device=self.device)
+        attention_mask = attention_mask.to(self.device)
+        outputs, logits = self._forward(
+            input_ids.to(self.device),
+            attention_mask,
+            read_rows,
+            read_columns,
+            select=self.projects_read_positions,
+            attentions=weighted,
+        )
+        log_probs = torch.log_softmax(logits.float(), dim=-1).gather(1, targets[:, None])[:, 0]
+        values = log_probs.cpu().double()
+        if weighted:
+            if not outputs.attentions:
+                raise WordlensError(f"{self.info.name} does not return attention weights (AULA)")
+            weights = attention_received(outputs.attentions, attention_mask)
+            values = values * weights[read_rows, read_columns].cpu().double()
+        result: npt.NDArray[np.float64] = values.numpy()
+        return result
+
+    def _forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        read_rows: torch.Tensor,
+        read_columns: torch.Tensor,
+        *,
+        select: bool,
+        attentions: bool = False,
+    ) -> tuple[Any, torch.Tensor]:
+        """The model's outputs and the logits ``[n_reads, vocabulary]`` at the read positions;
+        with ``select`` only those positions go through the output embedding."""
+        options: dict[str, Any] = {"output_attentions": True} if attentions else {}
+        if self.info.kind == "causal":
+            options["use_cache"] = False
+        if not select:
+            outputs = self.model(input_ids=input_ids, attention_mask=attention_mask, **options)
+            return outputs, outputs.logits[read_rows, read_columns]
+        with _projecting_only(self._projection, read_rows, read_columns):
+            outputs = self.model(input_ids=input_ids, attention_mask=attention_mask, **options)
+        return outputs, outputs.logits
+
+    @torch.inference_mode()
+    def _read_projection_matches(self) -> bool:
+        """Whether projecting only the read positions gives the full pass's logits there, checked
+        on one probe sentence (it does when the output embedding is a module that the model
+        applies once, to the final hidden states, as in BERT, RoBERTa or Llama)."""
+        if not isinstance(self._projection, torch.nn.Module):
+            return False
+        (probe,) = self.encode([_PROBE_SENTENCE])
+        input_ids = torch.tensor([probe.input_ids], device=self.device)
+        attention_mask = torch.ones_like(input_ids)
+        # every other position, last first: a selection that is neither all rows nor in order
+        columns = torch.arange(input_ids.shape[1] - 1, -1, -2, device=self.device)
+        rows = torch.zeros_like(columns)
+        _, full = self._forward(input_ids, attention_mask, rows, columns, select=False)
+        try:
+            _, selected = self._forward(input_ids, attention_mask, rows, columns, select=True)
+        except (RuntimeError, IndexError, ValueError, TypeError):
+            return False
+        return selected.shape == full.shape and bool(
+            torch.allclose(selected.float(), full.float(), rtol=1e-3, atol=1e-3)
+        )
+
+
+def _check_sentences(sentences: Sequence[str]) -> None:
+    """Refuse a bare string, an empty list, non-strings (a missing CSV cell reads as NaN) and
+    blank sentences, naming the first offenders."""
+    if isinstance(sentences, str):
+        raise WordlensError("score() takes a list of sentences, not one string: [sentence]")
+    if len(sentences) == 0:
+        raise EmptyInputError("no sentences to score")
+    not_text = [index for index, sentence in enumerate(sentences) if not isinstance(sentence, str)]
+    if not_text:
+        raise WordlensError(f"sentence(s) {not_text[:10]} are not strings (missing values?)")
+    blank = [index for index, sentence in enumerate(sentences) if not sentence.strip()]
+    if blank:
+        raise EmptyInputError(f"sentence(s) {blank[:10]} are empty or blank")
+
+
+def _rows(index: int, sentence: _Sentence, method: ScoringMethod) -> list[_Row]:
+    """The forward-pass rows that score one sentence: one masked copy per token for PLL; else the
+    sentence itself, read at each scored token (a causal LM predicts it one position earlier)."""
+    ids = sentence.input_ids
+    if method == "pll":
+        return [
+            _Row(index, position, (position,), (ids[position],)) for position in sentence.scored
+        ]
+    targets = tuple(ids[position] for position in sentence.scored)
+    shift = 1 if method in CAUSAL_METHODS else 0
+    return [_Row(index, None, tuple(p - shift for p in sentence.scored), targets)]
+
+
+def _max_length(config: Any, tokenizer: Any) -> int | None:
+    """The longest input the model takes: the smaller of its position embeddings and the
+    tokenizer's ``model_max_length`` (ignoring transformers' "no limit" sentinel)."""
+    limits = (
+        getattr(config, "max_position_embeddings", None),
+        getattr(tokenizer, "model_max_length", None),
+    )
+    return min((int(n) for n in limits if isinstance(n, int) and 0 < n < 1_000_000), default=None)
+
+
+def load_scorer(
+    spec: str,
+    *,
+    device: str = "cpu",
+    dtype: str = "float32",
+    token_budget: int | None = None,
+    trust_remote_code: bool = False,
+    allow_new_head: bool = False,
+) -> LMScorer:
+    """Load a masked or causal language model to score sentences.
+
+    The spec is resolved by :func:`wordlens.models.loading.load_model` (aliases, local model
+    directories, ``.gguf`` files — dequantized once and cached — and hub ids), whose tokenizer,
+    BOS choice and identity the scorer keeps (its base-model weights are released first, so
+    loading costs one extra read of the weights, not twice the memory); the model is then loaded
+    from the same source with its ``*ForCausalLM`` (causal models) or ``*ForMaskedLM`` class
+    (masked LMs and plain encoders).
+
+    Parameters
+    ----------
+    spec
+        An alias, a local path or a Hugging Face hub id.
+    device
+        Torch device.
+    dtype
+        Weights' dtype: ``float32``, ``float16`` or ``bfloat16`` (log-softmax is float32 anyway).
+    token_budget
+        Upper bound on a batch's padded tokens; default 1,024 on CPU, 16,384 on accelerators.
+    trust_remote_code
+        Allow model code from the hub to run (off by default).
+    allow_new_head
+        Score even when weights were newly initialized;
+        ``info.details["newly_initialized_weights"]`` then lists them (``[]`` for a fully
+        pretrained model).
+
+    Raises
+    ------
+    UntrainedHeadError
+        If loading the language model initialized weights the checkpoint lacks (or has in another
+        shape) and ``allow_new_head`` is off.
+    ModelFilesError
+        If a masked LM's tokenizer has no mask token (or the files are incomplete, as
+        :func:`~wordlens.models.loading.load_model` reports).
+    WordlensError
+        If the model is static or an encoder-decoder, has no language-model class in transformers,
+        or ``dtype`` is unknown.
+    """
+    with _quiet_transformers():
+        embedder = load_model(
+            spec,
+            device=device,
+            dtype=_check_dtype(dtype),
+            token_budget=token_budget,
+            trust_remote_code=trust_remote_code,
+        )
+    base = embedder.info
+    if not isinstance(embedder, HFEmbedder) or base.kind == "encoder-decoder":
+        raise WordlensError(
+            f"{base.name} is a {base.kind} model; sentence scoring needs a masked or causal "
+            "language model"
+        )
+    tokenizer, bos_token_id = embedder.tokenizer, embedder.bos_token_id
+    del embedder  # its base model's weights; the language model is loaded next
+    kind: ModelKind = "causal" if base.kind == "causal" else "masked"
+    with _quiet_transformers():
+        model, new_weights = _load_language_model(base, kind, trust_remote_code)
+    if new_weights and not allow_new_head:
+        raise UntrainedHeadError(_untrained_message(base, type(model).__name__, new_weights))
+    model.eval().to(device)
+    info = _scorer_info(base, kind, type(model).__name__, new_weights)
+    return LMScorer(
+        model, tokenizer, info, bos_token_id=bos_token_id, token_budget=token_budget, device=device
+    )
+
+
+@contextmanager
+def _quiet_transformers() -> Iterator[None]:
+    """Hide transformers' loading reports while active: the base model's (load_model reads the
+    encoder without its head, which the scorer does not use) and the language model's, whose
+    newly initialized weights :func:`load_scorer` reports itself."""
+    from transformers.utils import logging as transformers_logging
+
+    verbosity = transformers_logging.get_verbosity()
+    transformers_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+    try:
+        yield
+    finally:
+        transformers_logging.set_verbosity(verbosity)
+
+
+def _check_dtype(dtype: str) -> DType:
+    choices = get_args(DType)
+    if dtype not in choices:
+        raise WordlensError(f"unknown dtype {dtype!r}; choose one of {', '.join(choices)}")
+    return cast(DType, dtype)
+
+
+def _load_language_model(
+    base: ModelInfo, kind: ModelKind, trust_remote_code: bool
+) -> tuple[Any, list[str]]:
+    """The model with its language-model head, and the names of the weights transformers
+    initialized because the checkpoint lacks them (or holds them in another shape)."""
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
+
+    auto: Any = AutoModelForCausalLM if kind == "causal" else AutoModelForMaskedLM
+    options: dict[str, Any] = {
+        "dtype": getattr(torch, base.details["dtype"]),
+        "revision": base.details.get("identity", {}).get("revision"),
+        "trust_remote_code": trust_remote_code,
+        "output_loading_info": True,
+    }
+    try:
+        model, loading = auto.from_pretrained(base.details["source"], **options)
+    except ValueError as error:  # a configuration with no such head in transformers
+        reason = str(error).splitlines()[0]
+        raise WordlensError(
+            f"{base.name} ({base.details.get('architecture')}) cannot be loaded as a {kind} "
+            f"language model: {reason}"
+        ) from error
+    mismatched = {name for name, *_shapes in loading["mismatched_keys"]}
+    return model, sorted({*loading["missing_keys"], *mismatched})
+
+
+def _untrained_message(base: ModelInfo, model_class: str, new_weights: Sequence[str]) -> str:
+    shown = ", ".join(new_weights[:6]) + (
+        f" and {len(new_weights) - 6} more" if len(new_weights) > 6 else ""
+    )
+    return (
+        f"loading {base.name} as {model_class} initialized {len(new_weights)} weight(s) that its "
+        f"checkpoint ({base.details['source']}) lacks: {shown}. Its language-model head is not "
+        "pretrained, so its likelihoods would come from random weights. Use a checkpoint that "
+        "includes its pretrained head (a *ForMaskedLM or *ForCausalLM model), or pass "
+        "allow_new_head=True to score anyway (the scorer's info then lists these weights)."
+    )
+
+
+def _scorer_info(
+    base: ModelInfo, kind: ModelKind, model_class: str, new_weights: list[str]
+) -> ModelInfo:
+    """The base model's identity, with the language-model class, the newly initialized weights
+    and the scoring conventions; the fingerprint covers all of them."""
+    scoring = {"version": SCORING_VERSION, "reductions": dict(REDUCTIONS)}
+    fingerprint_fields = {
+        "model": base.fingerprint,
+        "architecture": model_class,
+        "newly_initialized_weights": new_weights,
+        "scoring": scoring,
+    }
+    fingerprint = hashlib.sha256(
+        json.dumps(fingerprint_fields, sort_keys=True).encode()
+    ).hexdigest()[:16]
+    details = {
+        **base.details,
+        "architecture": model_class,
+        "newly_initialized_weights": new_weights,
+        "scoring": scoring,
+    }
+    return ModelInfo(base.name, kind, base.n_layers, base.hidden_size, fingerprint, details)
