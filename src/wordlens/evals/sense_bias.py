@@ -1,0 +1,992 @@
+r"""Social biases in sense embeddings (Zhou, Kaneko & Bollegala 2022): WEAT, WAT and gender
+directions, each at the sense level and at the word level.
+
+Sense vectors come from a file of static sense embeddings (LMMS, ARES) or are built from any
+wordlens model (:func:`wordlens.models.senses.build_sense_vectors`); word vectors are the mean of
+a word's sense vectors (eq. 7), "simulating the situation where the resultant embeddings are
+word-specific but not sense-specific, while still being comparable to the original sense
+embeddings in the same vector space" (section 6.1). A sense-insensitive model (e.g. GloVe) can
+be added as a *baseline*: its own word vectors go through the same tests on the same words.
+
+1. **WEAT with sense ids** (section 3, Table 2): each word of WEAT tests 1, 2, 7, 8 and 9 gets
+   the WordNet sense the test means (:func:`~wordlens.resources.sense_assignments
+   .weat_sense_assignments`); the test (:func:`wordlens.stats.weat`: effect size with the sample
+   standard deviation, eq. 3; permutation p-values) runs once on those sense vectors and once on
+   the eq. 7 word vectors of the same words. Words without an assigned sense (pronouns) or
+   without vectors are dropped from both.
+
+   The paper's eq. 2 prints ``max`` over the attribute words where WEAT (Caliskan et al. 2017,
+   whose test and effect size eqs. 1 and 3 restate) takes the mean; its released code
+   (``weat-sense.py``) averages too, so the standard mean association is used here.
+2. **WAT** (section 3): a reference gender score per word from an association graph
+   (``log(b_m / b_f)``, label propagation, :mod:`wordlens.stats.propagation`) is correlated
+   (Pearson) with the embedding's gender score, eq. 4,
+
+   .. math:: \frac{1}{|L|} \sum_{i=1}^{|L|} \left(\cos(w, w_m^i) - \cos(w, w_f^i)\right),
+
+   over the seed pairs ``L`` (Du et al.'s 10: he/she, father/mother, ...). At the sense level
+   ``cos(w, a)`` is the maximum over all pairs of a sense of ``w`` and a sense of ``a``,
+   ``max_{i,j} cos(s_i, a_j)``; at the word level the eq. 7 vectors are compared. The reference
+   is Du et al.'s SWOW lexicon (``wat-du2019``), the paper's own file (``wat-zhou2022``), or a
+   propagation run here on EAT or USF (seeded with the same 20 words, alpha 0.99, on the
+   largest strongly connected component). Seed words are not correlated.
+3. **Gender direction** (section 7, eq. 8, Figure 2): ``g = mean_{(m, f) in C} (m - f)`` over
+   male-female pairs (GN-GloVe's 222 by default, as Kaneko & Bollegala 2019) with eq. 7 word
+   vectors, and the cosine with ``g`` of each occupation's noun sense, verb sense and eq. 7 word
+   vector (positive: male). The baseline takes ``g`` from its own word vectors.
+
+Everything is computed at every layer of the sense vectors (one layer for static files).
+
+References
+----------
+.. [1] Zhou, Y., Kaneko, M. & Bollegala, D. (2022). Sense Embeddings are also Biased -
+   Evaluating Social Biases in Static and Contextualised Sense Embeddings. *ACL 2022*.
+.. [2] Du, Y., Wu, Y. & Lan, M. (2019). Exploring Human Gender Stereotypes with Word Association
+   Test. *EMNLP-IJCNLP 2019*.
+.. [3] Caliskan, A., Bryson, J. J. & Narayanan, A. (2017). Semantics derived automatically from
+   language corpora contain human-like biases. *Science* 356(6334), 183-186.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.evals.weat import run_weat
+from wordlens.models.base import Pooling, WordEmbedder, check_pooling
+from wordlens.models.cache import ActivationCache
+from wordlens.models.senses import (
+    GLOSS_TEMPLATE,
+    SenseVectors,
+    build_sense_vectors,
+    load_sense_vectors,
+)
+from wordlens.resources import WeatTest, WordSet, load_weat_tests
+from wordlens.resources.association_norms import (
+    GENDER_LEXICA,
+    NORMS,
+    AssociationNorms,
+    load_association_norms,
+    load_gender_lexicon,
+)
+from wordlens.resources.gender_words import (
+    PAIR_SETS,
+    WAT_SEED_PAIRS,
+    GenderPairs,
+    load_gender_pairs,
+)
+from wordlens.resources.sense_assignments import (
+    OccupationSenses,
+    SenseAssignments,
+    occupation_senses,
+    weat_sense_assignments,
+)
+from wordlens.resources.wordnet import WordNet, lemma_form, load_wordnet
+from wordlens.results import Timings
+from wordlens.stats import (
+    CorrelationResult,
+    WeatResult,
+    correlation_by_layer,
+    cosine_similarity,
+    pearson,
+    weat,
+)
+from wordlens.stats.propagation import largest_strong_component, log_ratio, propagate_labels
+
+FloatArray = npt.NDArray[np.float64]
+Experiment = Literal["weat", "wat", "gender-direction"]
+EXPERIMENTS: tuple[Experiment, ...] = get_args(Experiment)
+WAT_REFERENCES: tuple[str, ...] = (*GENDER_LEXICA, *NORMS)
+METHOD = "Zhou, Kaneko & Bollegala (2022), social biases in sense embeddings"
+
+_ROLES = ("x", "y", "a", "b")
+
+
+@dataclass
+class SenseBiasRun:
+    """Tables (name → tidy DataFrame) and metadata of some or all experiments.
+
+    Table names: ``weat`` (per test, representation and layer), ``wat`` (per representation and
+    layer), ``wat_scores`` (per word: reference and eq. 4 scores at the top layer),
+    ``gender_direction`` (per occupation and layer).
+    """
+
+    tables: dict[str, pd.DataFrame]
+    metadata: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SenseBiasConfig:
+    """What ``wordlens sense-bias`` runs; every field is a CLI option.
+
+    Attributes
+    ----------
+    experiments
+        Which of ``weat``, ``wat``, ``gender-direction`` to run.
+    layers
+        Layers of built sense vectors; None for all (ignored for a sense-vector file).
+    pooling
+        Subtoken pooling of the lemma in its contexts.
+    gloss_template
+        Gloss context of built sense vectors (``{gloss}`` and ``{lemma}``).
+    max_examples
+        Most example sentences per sense (None: all), drawn with ``seed``.
+    weat_tests
+        WEAT test ids with sense assignments (1, 2, 7, 8, 9).
+    wat_reference
+        ``wat-du2019``, ``wat-zhou2022``, ``eat`` or ``usf``.
+    wat_words
+        How many reference words to correlate, drawn with ``seed`` (None: all that qualify).
+    gender_pairs
+        ``gn-glove-gender-pairs`` or ``debiaswe-definitional-pairs`` for eq. 8.
+    n_samples
+        Permutation partitions per WEAT test.
+    seed
+        Seed of the example draw, the WAT word sample and the permutations.
+    ddof
+        Delta degrees of freedom of the WEAT effect size.
+    alpha
+        Label-propagation weight for the ``eat``/``usf`` references.
+    """
+
+    experiments: tuple[Experiment, ...] = EXPERIMENTS
+    layers: tuple[int, ...] | None = None
+    pooling: Pooling = "mean"
+    gloss_template: str = GLOSS_TEMPLATE
+    max_examples: int | None = None
+    weat_tests: tuple[int, ...] = (1, 2, 7, 8, 9)
+    wat_reference: str = "wat-du2019"
+    wat_words: int | None = 500
+    gender_pairs: str = "gn-glove-gender-pairs"
+    n_samples: int = 10_000
+    seed: int = 0
+    ddof: int = 1
+    alpha: float = 0.99
+
+    def __post_init__(self) -> None:
+        unknown = [name for name in self.experiments if name not in EXPERIMENTS]
+        if unknown or not self.experiments:
+            raise WordlensError(
+                f"choose experiments among {', '.join(EXPERIMENTS)}; got {list(self.experiments)}"
+            )
+        if self.wat_reference not in WAT_REFERENCES:
+            raise WordlensError(
+                f"unknown WAT reference {self.wat_reference!r}; choose one of "
+                f"{', '.join(WAT_REFERENCES)}"
+            )
+        if self.gender_pairs not in PAIR_SETS:
+            raise WordlensError(
+                f"unknown gender pairs {self.gender_pairs!r}; choose one of {', '.join(PAIR_SETS)}"
+            )
+        if self.wat_words is not None and self.wat_words < 3:
+            raise WordlensError(f"wat_words must be at least 3 or None; got {self.wat_words}")
+        check_pooling(self.pooling)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class _Needs:
+    """The words (WordNet lemmas) and sense keys the experiments need vectors for."""
+
+    lemmas: tuple[str, ...]
+    keys: tuple[str, ...]
+    wat_words: tuple[str, ...]
+    details: dict[str, Any]
+
+
+# --- 1. WEAT with sense ids ----------------------------------------------------------------------
+
+
+def run_sense_weat(
+    senses: SenseVectors,
+    tests: Sequence[WeatTest] | None = None,
+    assignments: SenseAssignments | None = None,
+    *,
+    baseline: WordEmbedder | None = None,
+    n_samples: int = 10_000,
+    seed: int = 0,
+    ddof: int = 1,
+) -> SenseBiasRun:
+    """WEAT on the assigned sense vectors and on the eq. 7 word vectors of the same words.
+
+    Parameters
+    ----------
+    senses
+        Sense vectors holding the assigned senses and every sense of the words' lemmas.
+    tests
+        WEAT tests; those of ``assignments.tests`` (1, 2, 7, 8, 9) if None.
+    assignments
+        Word → sense key; :func:`weat_sense_assignments` if None.
+    baseline
+        A word-level model (e.g. GloVe) to run the same tests on, with the same words.
+    n_samples, seed, ddof
+        As :func:`wordlens.stats.weat`.
+
+    Returns
+    -------
+    SenseBiasRun
+        Table ``weat``: ``test``, ``title``, ``representation`` (``sense``, ``word`` or
+        ``baseline``), ``layer``, ``effect_size``, ``statistic``, ``p_one_sided``,
+        ``p_two_sided``, ``n_x``, ``n_y``, ``n_a``, ``n_b``, ``n_partitions``, ``exact``.
+        Metadata: the words kept and dropped per test.
+
+    Raises
+    ------
+    EmptyInputError
+        If a test loses every word of a set.
+    """
+    chosen = assignments or weat_sense_assignments()
+    selected = list(tests) if tests is not None else load_weat_tests(chosen.tests)
+    rows: list[dict[str, Any]] = []
+    kept_tests: list[WeatTest] = []
+    dropped: dict[str, dict[str, str]] = {}
+    for test in selected:
+        kept, lost = _sense_words(test, senses, chosen)
+        dropped[str(test.id)] = lost
+        kept_tests.append(_restricted(test, kept))
+        keys = [[chosen.senses[word] for word in kept[role]] for role in _ROLES]
+        sense_sets = [senses.sense_vectors(role_keys) for role_keys in keys]
+        word_sets = [
+            senses.word_vectors([k.split("%")[0] for k in role_keys]) for role_keys in keys
+        ]
+        for representation, sets in (("sense", sense_sets), ("word", word_sets)):
+            outcome = weat(*sets, n_samples=n_samples, seed=seed, ddof=ddof)
+            rows += _weat_rows(test, representation, senses.layers, outcome, sets)
+    table = pd.DataFrame(rows)
+    if baseline is not None:
+        table = pd.concat([table, _baseline_weat(baseline, kept_tests, n_samples, seed, ddof)])
+    metadata = {
+        "assignments": chosen.citation,
+        "kept_words": {
+            str(test.id): {name: list(words) for name, words in _role_words(test).items()}
+            for test in kept_tests
+        },
+        "dropped_words": dropped,
+        "n_samples": n_samples,
+        "seed": seed,
+        "ddof": ddof,
+    }
+    return SenseBiasRun({"weat": table.reset_index(drop=True)}, metadata)
+
+
+def _sense_words(
+    test: WeatTest, senses: SenseVectors, assignments: SenseAssignments
+) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """The words of each role that have an assigned sense in the store, and why others lack."""
+    kept: dict[str, list[str]] = {}
+    lost: dict[str, str] = {}
+    for role, words in _role_words(test).items():
+        kept[role] = []
+        for word in words:
+            reason = _missing_reason(word, senses, assignments)
+            if reason is None:
+                kept[role].append(word)
+            else:
+                lost[word] = reason
+        if not kept[role]:
+            raise EmptyInputError(
+                f"WEAT test {test.id} ({test.title}): no word of set {role.upper()} has an "
+                f"assigned sense in the sense vectors ({'; '.join(lost.values())})"
+            )
+    return kept, lost
+
+
+def _missing_reason(word: str, senses: SenseVectors, assignments: SenseAssignments) -> str | None:
+    if word in assignments.unassigned:
+        return assignments.unassigned[word]
+    if word not in assignments.senses:
+        return "no sense assigned"
+    key = assignments.senses[word]
+    if key not in senses:
+        return f"{key} is not in the sense vectors"
+    return None
+
+
+def _role_words(test: WeatTest) -> dict[str, tuple[str, ...]]:
+    return {"x": test.x.words, "y": test.y.words, "a": test.a.words, "b": test.b.words}
+
+
+def _restricted(test: WeatTest, kept: dict[str, list[str]]) -> WeatTest:
+    """The test with only the kept words in each set."""
+
+    def restrict(role: str, original: WordSet) -> WordSet:
+        return WordSet(original.name, tuple(kept[role]))
+
+    return replace(
+        test,
+        x=restrict("x", test.x),
+        y=restrict("y", test.y),
+        a=restrict("a", test.a),
+        b=restrict("b", test.b),
+    )
+
+
+def _weat_rows(
+    test: WeatTest,
+    representation: str,
+    layers: Sequence[int],
+    outcome: WeatResult,
+    sets: Sequence[npt.NDArray[np.float32]],
+) -> list[dict[str, Any]]:
+    return [
+        {
+            "test": test.id,
+            "title": test.title,
+            "representation": representation,
+            "layer": layer,
+            "effect_size": float(outcome.effect_size[column]),
+            "statistic": float(outcome.statistic[column]),
+            "p_one_sided": float(outcome.p_one_sided[column]),
+            "p_two_sided": float(outcome.p_two_sided[column]),
+            **{f"n_{role}": len(vectors) for role, vectors in zip(_ROLES, sets, strict=True)},
+            "n_partitions": outcome.n_partitions,
+            "exact": outcome.exact,
+        }
+        for column, layer in enumerate(layers)
+    ]
+
+
+def _baseline_weat(
+    baseline: WordEmbedder, tests: list[WeatTest], n_samples: int, seed: int, ddof: int
+) -> pd.DataFrame:
+    """The same tests and words on the baseline's own top-layer word vectors (each word alone)."""
+    result = run_weat(
+        baseline, tests, layers=[-1], context="none", n_samples=n_samples, seed=seed, ddof=ddof
+    )
+    return result.table.assign(representation="baseline")
+
+
+# --- 2. WAT -------------------------------------------------------------------------------------
+
+
+def run_wat(
+    senses: SenseVectors,
+    reference: pd.Series,
+    *,
+    pairs: GenderPairs = WAT_SEED_PAIRS,
+    baseline: WordEmbedder | None = None,
+) -> SenseBiasRun:
+    """Pearson's r of the reference gender scores with eq. 4 at the sense and word level.
+
+    Parameters
+    ----------
+    senses
+        Sense vectors holding every sense of the reference words and of the pair words.
+    reference
+        Gender score per word (index: word, e.g. a WAT lexicon or :func:`propagated_gender_scores`).
+        Words without senses in the store, and the pair words themselves, are left out.
+    pairs
+        ``(male, female)`` pairs ``L`` of eq. 4; pairs with a word without senses are dropped.
+    baseline
+        A word-level model scored by eq. 4 on the same words (those in its vocabulary).
+
+    Returns
+    -------
+    SenseBiasRun
+        Table ``wat``: ``representation`` (``sense``, ``word``, ``baseline``), ``layer``, ``r``,
+        ``p_value``, ``ci_low``, ``ci_high``, ``n``. Table ``wat_scores``: per word its
+        ``reference`` score and the ``sense`` and ``word`` eq. 4 scores at the last layer (and
+        ``baseline``).
+
+    Raises
+    ------
+    EmptyInputError
+        If no pair or fewer than 3 words remain.
+    """
+    kept_pairs = tuple(
+        pair for pair in pairs if senses.has_word(pair[0]) and senses.has_word(pair[1])
+    )
+    if not kept_pairs:
+        raise EmptyInputError(f"no gender pair has senses in the sense vectors: {list(pairs)}")
+    seed_words = {word for pair in pairs for word in pair}
+    words = [w for w in reference.index if senses.has_word(w) and w.lower() not in seed_words]
+    if len(words) < 3:
+        raise EmptyInputError(f"only {len(words)} reference word(s) have senses in the vectors")
+    target = reference.loc[words].to_numpy(np.float64)
+    scores = {
+        "sense": eq4_max_over_senses(senses, words, kept_pairs),
+        "word": eq4_scores(
+            senses.word_vectors(words), _pair_vectors(senses.word_vectors, kept_pairs)
+        ),
+    }
+    rows = [
+        _correlation_row(representation, layer, result)
+        for representation, values in scores.items()
+        for layer, result in zip(senses.layers, correlation_by_layer(values, target), strict=True)
+    ]
+    per_word = pd.DataFrame(
+        {"word": words, "reference": target}
+        | {name: values[:, -1] for name, values in scores.items()}
+    )
+    metadata: dict[str, Any] = {
+        "pairs": [list(pair) for pair in kept_pairs],
+        "dropped_pairs": [list(pair) for pair in pairs if pair not in kept_pairs],
+        "n_words": len(words),
+    }
+    if baseline is not None:
+        row, baseline_scores, baseline_meta = _baseline_wat(baseline, words, target, pairs)
+        rows.append(row)
+        per_word["baseline"] = baseline_scores
+        metadata["baseline"] = baseline_meta
+    return SenseBiasRun({"wat": pd.DataFrame(rows), "wat_scores": per_word}, metadata)
+
+
+def eq4_scores(
+    words: npt.ArrayLike, pair_vectors: tuple[npt.ArrayLike, npt.ArrayLike]
+) -> FloatArray:
+    """Eq. 4: mean over pairs of ``cos(w, m_i) - cos(w, f_i)``, per word and layer.
+
+    Parameters
+    ----------
+    words : array_like, shape ``[n, n_layers, d]``
+        Word vectors.
+    pair_vectors : tuple of array_like, shapes ``[P, n_layers, d]``
+        Male and female vectors of the ``P`` pairs, in pair order.
+
+    Returns
+    -------
+    FloatArray, shape ``[n, n_layers]``
+    """
+    layered = [np.moveaxis(np.asarray(v, dtype=np.float64), 0, 1) for v in (words, *pair_vectors)]
+    to_male = cosine_similarity(layered[0], layered[1])  # [L, n, P]
+    to_female = cosine_similarity(layered[0], layered[2])
+    scores: FloatArray = (to_male - to_female).mean(axis=2).T
+    return scores
+
+
+def eq4_max_over_senses(
+    senses: SenseVectors, words: Sequence[str], pairs: GenderPairs
+) -> FloatArray:
+    """Eq. 4 with ``cos(w, a) = max_{i,j} cos(s_i, a_j)`` over the senses of ``w`` and ``a``.
+
+    Returns
+    -------
+    FloatArray, shape ``[len(words), n_layers]``
+    """
+    word_groups = senses.word_sense_groups(words)
+    male_groups = senses.word_sense_groups([male for male, _ in pairs])
+    female_groups = senses.word_sense_groups([female for _, female in pairs])
+    scores = np.empty((len(words), len(senses.layers)))
+    for position in range(len(senses.layers)):
+        layer_vectors = senses.vectors[:, position, :]
+        to_male = max_cosine_by_group(layer_vectors, word_groups, male_groups)
+        to_female = max_cosine_by_group(layer_vectors, word_groups, female_groups)
+        scores[:, position] = (to_male - to_female).mean(axis=1)
+    return scores
+
+
+def max_cosine_by_group(
+    vectors: npt.ArrayLike,
+    groups_a: Sequence[npt.NDArray[np.int64]],
+    groups_b: Sequence[npt.NDArray[np.int64]],
+) -> FloatArray:
+    """``max`` cosine between any row of group ``i`` and any row of group ``j``, for all ``i, j``.
+
+    Parameters
+    ----------
+    vectors : array_like, shape ``[n_rows, d]``
+        The vectors (e.g. all senses at one layer).
+    groups_a, groups_b : sequences of int arrays
+        Row indices of each group (e.g. the senses of each word); none may be empty.
+
+    Returns
+    -------
+    FloatArray, shape ``[len(groups_a), len(groups_b)]``
+        NaN where a zero or NaN vector is involved.
+    """
+    matrix = np.asarray(vectors, dtype=np.float64)
+    rows_a, starts_a = _flatten_groups(groups_a)
+    rows_b, starts_b = _flatten_groups(groups_b)
+    cosines = cosine_similarity(matrix[rows_a], matrix[rows_b])
+    by_a: FloatArray = np.maximum.reduceat(cosines, starts_a, axis=0)
+    result: FloatArray = np.maximum.reduceat(by_a, starts_b, axis=1)
+    return result
+
+
+def _flatten_groups(
+    groups: Sequence[npt.NDArray[np.int64]],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    sizes = np.array([len(group) for group in groups], dtype=np.int64)
+    if sizes.size == 0 or (sizes == 0).any():
+        raise EmptyInputError("every group needs at least one row")
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    return np.concatenate(list(groups)).astype(np.int64), starts
+
+
+def _pair_vectors(
+    lookup: Callable[[Sequence[str]], npt.NDArray[np.float32]], pairs: GenderPairs
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """The ``[P, n_layers, d]`` vectors of the male and of the female words of the pairs."""
+    return lookup([male for male, _ in pairs]), lookup([female for _, female in pairs])
+
+
+def _baseline_vectors(baseline: WordEmbedder, words: Sequence[str]) -> npt.NDArray[np.float32]:
+    """The baseline's top-layer vectors ``[n, 1, d]`` of words embedded alone."""
+    return baseline.embed_words(list(words), layers=[-1]).vectors
+
+
+def _correlation_row(representation: str, layer: int, result: CorrelationResult) -> dict[str, Any]:
+    return {
+        "representation": representation,
+        "layer": layer,
+        "r": result.r,
+        "p_value": result.p_value,
+        "ci_low": result.ci_low,
+        "ci_high": result.ci_high,
+        "n": result.n,
+    }
+
+
+def _baseline_wat(
+    baseline: WordEmbedder, words: Sequence[str], target: FloatArray, pairs: GenderPairs
+) -> tuple[dict[str, Any], FloatArray, dict[str, Any]]:
+    """Eq. 4 with the baseline's word vectors; words it lacks get NaN (left out of r)."""
+    missing = set(baseline.missing_words([*words, *(w for pair in pairs for w in pair)]))
+    kept_pairs = tuple(pair for pair in pairs if not set(pair) & missing)
+    if not kept_pairs:
+        raise EmptyInputError(f"{baseline.info.name} has no gender pair in its vocabulary")
+    present_rows = [row for row, word in enumerate(words) if word not in missing]
+
+    embed = functools.partial(_baseline_vectors, baseline)
+    scores = np.full(len(words), np.nan)
+    present = [words[row] for row in present_rows]
+    scores[present_rows] = eq4_scores(embed(present), _pair_vectors(embed, kept_pairs))[:, 0]
+    layer = baseline.resolve_layers([-1])[0]
+    row = _correlation_row("baseline", layer, pearson(scores, target))
+    meta = {
+        "model": baseline.info.as_dict(),
+        "missing_words": sorted(missing),
+        "pairs": [list(pair) for pair in kept_pairs],
+    }
+    return row, scores, meta
+
+
+def propagated_gender_scores(
+    norms: AssociationNorms, pairs: GenderPairs = WAT_SEED_PAIRS, *, alpha: float = 0.99
+) -> tuple[pd.Series, dict[str, Any]]:
+    """WAT gender scores ``log(b_m / b_f)`` by label propagation on an association graph.
+
+    As Du et al. (2019): the graph is restricted to its largest strongly connected component,
+    the male words of ``pairs`` seed label 0 and the female words label 1, ``F*`` is the
+    stationary solution (:func:`wordlens.stats.propagation.propagate_labels`) and a word's score
+    is ``log(F*[w, 0] / F*[w, 1])``.
+
+    Returns
+    -------
+    scores : pandas.Series
+        float64 score per word of the component (index: word).
+    metadata : dict
+        Component size, seeds used and missing, alpha.
+
+    Raises
+    ------
+    EmptyInputError
+        If no male or no female seed word is in the component.
+    """
+    words, adjacency = norms.graph()
+    component = largest_strong_component(adjacency)
+    kept_words = [words[row] for row in component]
+    index = {word: row for row, word in enumerate(kept_words)}
+    seeds = np.zeros((len(kept_words), 2))
+    used: dict[str, list[str]] = {"male": [], "female": []}
+    for column, side in enumerate(("male", "female")):
+        for pair in pairs:
+            if pair[column] in index:
+                seeds[index[pair[column]], column] = 1.0
+                used[side].append(pair[column])
+    if not used["male"] or not used["female"]:
+        raise EmptyInputError(
+            f"{norms.name}: the largest strongly connected component ({len(kept_words)} words) "
+            f"lacks every {'male' if not used['male'] else 'female'} seed word"
+        )
+    propagation = propagate_labels(adjacency[component][:, component], seeds, alpha=alpha)
+    scores = pd.Series(log_ratio(propagation.labels), index=pd.Index(kept_words, name="word"))
+    metadata = {
+        "graph": norms.name,
+        "n_words": len(words),
+        "component_size": len(kept_words),
+        "seeds": used,
+        "missing_seeds": sorted(
+            {w for pair in pairs for w in pair} - set(used["male"] + used["female"])
+        ),
+        "alpha": alpha,
+        "method": propagation.method,
+    }
+    return scores.dropna(), metadata
+
+
+def wat_reference(name: str, *, alpha: float = 0.99) -> tuple[pd.Series, dict[str, Any]]:
+    """The reference gender scores: a registered WAT lexicon, or propagation on EAT/USF.
+
+    For a propagated reference the metadata also holds its Pearson r with Du et al.'s SWOW
+    lexicon over the words both have (a check of the propagation on other norms).
+    """
+    if name in GENDER_LEXICA:
+        return load_gender_lexicon(name).scores, {"reference": name}
+    if name not in NORMS:
+        raise WordlensError(f"unknown WAT reference {name!r}; choose one of {WAT_REFERENCES}")
+    scores, metadata = propagated_gender_scores(load_association_norms(name), alpha=alpha)
+    swow = load_gender_lexicon("wat-du2019").scores
+    swow_lower = swow.groupby(swow.index.str.lower()).first()
+    shared = scores.index.intersection(swow_lower.index)
+    agreement = pearson(scores.loc[shared].to_numpy(), swow_lower.loc[shared].to_numpy())
+    metadata |= {"reference": name, "pearson_with_wat_du2019": agreement.r, "n_shared": len(shared)}
+    return scores, metadata
+
+
+# --- 3. Gender direction ------------------------------------------------------------------------
+
+
+def run_gender_direction(
+    senses: SenseVectors,
+    pairs: GenderPairs,
+    occupations: Sequence[OccupationSenses],
+    *,
+    baseline: WordEmbedder | None = None,
+) -> SenseBiasRun:
+    """Cosine of each occupation's noun sense, verb sense and word vector with eq. 8's ``g``.
+
+    Parameters
+    ----------
+    senses
+        Sense vectors with the occupations' senses and every sense of the pair words.
+    pairs
+        ``(male, female)`` pairs ``C`` of eq. 8 (word forms the store knows); pairs with a word
+        without senses are dropped.
+    occupations
+        Noun and verb sense keys of each occupation.
+    baseline
+        A word-level model: its own ``g`` and the cosine of each occupation word with it.
+
+    Returns
+    -------
+    SenseBiasRun
+        Table ``gender_direction``: ``occupation``, ``layer``, ``noun_sense``, ``verb_sense``,
+        ``word`` (eq. 7) and ``baseline`` (the baseline's cosine, at its single layer; NaN
+        without one). Positive: towards the male words.
+
+    Raises
+    ------
+    EmptyInputError
+        If no pair has senses in the store.
+    """
+    kept = tuple(pair for pair in pairs if senses.has_word(pair[0]) and senses.has_word(pair[1]))
+    if not kept:
+        raise EmptyInputError("no male-female pair has senses in the sense vectors")
+    direction = gender_direction(*_pair_vectors(senses.word_vectors, kept))  # [L, d]
+    names = [o.occupation for o in occupations]
+    cosines = {
+        "noun_sense": senses.sense_vectors([o.noun for o in occupations]),
+        "verb_sense": senses.sense_vectors([o.verb for o in occupations]),
+        "word": senses.word_vectors(names),
+    }
+    values = {name: _cosine_with(vectors, direction) for name, vectors in cosines.items()}
+    baseline_values = np.full(len(names), np.nan)
+    metadata: dict[str, Any] = {
+        "n_pairs": len(kept),
+        "dropped_pairs": [list(pair) for pair in pairs if pair not in kept],
+    }
+    if baseline is not None:
+        baseline_values, metadata["baseline"] = _baseline_direction(baseline, pairs, names)
+    table = pd.DataFrame(
+        [
+            {
+                "occupation": name,
+                "layer": layer,
+                **{column: float(values[column][row, position]) for column in values},
+                "baseline": float(baseline_values[row]),
+            }
+            for position, layer in enumerate(senses.layers)
+            for row, name in enumerate(names)
+        ]
+    )
+    return SenseBiasRun({"gender_direction": table}, metadata)
+
+
+def gender_direction(male: npt.ArrayLike, female: npt.ArrayLike) -> FloatArray:
+    """Eq. 8: ``g = mean_i (m_i - f_i)``, per layer.
+
+    Parameters
+    ----------
+    male, female : array_like, shape ``[P, n_layers, d]``
+        Vectors of the pairs' male and female words, in pair order.
+
+    Returns
+    -------
+    FloatArray, shape ``[n_layers, d]``
+    """
+    male_values = np.asarray(male, dtype=np.float64)
+    female_values = np.asarray(female, dtype=np.float64)
+    if male_values.shape != female_values.shape or male_values.ndim != 3:
+        raise WordlensError(
+            f"male and female vectors must both be [P, n_layers, d]; got {male_values.shape} "
+            f"and {female_values.shape}"
+        )
+    direction: FloatArray = (male_values - female_values).mean(axis=0)
+    return direction
+
+
+def _cosine_with(vectors: npt.ArrayLike, direction: FloatArray) -> FloatArray:
+    """Cosine of ``[n, L, d]`` vectors with a ``[L, d]`` direction: ``[n, L]``."""
+    layered = np.moveaxis(np.asarray(vectors, dtype=np.float64), 0, 1)  # [L, n, d]
+    cosines = cosine_similarity(layered, direction[:, np.newaxis, :])  # [L, n, 1]
+    result: FloatArray = cosines[..., 0].T
+    return result
+
+
+def _baseline_direction(
+    baseline: WordEmbedder, pairs: GenderPairs, occupations: Sequence[str]
+) -> tuple[FloatArray, dict[str, Any]]:
+    missing = set(baseline.missing_words([*occupations, *(w for pair in pairs for w in pair)]))
+    kept = tuple(pair for pair in pairs if not set(pair) & missing)
+    if not kept or set(occupations) & missing:
+        raise EmptyInputError(
+            f"{baseline.info.name} lacks every gender pair or an occupation: {sorted(missing)[:10]}"
+        )
+
+    embed = functools.partial(_baseline_vectors, baseline)
+    direction = gender_direction(*_pair_vectors(embed, kept))
+    values = _cosine_with(embed(occupations), direction)[:, 0]
+    return values, {"model": baseline.info.as_dict(), "n_pairs": len(kept)}
+
+
+# --- the whole study ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """The data the selected experiments use."""
+
+    assignments: SenseAssignments | None
+    reference: pd.Series
+    reference_meta: dict[str, Any]
+    pairs: GenderPairs
+    occupations: tuple[OccupationSenses, ...]
+
+
+def run_sense_bias(
+    config: SenseBiasConfig | None = None,
+    *,
+    model: WordEmbedder | None = None,
+    sense_file: Path | None = None,
+    baseline: WordEmbedder | None = None,
+    wordnet: WordNet | None = None,
+    cache: ActivationCache | None = None,
+    progress: bool = False,
+) -> SenseBiasRun:
+    """Run the experiments of ``config`` on sense vectors built from ``model`` or read from
+    ``sense_file`` (exactly one), with ``baseline`` word vectors beside them if given.
+
+    Built sense vectors cover every WordNet sense of every word the experiments use (so eq. 7
+    averages all senses), in one embedding pass.
+
+    Returns
+    -------
+    SenseBiasRun
+        The tables of :func:`run_sense_weat`, :func:`run_wat` and :func:`run_gender_direction`;
+        metadata with the sense vectors' provenance, models, configuration, per-experiment
+        details and timings.
+
+    Raises
+    ------
+    WordlensError
+        If neither or both of ``model`` and ``sense_file`` are given, or as the experiments
+        raise.
+    WordNetNotFoundError
+        If WordNet 3.0 is not installed.
+    """
+    config = config or SenseBiasConfig()
+    if (model is None) == (sense_file is None):
+        raise WordlensError("give either a model to build sense vectors from or a sense file")
+    timings = Timings()
+    source_wordnet = wordnet or load_wordnet()
+    with timings.stage("inputs"):
+        inputs = _inputs(config, source_wordnet)
+    with timings.stage("sense vectors"):
+        if model is not None:
+            needs = _needs(config, source_wordnet, inputs, baseline)
+            senses = _build(model, config, needs, source_wordnet, cache, progress)
+        else:
+            assert sense_file is not None
+            senses = load_sense_vectors(sense_file)
+            needs = _needs(config, source_wordnet, inputs, baseline, senses)
+    tables, sections = _experiments(config, senses, inputs, needs, baseline, timings)
+    metadata = {
+        "method": METHOD,
+        "sense_vectors": {
+            "source": senses.source,
+            "n_senses": len(senses),
+            "layers": list(senses.layers),
+            "dim": senses.dim,
+            **{k: v for k, v in senses.metadata.items() if k != "contexts_per_sense"},
+        },
+        "model": model.info.as_dict() if model is not None else None,
+        "baseline": baseline.info.as_dict() if baseline is not None else None,
+        "config": config.as_dict(),
+        "wordnet": f"WordNet {source_wordnet.version} ({source_wordnet.root})",
+        "experiments": sections,
+        "timings_s": timings.seconds,
+    }
+    return SenseBiasRun(tables, metadata)
+
+
+def _inputs(config: SenseBiasConfig, wordnet: WordNet) -> _Inputs:
+    """Assignments, WAT reference, gender pairs (as WordNet lemmas) and occupations, as needed."""
+    chosen = set(config.experiments)
+    reference, reference_meta = (
+        wat_reference(config.wat_reference, alpha=config.alpha)
+        if "wat" in chosen
+        else (pd.Series(dtype=np.float64), {})
+    )
+    direction = "gender-direction" in chosen
+    return _Inputs(
+        assignments=weat_sense_assignments(wordnet) if "weat" in chosen else None,
+        reference=reference,
+        reference_meta=reference_meta,
+        pairs=_lemma_pairs(load_gender_pairs(config.gender_pairs), wordnet) if direction else (),
+        occupations=occupation_senses(wordnet) if direction else (),
+    )
+
+
+def _build(
+    model: WordEmbedder,
+    config: SenseBiasConfig,
+    needs: _Needs,
+    wordnet: WordNet,
+    cache: ActivationCache | None,
+    progress: bool,
+) -> SenseVectors:
+    """Sense vectors of every sense of the needed lemmas, plus the needed keys."""
+    keys = [sense.key for lemma in needs.lemmas for sense in wordnet.senses(lemma)]
+    return build_sense_vectors(
+        model,
+        [*keys, *needs.keys],
+        config.layers,
+        config.pooling,
+        gloss_template=config.gloss_template,
+        max_examples=config.max_examples,
+        seed=config.seed,
+        wordnet=wordnet,
+        cache=cache,
+        progress=progress,
+    )
+
+
+def _experiments(
+    config: SenseBiasConfig,
+    senses: SenseVectors,
+    inputs: _Inputs,
+    needs: _Needs,
+    baseline: WordEmbedder | None,
+    timings: Timings,
+) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
+    """Run the selected experiments on the sense vectors; their tables and metadata."""
+    runs: dict[str, SenseBiasRun] = {}
+    if inputs.assignments is not None:
+        with timings.stage("weat"):
+            runs["weat"] = run_sense_weat(
+                senses,
+                load_weat_tests(config.weat_tests),
+                inputs.assignments,
+                baseline=baseline,
+                n_samples=config.n_samples,
+                seed=config.seed,
+                ddof=config.ddof,
+            )
+    if "wat" in config.experiments:
+        with timings.stage("wat"):
+            reference = inputs.reference.loc[list(needs.wat_words)]
+            runs["wat"] = run_wat(senses, reference, baseline=baseline)
+        runs["wat"].metadata |= inputs.reference_meta | needs.details
+    if inputs.occupations:
+        with timings.stage("gender direction"):
+            runs["gender_direction"] = run_gender_direction(
+                senses, inputs.pairs, inputs.occupations, baseline=baseline
+            )
+        runs["gender_direction"].metadata["pair_list"] = config.gender_pairs
+    tables = {name: table for run in runs.values() for name, table in run.tables.items()}
+    return tables, {name: run.metadata for name, run in runs.items()}
+
+
+def _lemma_pairs(pairs: GenderPairs, wordnet: WordNet) -> GenderPairs:
+    """Pairs as WordNet lemmas (``wizards`` → ``wizard``); pairs with a word WordNet lacks go."""
+    mapped = [(wordnet.lemma_of(male), wordnet.lemma_of(female)) for male, female in pairs]
+    return tuple(
+        (male, female) for male, female in mapped if male is not None and female is not None
+    )
+
+
+def _needs(
+    config: SenseBiasConfig,
+    wordnet: WordNet,
+    inputs: _Inputs,
+    baseline: WordEmbedder | None,
+    senses: SenseVectors | None = None,
+) -> _Needs:
+    """Which lemmas need all their senses, and which reference words WAT correlates."""
+    lemmas: list[str] = []
+    if inputs.assignments is not None:
+        assigned = inputs.assignments.senses
+        words = {
+            word
+            for test in load_weat_tests(config.weat_tests)
+            for role_words in _role_words(test).values()
+            for word in role_words
+        }
+        lemmas += [assigned[word].split("%")[0] for word in sorted(words) if word in assigned]
+    wat_words: tuple[str, ...] = ()
+    details: dict[str, Any] = {}
+    if "wat" in config.experiments:
+        wat_words, details = _wat_sample(config, wordnet, inputs.reference, baseline, senses)
+        lemmas += [lemma_form(word) for word in wat_words]
+        lemmas += [word for pair in WAT_SEED_PAIRS for word in pair]
+    lemmas += [word for pair in inputs.pairs for word in pair]
+    lemmas += [occupation.occupation for occupation in inputs.occupations]
+    known = tuple(lemma for lemma in dict.fromkeys(lemmas) if wordnet.lemma_of(lemma) == lemma)
+    keys = tuple(key for o in inputs.occupations for key in (o.noun, o.verb))
+    return _Needs(known, keys, wat_words, details)
+
+
+def _wat_sample(
+    config: SenseBiasConfig,
+    wordnet: WordNet,
+    reference: pd.Series,
+    baseline: WordEmbedder | None,
+    senses: SenseVectors | None,
+) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """Reference words that are WordNet lemmas (and in the store and the baseline's vocabulary),
+    not seed words; a seeded sample of ``config.wat_words`` of them, in reference order."""
+    seeds = {word for pair in WAT_SEED_PAIRS for word in pair}
+    candidates = [
+        word
+        for word in reference.index
+        if word.lower() not in seeds
+        and wordnet.lemma_of(word) == lemma_form(word)
+        and (senses is None or senses.has_word(word))
+    ]
+    if baseline is not None:
+        missing = set(baseline.missing_words(candidates))
+        candidates = [word for word in candidates if word not in missing]
+    if len(candidates) < 3:
+        raise EmptyInputError(f"only {len(candidates)} reference words qualify for WAT")
+    sample = candidates
+    if config.wat_words is not None and config.wat_words < len(candidates):
+        rng = np.random.default_rng(config.seed)
+        rows = np.sort(rng.choice(len(candidates), size=config.wat_words, replace=False))
+        sample = [candidates[row] for row in rows]
+    details = {
+        "n_candidates": len(candidates),
+        "n_sampled": len(sample),
+        "sample_seed": config.seed,
+    }
+    return tuple(sample), details

@@ -1,0 +1,349 @@
+"""Sense-level bias tests (Zhou, Kaneko & Bollegala 2022): WEAT with sense ids, WAT with the
+maximum over sense pairs, eq. 8 gender directions, on constructed vectors with known answers and
+end to end on real models."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.evals.sense_bias import (
+    SenseBiasConfig,
+    eq4_max_over_senses,
+    eq4_scores,
+    gender_direction,
+    max_cosine_by_group,
+    propagated_gender_scores,
+    run_gender_direction,
+    run_sense_bias,
+    run_sense_weat,
+    run_wat,
+    wat_reference,
+)
+from wordlens.models.base import WordEmbedder
+from wordlens.models.senses import SenseVectors, build_sense_vectors
+from wordlens.report.sense_report import write_sense_bias
+from wordlens.resources import WeatTest, WordSet, load_weat_tests
+from wordlens.resources.association_norms import AssociationNorms, load_association_norms
+from wordlens.resources.sense_assignments import (
+    OccupationSenses,
+    SenseAssignments,
+    weat_sense_assignments,
+)
+from wordlens.resources.wordnet import load_wordnet
+from wordlens.stats import cosine_similarity, pearson, weat
+
+RNG = np.random.default_rng(7)
+DIM = 6
+
+
+def unit(index: int, scale: float = 1.0) -> np.ndarray:
+    vector = np.zeros(DIM)
+    vector[index] = scale
+    return vector
+
+
+def cosine_with(vector: np.ndarray, direction: np.ndarray) -> float:
+    return float(cosine_similarity(vector[np.newaxis], direction[np.newaxis])[0, 0])
+
+
+def make_store(vectors: dict[str, np.ndarray]) -> SenseVectors:
+    """A one-layer store from key → [d] vectors."""
+    stacked = np.stack(list(vectors.values()))[:, np.newaxis, :].astype(np.float32)
+    return SenseVectors(tuple(vectors), stacked, (0,), source="constructed")
+
+
+# --- WEAT -----------------------------------------------------------------------------------------
+
+WORDS = {
+    "x": ("rose", "tulip"),
+    "y": ("ant", "flea"),
+    "a": ("love", "peace"),
+    "b": ("death", "grief"),
+}
+TEST = WeatTest(
+    99,
+    "constructed",
+    *(WordSet(role, words) for role, words in WORDS.items()),
+    original_finding=load_weat_tests([1])[0].original_finding,
+)
+ASSIGNED = {word: f"{word}%1:00:00::" for words in WORDS.values() for word in words}
+
+
+def planted_store() -> SenseVectors:
+    """Assigned senses: targets X near A, Y near B; every word also has an unrelated sense."""
+    vectors: dict[str, np.ndarray] = {}
+    for role, words in WORDS.items():
+        axis = 0 if role in "xa" else 1
+        for word in words:
+            vectors[ASSIGNED[word]] = unit(axis) + 0.2 * RNG.normal(size=DIM)
+            vectors[f"{word}%2:00:00::"] = RNG.normal(size=DIM)
+    return make_store(vectors)
+
+
+def test_sense_weat_is_weat_on_assigned_senses_and_on_eq7_word_vectors() -> None:
+    senses = planted_store()
+    assignments = SenseAssignments(ASSIGNED, {}, (99,), "constructed")
+    table = run_sense_weat(senses, [TEST], assignments, n_samples=1000).tables["weat"]
+    by_rep = table.set_index("representation")
+    sense_sets = [senses.sense_vectors([ASSIGNED[w] for w in WORDS[r]]) for r in "xyab"]
+    word_sets = [senses.word_vectors(list(WORDS[r])) for r in "xyab"]
+    for representation, sets in (("sense", sense_sets), ("word", word_sets)):
+        direct = weat(*sets, n_samples=1000)
+        row = by_rep.loc[representation]
+        assert row["effect_size"] == pytest.approx(float(direct.effect_size[0]), abs=1e-12)
+        assert row["p_one_sided"] == pytest.approx(float(direct.p_one_sided[0]))
+        assert row["exact"] and row["n_partitions"] == 6  # C(4, 2) partitions, all enumerated
+    assert by_rep.loc["sense", "effect_size"] > 1.0  # the planted bias shows at the sense level
+    assert by_rep.loc["sense", "effect_size"] != by_rep.loc["word", "effect_size"]
+
+
+def test_words_with_one_sense_give_the_same_sense_and_word_results() -> None:
+    single = make_store({ASSIGNED[w]: RNG.normal(size=DIM) for ws in WORDS.values() for w in ws})
+    assignments = SenseAssignments(ASSIGNED, {}, (99,), "constructed")
+    table = run_sense_weat(single, [TEST], assignments, n_samples=100).tables["weat"]
+    sense, word = (table[table["representation"] == r].iloc[0] for r in ("sense", "word"))
+    assert sense["effect_size"] == word["effect_size"]
+    assert sense["statistic"] == word["statistic"]
+
+
+def test_unassigned_and_missing_words_are_dropped_from_both_levels() -> None:
+    senses = planted_store()
+    assigned = dict(ASSIGNED) | {"tulip": "tulip%1:20:00::"}  # a key the store lacks
+    assignments = SenseAssignments(assigned, {"flea": "no fitting sense"}, (99,), "c")
+    run = run_sense_weat(senses, [TEST], assignments, n_samples=100)
+    assert run.metadata["dropped_words"]["99"] == {
+        "tulip": "tulip%1:20:00:: is not in the sense vectors",
+        "flea": "no fitting sense",
+    }
+    assert set(run.tables["weat"]["n_x"]) == {1} and set(run.tables["weat"]["n_y"]) == {1}
+    empty = SenseAssignments({}, {}, (99,), "c")
+    with pytest.raises(EmptyInputError, match="no word of set X"):
+        run_sense_weat(senses, [TEST], empty)
+
+
+# --- WAT -----------------------------------------------------------------------------------------
+
+
+def test_max_cosine_by_group_is_the_brute_force_maximum() -> None:
+    vectors = RNG.normal(size=(9, DIM))
+    groups_a = [np.array([0, 3]), np.array([5]), np.array([1, 2, 8])]
+    groups_b = [np.array([4, 7]), np.array([6, 0])]
+    cos = cosine_similarity(vectors, vectors)
+    expected = [[max(cos[i, j] for i in a for j in b) for b in groups_b] for a in groups_a]
+    np.testing.assert_allclose(max_cosine_by_group(vectors, groups_a, groups_b), expected)
+    with pytest.raises(EmptyInputError):
+        max_cosine_by_group(vectors, [np.array([], dtype=np.int64)], groups_b)
+
+
+def test_eq4_is_the_mean_cosine_difference_over_pairs() -> None:
+    words = RNG.normal(size=(4, 2, DIM))
+    male, female = RNG.normal(size=(3, 2, DIM)), RNG.normal(size=(3, 2, DIM))
+    expected = np.zeros((4, 2))
+    for n, layer in itertools.product(range(4), range(2)):
+        diffs = [
+            cosine_similarity(words[n, layer][None], male[p, layer][None])[0, 0]
+            - cosine_similarity(words[n, layer][None], female[p, layer][None])[0, 0]
+            for p in range(3)
+        ]
+        expected[n, layer] = np.mean(diffs)
+    np.testing.assert_allclose(eq4_scores(words, (male, female)), expected, atol=1e-12)
+
+
+def wat_store() -> SenseVectors:
+    """Male seeds along axis 0, female along axis 1; five words in between, 'bank' two-sensed."""
+    vectors = {
+        "father%1:18:00::": unit(0) + 0.1 * unit(2),
+        "mother%1:18:00::": unit(1) + 0.1 * unit(2),
+        "man%1:18:00::": unit(0) + 0.1 * unit(3),
+        "woman%1:18:00::": unit(1) + 0.1 * unit(3),
+    }
+    for index, word in enumerate(["tool", "doll", "car", "lace", "bank"]):
+        vectors[f"{word}%1:06:00::"] = unit(0, np.cos(index)) + unit(1, np.sin(index)) + unit(4)
+    vectors["bank%1:17:00::"] = unit(0)  # a second, strongly male sense of "bank"
+    return make_store(vectors)
+
+
+def test_wat_correlates_eq4_with_the_reference_at_both_levels() -> None:
+    senses = wat_store()
+    pairs = (("father", "mother"), ("man", "woman"), ("he", "she"))
+    words = ["tool", "doll", "car", "lace", "bank"]
+    word_scores = eq4_scores(
+        senses.word_vectors(words),
+        (senses.word_vectors(["father", "man"]), senses.word_vectors(["mother", "woman"])),
+    )[:, 0]
+    reference = pd.Series(word_scores * 2.0 + 1.0, index=words)  # exactly linear in eq. 4
+    run = run_wat(senses, reference, pairs=pairs)
+    table = run.tables["wat"].set_index("representation")
+    assert table.loc["word", "r"] == pytest.approx(1.0)
+    assert table.loc["word", "n"] == 5
+    assert run.metadata["dropped_pairs"] == [["he", "she"]]
+    sense_scores = eq4_max_over_senses(senses, words, (("father", "mother"), ("man", "woman")))
+    assert sense_scores[4, 0] > word_scores[4]  # max picks the male sense of "bank"
+    np.testing.assert_allclose(sense_scores[:4, 0], word_scores[:4], atol=1e-6)  # one sense each
+    expected_r = pearson(sense_scores[:, 0], reference.to_numpy()).r
+    assert table.loc["sense", "r"] == pytest.approx(expected_r)
+    np.testing.assert_allclose(run.tables["wat_scores"]["sense"], sense_scores[:, 0])
+
+
+def test_wat_needs_pairs_and_words() -> None:
+    senses = wat_store()
+    with pytest.raises(EmptyInputError, match="no gender pair"):
+        run_wat(
+            senses,
+            pd.Series([1.0, 2.0, 3.0], index=["tool", "doll", "car"]),
+            pairs=(("he", "she"),),
+        )
+    with pytest.raises(EmptyInputError, match="only 2 reference word"):
+        run_wat(
+            senses,
+            pd.Series([1.0, 2.0, 3.0], index=["tool", "doll", "zzz"]),
+            pairs=(("man", "woman"),),
+        )
+
+
+def test_propagated_scores_on_a_symmetric_graph() -> None:
+    # he - x - y - z - she (both directions) and a separate pair that is not strongly connected
+    chain = ["he", "x", "y", "z", "she"]
+    edges = [(a, b) for a, b in itertools.pairwise(chain)] + [
+        (b, a) for a, b in itertools.pairwise(chain)
+    ]
+    edges.append(("lone", "he"))
+    frame = pd.DataFrame(edges, columns=["cue", "response"]).assign(strength=0.5)
+    scores, meta = propagated_gender_scores(
+        AssociationNorms("toy", frame), (("he", "she"),), alpha=0.9
+    )
+    assert meta["component_size"] == 5 and meta["n_words"] == 6
+    assert meta["seeds"] == {"male": ["he"], "female": ["she"]}
+    assert abs(scores["y"]) < 1e-12
+    assert scores["x"] == pytest.approx(-scores["z"])
+    assert scores["he"] > scores["x"] > 0
+    with pytest.raises(EmptyInputError, match="lacks every female seed"):
+        propagated_gender_scores(AssociationNorms("toy", frame), (("he", "lone"),))
+
+
+# --- gender direction ----------------------------------------------------------------------------
+
+
+def test_gender_direction_is_eq8_and_cosines_are_taken_with_it() -> None:
+    vectors = {
+        "father%1:18:00::": unit(0) + unit(2),
+        "mother%1:18:00::": unit(1) + unit(2),
+        "king%1:18:00::": unit(0, 3.0),
+        "queen%1:18:00::": unit(1, 3.0) + unit(3),
+        "nurse%1:18:00::": unit(1) + unit(4),
+        "nurse%2:29:00::": unit(4),
+    }
+    senses = make_store(vectors)
+    pairs = (("father", "mother"), ("king", "queen"), ("he", "she"))
+    g = gender_direction(
+        senses.word_vectors(["father", "king"]), senses.word_vectors(["mother", "queen"])
+    )
+    np.testing.assert_allclose(g[0], (unit(0) * 4 - unit(1) * 4 - unit(3)) / 2)
+    nurse = OccupationSenses("nurse", "nurse%1:18:00::", "nurse%2:29:00::")
+    run = run_gender_direction(senses, pairs, [nurse])
+    row = run.tables["gender_direction"].iloc[0]
+    assert row["noun_sense"] == pytest.approx(cosine_with(vectors["nurse%1:18:00::"], g[0]))
+    assert row["noun_sense"] < 0  # female-leaning
+    assert row["verb_sense"] == pytest.approx(0.0, abs=1e-12)
+    assert row["word"] == pytest.approx(cosine_with(unit(1) / 2 + unit(4), g[0]))
+    assert np.isnan(row["baseline"])
+    assert run.metadata["dropped_pairs"] == [["he", "she"]]
+    with pytest.raises(EmptyInputError, match="no male-female pair"):
+        run_gender_direction(senses, (("he", "she"),), [nurse])
+    with pytest.raises(WordlensError, match=r"\[P, n_layers, d\]"):
+        gender_direction(np.zeros((2, 3)), np.zeros((2, 3)))
+
+
+# --- references and end to end -------------------------------------------------------------------
+
+
+def test_registered_wat_references(shared: Path) -> None:
+    du2019, meta = wat_reference("wat-du2019")
+    assert len(du2019) == 12_215 and meta == {"reference": "wat-du2019"}
+    assert du2019["he"] == pytest.approx(1.084) and du2019["she"] == pytest.approx(-1.155)
+    zhou, _ = wat_reference("wat-zhou2022")
+    assert zhou["man"] == pytest.approx(2.741)
+    usf = load_association_norms("usf")
+    assert usf.edges["strength"].between(0, 1).all()
+    assert not usf.edges.duplicated(["cue", "response"]).any()
+    scores, meta = wat_reference("usf")
+    # propagation on USF agrees with Du et al.'s SWOW lexicon (measured r = 0.28 over 4,830 words)
+    assert meta["pearson_with_wat_du2019"] > 0.2 and meta["n_shared"] > 4000
+    assert meta["component_size"] == 4845 and meta["missing_seeds"] == [
+        "grandfather",
+        "grandmother",
+    ]
+    assert scores["he"] > 0 > scores["she"]
+    with pytest.raises(WordlensError, match="unknown WAT reference"):
+        wat_reference("swow")
+
+
+def test_config_validation() -> None:
+    with pytest.raises(WordlensError, match="choose experiments"):
+        SenseBiasConfig(experiments=("weat", "seat"))  # type: ignore[arg-type]
+    with pytest.raises(WordlensError, match="unknown WAT reference"):
+        SenseBiasConfig(wat_reference="swow")
+    with pytest.raises(WordlensError, match="unknown gender pairs"):
+        SenseBiasConfig(gender_pairs="bolukbasi")
+    with pytest.raises(WordlensError, match="at least 3"):
+        SenseBiasConfig(wat_words=2)
+    with pytest.raises(WordlensError, match="either a model"):
+        run_sense_bias(SenseBiasConfig())
+
+
+@pytest.mark.slow
+def test_sense_bias_end_to_end_on_minilm_with_a_glove_baseline(
+    minilm: WordEmbedder, glove: WordEmbedder, shared: Path, tmp_path: Path
+) -> None:
+    config = SenseBiasConfig(
+        layers=(0, -1),
+        weat_tests=(9,),
+        wat_words=12,
+        max_examples=0,
+        gender_pairs="debiaswe-definitional-pairs",
+        n_samples=500,
+    )
+    run = run_sense_bias(config, model=minilm, baseline=glove)
+    weat_table = run.tables["weat"]
+    assert set(weat_table["representation"]) == {"sense", "word", "baseline"}
+    assert set(weat_table.loc[weat_table["representation"] == "sense", "layer"]) == {0, 6}
+    assert weat_table.loc[weat_table["representation"] == "baseline", "layer"].tolist() == [0]
+    assert (weat_table[["n_x", "n_y", "n_a", "n_b"]].to_numpy() == [6, 6, 7, 7]).all()
+    wat_table = run.tables["wat"]
+    assert len(wat_table) == 5 and (wat_table["n"] == 12).all()
+    directions = run.tables["gender_direction"]
+    assert len(directions) == 12 and directions["baseline"].notna().all()
+    assert run.metadata["experiments"]["wat"]["n_sampled"] == 12
+    assert run.metadata["sense_vectors"]["n_senses"] > 100
+    written = write_sense_bias(run, tmp_path)
+    html = (tmp_path / "report.html").read_text()
+    assert "Figure 2" in html and "Table 2" in html and "<img" in html
+    assert {path.name for path in written} >= {"sense_bias_weat.parquet", "report.html"}
+
+
+def test_a_sense_file_gives_the_same_results_as_the_built_vectors(
+    glove: WordEmbedder, tmp_path: Path
+) -> None:
+    wordnet = load_wordnet()
+    assignments = weat_sense_assignments(wordnet)
+    test = load_weat_tests([9])[0]
+    lemmas = {
+        assignments.senses[w].split("%")[0]
+        for s in (test.x, test.y, test.a, test.b)
+        for w in s.words
+    }
+    keys = [sense.key for lemma in sorted(lemmas) for sense in wordnet.senses(lemma)]
+    built = build_sense_vectors(glove, keys, wordnet=wordnet)
+    config = SenseBiasConfig(experiments=("weat",), weat_tests=(9,), n_samples=200)
+    from_file = run_sense_bias(config, sense_file=built.write(tmp_path / "glove_senses.npz"))
+    from_store = run_sense_weat(built, [test], assignments, n_samples=200)
+    pd.testing.assert_frame_equal(from_file.tables["weat"], from_store.tables["weat"])
+    table = from_store.tables["weat"].set_index("representation")
+    # a static model gives every sense the word's vector: sense and word levels agree
+    assert table.loc["sense", "effect_size"] == pytest.approx(table.loc["word", "effect_size"])
