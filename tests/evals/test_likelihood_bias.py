@@ -1,0 +1,164 @@
+"""Likelihood bias (eq. 6) end to end on real models: minilm-l6-mlm (AUL, PLL) and smollm2-135m
+(causal), on constructed pairs with known answers and on samples of the three benchmarks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.evals.likelihood_bias import run_likelihood_bias, table3
+from wordlens.models.scoring import LMScorer, ScoringMethod, SentenceScores, load_scorer
+
+FLUENT = [
+    "The children played in the park after school.",
+    "She poured a cup of hot coffee for her friend.",
+    "We walked home slowly because it was raining.",
+    "He read the newspaper while eating his breakfast.",
+]
+
+
+@pytest.fixture(scope="module")
+def masked(shared: Path) -> LMScorer:
+    return load_scorer(str(shared / "models" / "minilm-l6-mlm"))
+
+
+@pytest.fixture(scope="module")
+def causal() -> LMScorer:
+    return load_scorer("smollm2-135m")
+
+
+class CountingScorer(LMScorer):
+    """The real scorer, recording the sentences of every call."""
+
+    def __init__(self, scorer: LMScorer) -> None:
+        self.__dict__.update(scorer.__dict__)
+        self.calls: list[tuple[ScoringMethod, list[str]]] = []
+
+    def score(
+        self, sentences: Sequence[str], method: ScoringMethod, *, progress: bool = False
+    ) -> SentenceScores:
+        self.calls.append((method, list(sentences)))
+        return super().score(sentences, method, progress=progress)
+
+
+def _pairs(stereo: list[str], anti: list[str]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "item_id": [str(i) for i in range(len(stereo))],
+            "category": ["constructed"] * len(stereo),
+            "sentence_stereo": stereo,
+            "sentence_anti": anti,
+        }
+    )
+
+
+def test_known_answers_on_the_causal_model(causal: LMScorer) -> None:
+    scrambled = [" ".join(reversed(sentence.rstrip(".").split())) + "." for sentence in FLUENT]
+    run = run_likelihood_bias(
+        causal,
+        {
+            "fluent": _pairs(FLUENT, scrambled),
+            "scrambled": _pairs(scrambled, FLUENT),
+            "same": _pairs(FLUENT, list(FLUENT)),
+        },
+        n_resamples=300,
+    )
+    scores = run.tables["bias_scores"].query("level == 'all'").set_index(["benchmark", "method"])
+    for method in ("causal_sum", "causal_mean"):
+        fluent = scores.loc[("fluent", method)]
+        assert fluent["bias_score"] == 50.0 and (fluent["ci_low"], fluent["ci_high"]) == (50, 50)
+        assert scores.loc[("scrambled", method), "bias_score"] == -50.0
+        same = scores.loc[("same", method)]
+        assert (same["bias_score"], same["n_ties"], same["n_stereo_higher"]) == (-50.0, 4, 0)
+    assert run.metadata["n_sentences"] == 8  # FLUENT and scrambled, each scored once per method
+    table = run.tables["table3"]
+    assert list(table["benchmark"]) == ["fluent", "scrambled", "same"]
+    assert list(table.columns[:5]) == ["benchmark", "group", "n", "causal_sum", "causal_sum_ci_low"]
+    assert list(table["causal_mean_ci_high"]) == [50.0, -50.0, -50.0]
+    assert (table["n"] == 4).all() and run.metadata["model"]["kind"] == "causal"
+
+
+def test_benchmark_samples_on_the_masked_model(masked: LMScorer) -> None:
+    counting = CountingScorer(masked)
+    run = run_likelihood_bias(
+        counting, ("sssb", "crows", "stereoset"), ("aul", "pll"), sample=3, n_resamples=200
+    )
+    pair_scores = run.tables["pair_scores"]
+    assert pair_scores.groupby(["benchmark", "method"]).size().eq(3).all()
+    # One call per method over the distinct sentences of every pair.
+    assert [method for method, _ in counting.calls] == ["aul", "pll"]
+    sentences = counting.calls[0][1]
+    assert len(sentences) == len(set(sentences)) == run.metadata["n_sentences"]
+    pll = pair_scores.query("method == 'pll'")
+    assert set(sentences) == {*pll["sentence_stereo"], *pll["sentence_anti"]}
+    # Pair scores are the scorer's own scores of the two sentences (batched with others).
+    for method, some in (("pll", pll.iloc[:1]), ("aul", pair_scores.query("method == 'aul'"))):
+        direct = masked.score([*some["sentence_stereo"], *some["sentence_anti"]], method).scores
+        expected = [*some["score_stereo"], *some["score_anti"]]
+        np.testing.assert_allclose(direct, expected, atol=1e-5)
+    # The bias score is eq. 6 of the pair scores, at every level.
+    scores = run.tables["bias_scores"]
+    for row in scores.itertuples():
+        rows = pair_scores[
+            (pair_scores["benchmark"] == row.benchmark) & (pair_scores["method"] == row.method)
+        ]
+        if row.level != "all":
+            rows = rows[rows[row.level] == row.group]
+        higher = (rows["score_stereo"] > rows["score_anti"]).mean()
+        assert row.bias_score == pytest.approx(100 * higher - 50)
+        assert row.n == len(rows) and row.n_missing == 0
+        assert row.ci_low <= row.bias_score <= row.ci_high if row.n > 1 else np.isnan(row.ci_low)
+    assert set(scores["level"]) == {"all", "category", "sense_type"}
+    assert set(scores.query("level == 'sense_type'")["benchmark"]) == {"sssb"}
+    assert (pair_scores.query("method == 'aul'")["score_stereo"] < 0).all()
+    layout = run.tables["table3"]
+    assert list(layout["benchmark"][:2]) == ["CrowS-Pairs", "StereoSet"]
+    assert set(layout["group"][2:]) <= {"race", "colour", "nationality", "language", "noun", "verb"}
+    assert layout["n"].sum() == 9 and list(layout.columns[3::3]) == ["aul", "pll"]
+    assert run.metadata["benchmarks"]["crows"] == {
+        "n_pairs": 1508,
+        "n_scored": 3,
+        "source": "nyu-mll/crows-pairs@8aaac11c485473159ec9328a65253a5be9a479dc:"
+        "data/crows_pairs_anonymized.csv",
+    }
+
+
+def test_errors(masked: LMScorer) -> None:
+    pairs = {"tiny": _pairs(FLUENT[:2], FLUENT[2:])}
+    with pytest.raises(WordlensError, match="cannot score with causal_sum; it supports aul"):
+        run_likelihood_bias(masked, pairs, ["causal_sum"])
+    with pytest.raises(WordlensError, match="unknown benchmark 'winobias'"):
+        run_likelihood_bias(masked, ["winobias"], ["aul"])
+    with pytest.raises(WordlensError, match="sample must be at least 1"):
+        run_likelihood_bias(masked, pairs, ["aul"], sample=0)
+    with pytest.raises(WordlensError, match="lacks column"):
+        run_likelihood_bias(masked, {"bad": pairs["tiny"].drop(columns="category")}, ["aul"])
+    with pytest.raises(EmptyInputError, match="no benchmark"):
+        run_likelihood_bias(masked, {}, ["aul"])
+    with pytest.raises(EmptyInputError, match="without pairs"):
+        run_likelihood_bias(masked, {"empty": pairs["tiny"].iloc[:0]}, ["aul"])
+    with pytest.raises(WordlensError, match="missing sentence"):
+        run_likelihood_bias(masked, {"gap": pairs["tiny"].assign(sentence_anti=None)}, ["aul"])
+
+
+def test_table3_keeps_the_paper_layout() -> None:
+    rows = [
+        ("sssb", "aul", "sense_type", "colour", 10.0),
+        ("sssb", "aul", "all", "all", 5.0),
+        ("crows", "aul", "all", "all", -1.5),
+        ("crows", "aul", "category", "gender", 3.0),
+        ("stereoset", "aul", "all", "all", 2.0),
+    ]
+    scores = pd.DataFrame(rows, columns=["benchmark", "method", "level", "group", "bias_score"])
+    scores = scores.assign(n=4, n_missing=1, ci_low=-60.0, ci_high=60.0)
+    layout = table3(scores, ["aul", "pll"])
+    assert list(layout["benchmark"]) == ["CrowS-Pairs", "StereoSet", "SSSB"]
+    assert list(layout["group"]) == ["all", "all", "colour"]
+    assert list(layout["aul"]) == [-1.5, 2.0, 10.0] and layout["pll"].isna().all()
+    assert (layout["aul_ci_low"] == -60.0).all() and layout["pll_ci_high"].isna().all()
+    assert (layout["n"] == 5).all()
