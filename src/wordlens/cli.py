@@ -598,3 +598,228 @@ def print_intersectional_summary(tables: dict[str, Any], model_name: str) -> Non
         for row in shares.itertuples():
             grid.add_row(row.category, f"{row.pct_top:.2f}", f"{row.pct_bottom:.2f}")
         console.print(grid)
+
+
+@app.command("likelihood-bias")
+@handle_errors
+def likelihood_bias(
+    model: ModelOption,
+    out: Annotated[Path, typer.Option(help="Output directory (tables + report.html).")] = Path(
+        "wordlens-results/likelihood-bias"
+    ),
+    benchmark: Annotated[
+        str, typer.Option(help="Benchmarks (comma list): sssb, crows, stereoset.")
+    ] = "sssb,crows,stereoset",
+    methods: Annotated[
+        str,
+        typer.Option(
+            help="Scoring methods (comma list) or 'all' the model supports: aul, aula, pll "
+            "(masked LMs), causal_sum, causal_mean (causal LMs)."
+        ),
+    ] = "all",
+    sample: Annotated[
+        int | None,
+        typer.Option(help="Seeded sample of this many pairs per benchmark [default: all]."),
+    ] = None,
+    bootstrap: Annotated[
+        int, typer.Option(help="Bootstrap resamples of each 95% interval (0: none).")
+    ] = 10_000,
+    seed: Annotated[int, typer.Option(help="Seed of the pair sample and the bootstrap.")] = 0,
+    device: DeviceOption = "cpu",
+    dtype: DtypeOption = "float32",
+    token_budget: TokenBudgetOption = None,
+    trust_remote_code: TrustOption = False,
+) -> None:
+    """Likelihood bias score (Zhou, Kaneko & Bollegala 2022, eq. 6) on sentence-pair benchmarks."""
+    from wordlens.evals.likelihood_bias import run_likelihood_bias
+    from wordlens.models.scoring import load_scorer
+    from wordlens.report.likelihood_report import write_likelihood_bias
+
+    if bootstrap < 0:
+        raise WordlensError(f"--bootstrap must be >= 0; got {bootstrap}")
+    with errors.status(f"loading {model}"):
+        scorer = load_scorer(
+            model,
+            device=device,
+            dtype=dtype,
+            token_budget=token_budget,
+            trust_remote_code=trust_remote_code,
+        )
+    chosen = None if methods.strip().lower() == "all" else parse_list(methods)
+    run = run_likelihood_bias(
+        scorer,
+        parse_list(benchmark),
+        chosen,  # type: ignore[arg-type]
+        sample=sample,
+        n_resamples=bootstrap,
+        seed=seed,
+        progress=True,
+    )
+    print_likelihood_table(
+        run.tables["table3"], run.metadata["config"]["methods"], scorer.info.name
+    )
+    written = write_likelihood_bias(run, out)
+    console.print(f"report: {out / 'report.html'} ({len(written)} files in {out})")
+
+
+def print_likelihood_table(table3: Any, methods: list[str], model_name: str) -> None:
+    """The Table 3 layout: bias score per benchmark (SSSB per sense) and method."""
+    grid = Table(title=f"Likelihood bias score (eq. 6) on {model_name}", title_justify="left")
+    for column in ("benchmark", "group", "pairs", *methods):
+        grid.add_column(column)
+    for _, row in table3.iterrows():
+        scores = [f"{row[method]:+.2f}" for method in methods]
+        grid.add_row(str(row["benchmark"]), str(row["group"]), str(row["n"]), *scores)
+    console.print(grid)
+
+
+@app.command("sense-bias")
+@handle_errors
+def sense_bias(
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model", "-m", help="Model to build sense vectors from (alias, local path, hub id)."
+        ),
+    ] = None,
+    senses: Annotated[
+        Path | None,
+        typer.Option(help="Sense-vector file instead of a model (LMMS/ARES text, or .npz)."),
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Output directory (tables + report.html).")] = Path(
+        "wordlens-results/sense-bias"
+    ),
+    baseline: Annotated[
+        str, typer.Option(help="Word-level model beside the senses (e.g. glove-6b-50d), or 'none'.")
+    ] = "glove-6b-50d",
+    experiments: Annotated[
+        str, typer.Option(help="Experiments (comma list): weat, wat, gender-direction.")
+    ] = "weat,wat,gender-direction",
+    layers: LayersOption = "all",
+    pooling: PoolingOption = "mean",
+    gloss_template: Annotated[
+        str, typer.Option(help="Context of a sense's gloss, with {gloss} and {lemma}.")
+    ] = "{gloss}: {lemma}",
+    max_examples: Annotated[
+        int | None, typer.Option(help="Most example sentences per sense [default: all].")
+    ] = None,
+    weat_tests: Annotated[
+        str, typer.Option(help="WEAT tests with sense assignments (comma list).")
+    ] = "1,2,7,8,9",
+    wat_reference: Annotated[
+        str, typer.Option(help="WAT reference: wat-du2019, wat-zhou2022, eat or usf.")
+    ] = "wat-du2019",
+    wat_words: Annotated[
+        int | None, typer.Option(help="Reference words correlated (seeded sample) [default: 500].")
+    ] = 500,
+    gender_pairs: Annotated[
+        str,
+        typer.Option(
+            help="Pairs of the eq. 8 direction: gn-glove-gender-pairs, debiaswe-definitional-pairs."
+        ),
+    ] = "gn-glove-gender-pairs",
+    permutations: Annotated[int, typer.Option(help="WEAT permutations.")] = 10_000,
+    seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
+    ddof: Annotated[int, typer.Option(help="Delta degrees of freedom of the effect size.")] = 1,
+    alpha: Annotated[
+        float, typer.Option(help="Label-propagation weight for the eat/usf references.")
+    ] = 0.99,
+    device: DeviceOption = "cpu",
+    dtype: DtypeOption = "float32",
+    bos: BosOption = "auto",
+    token_budget: TokenBudgetOption = None,
+    no_cache: NoCacheOption = False,
+    cache_dir: CacheDirOption = None,
+    trust_remote_code: TrustOption = False,
+) -> None:
+    """Social bias in sense embeddings (Zhou, Kaneko & Bollegala 2022): WEAT with sense ids,
+    WAT and the gender direction, at the sense and the word level."""
+    from wordlens.evals.sense_bias import SenseBiasConfig, run_sense_bias
+    from wordlens.models.base import check_pooling
+    from wordlens.report.sense_report import write_sense_bias
+
+    if (model is None) == (senses is None):
+        raise WordlensError("give exactly one of --model and --senses")
+    chosen_layers = parse_layers(layers)
+    config = SenseBiasConfig(
+        experiments=parse_list(experiments),  # type: ignore[arg-type]
+        layers=None if chosen_layers is None else tuple(chosen_layers),
+        pooling=check_pooling(pooling),
+        gloss_template=gloss_template,
+        max_examples=max_examples,
+        weat_tests=tuple(parse_tests(weat_tests) or ()),
+        wat_reference=wat_reference,
+        wat_words=wat_words,
+        gender_pairs=gender_pairs,
+        n_samples=permutations,
+        seed=seed,
+        ddof=ddof,
+        alpha=alpha,
+    )
+
+    def opened(name: str) -> WordEmbedder:
+        return open_model(name, device, dtype, bos, token_budget, trust_remote_code)
+
+    run = run_sense_bias(
+        config,
+        model=None if model is None else opened(model),
+        sense_file=senses,
+        baseline=None if baseline.strip().lower() == "none" else opened(baseline),
+        cache=open_cache(no_cache, cache_dir),
+        progress=True,
+    )
+    print_sense_bias_summary(run.tables)
+    written = write_sense_bias(run, out)
+    console.print(f"report: {out / 'report.html'} ({len(written)} files in {out})")
+
+
+def print_sense_bias_summary(tables: dict[str, Any]) -> None:
+    """Top-layer WEAT effect sizes, WAT correlations and occupation cosines per representation
+    (the baseline's rows are at its own single layer)."""
+    top = {name: top_layer_rows(table) for name, table in tables.items() if "layer" in table}
+    if "weat" in top:
+        grid = Table(title="WEAT with sense ids, top layer", title_justify="left")
+        for column in ("test", "representation", "effect size", "p one-sided", "n x/y/a/b"):
+            grid.add_column(column)
+        for row in top["weat"].itertuples():
+            sizes = f"{row.n_x}/{row.n_y}/{row.n_a}/{row.n_b}"
+            grid.add_row(
+                str(row.test),
+                row.representation,
+                f"{row.effect_size:+.3f}",
+                f"{row.p_one_sided:.4f}",
+                sizes,
+            )
+        console.print(grid)
+    if "wat" in top:
+        grid = Table(title="WAT (Pearson with the reference), top layer", title_justify="left")
+        for column in ("representation", "r", "95% CI", "n"):
+            grid.add_column(column)
+        for row in top["wat"].itertuples():
+            interval = f"[{row.ci_low:.3f}, {row.ci_high:.3f}]"
+            grid.add_row(row.representation, f"{row.r:.3f}", interval, str(row.n))
+        console.print(grid)
+    if "gender_direction" in top:
+        grid = Table(
+            title="Cosine with the gender direction (eq. 8), top layer; + male",
+            title_justify="left",
+        )
+        for column in ("occupation", "noun sense", "verb sense", "word", "baseline"):
+            grid.add_column(column)
+        for row in top["gender_direction"].itertuples():
+            grid.add_row(
+                row.occupation,
+                f"{row.noun_sense:+.3f}",
+                f"{row.verb_sense:+.3f}",
+                f"{row.word:+.3f}",
+                f"{row.baseline:+.3f}",
+            )
+        console.print(grid)
+
+
+def top_layer_rows(table: Any) -> Any:
+    """The rows of each representation's last layer (every row when there is none)."""
+    if "representation" not in table:
+        return table[table["layer"] == table["layer"].max()]
+    last = table.groupby("representation")["layer"].transform("max")
+    return table[table["layer"] == last]

@@ -1,0 +1,59 @@
+"""``wordlens likelihood-bias``, run in-process with typer's CliRunner on the minilm-l6-mlm
+fixture."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+from typer.testing import CliRunner
+
+from wordlens.cli import app
+
+runner = CliRunner()
+
+
+def test_likelihood_bias_command(shared: Path, tmp_path: Path) -> None:
+    model = str(shared / "models" / "minilm-l6-mlm")
+    out = tmp_path / "out"
+    args = ["likelihood-bias", "-m", model, "--benchmark", "crows,sssb", "--methods", "aul,aula"]
+    options = ["--sample", "4", "--bootstrap", "100", "--seed", "3", "--out", str(out)]
+    result = runner.invoke(app, [*args, *options])
+    assert result.exit_code == 0, result.output
+    assert "Likelihood bias score (eq. 6) on minilm-l6-mlm" in result.output
+    assert "CrowS-Pairs" in result.output
+    pairs = pd.read_parquet(out / "likelihood_pair_scores.parquet")
+    assert pairs.groupby(["benchmark", "method"]).size().to_dict() == {
+        ("crows", "aul"): 4,
+        ("crows", "aula"): 4,
+        ("sssb", "aul"): 4,
+        ("sssb", "aula"): 4,
+    }
+    layout = pd.read_parquet(out / "likelihood_table3.parquet")
+    assert layout.loc[0, "benchmark"] == "CrowS-Pairs"
+    assert list(layout.columns[3:]) == [
+        *("aul", "aul_ci_low", "aul_ci_high"),
+        *("aula", "aula_ci_low", "aula_ci_high"),
+    ]
+    meta = json.loads((out / "likelihood_bias_scores.json").read_text())
+    assert meta["config"]["sample"] == 4 and meta["config"]["seed"] == 3
+    assert meta["config"]["n_resamples"] == 100 and meta["model"]["kind"] == "masked"
+    assert meta["model"]["newly_initialized_weights"] == []
+    report = (out / "report.html").read_text()
+    assert "Table 3 layout" in report and report.count("data:image/png") == 2
+
+
+def test_likelihood_bias_errors(shared: Path, tmp_path: Path) -> None:
+    model = str(shared / "models" / "minilm-l6-mlm")
+    cases = [
+        (["--bootstrap", "-1"], "--bootstrap must be >= 0"),
+        (["--methods", "causal_sum"], "cannot score with causal_sum"),
+        (["--dtype", "float8"], "unknown dtype 'float8'"),
+    ]
+    for options, message in cases:
+        result = runner.invoke(
+            app, ["likelihood-bias", "-m", model, *options, "--out", str(tmp_path)]
+        )
+        assert result.exit_code == 2, result.output
+        assert message in result.output

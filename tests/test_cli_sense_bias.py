@@ -1,0 +1,51 @@
+"""``wordlens sense-bias``, run in-process with typer's CliRunner on minilm-l6 and GloVe."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from wordlens.cli import app
+
+runner = CliRunner()
+
+
+@pytest.mark.slow
+def test_sense_bias_command_builds_senses_and_writes_the_report(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    args = ["sense-bias", "-m", "minilm-l6", "--baseline", "glove-6b-50d", "--layers", "-1"]
+    options = [
+        *("--experiments", "weat,gender-direction", "--weat-tests", "9"),
+        *("--max-examples", "0", "--gender-pairs", "debiaswe-definitional-pairs"),
+        *("--permutations", "300", "--seed", "4", "--no-cache", "--out", str(out)),
+    ]
+    result = runner.invoke(app, [*args, *options])
+    assert result.exit_code == 0, result.output
+    assert "WEAT with sense ids, top layer" in result.output
+    assert "Cosine with the gender direction (eq. 8)" in result.output
+    weat_table = pd.read_parquet(out / "sense_bias_weat.parquet")
+    assert sorted(weat_table["representation"]) == ["baseline", "sense", "word"]
+    directions = pd.read_parquet(out / "sense_bias_gender_direction.parquet")
+    assert set(directions["layer"]) == {6} and directions["baseline"].notna().all()
+    meta = json.loads((out / "sense_bias_weat.json").read_text())
+    assert meta["config"]["seed"] == 4 and meta["config"]["n_samples"] == 300
+    assert meta["model"]["name"] == "minilm-l6" and meta["baseline"]["name"] == "glove-6b-50d"
+    assert "Figure 2" in (out / "report.html").read_text()
+
+
+def test_sense_bias_command_rejects_bad_input(tmp_path: Path) -> None:
+    cases = [
+        ([], "give exactly one of --model and --senses"),
+        (["-m", "glove-6b-50d", "--senses", str(tmp_path / "s.npz")], "exactly one of"),
+        (["-m", "glove-6b-50d", "--experiments", "wet"], "choose experiments among"),
+        (["-m", "glove-6b-50d", "--wat-reference", "swow"], "unknown WAT reference 'swow'"),
+        (["-m", "glove-6b-50d", "--pooling", "median"], "median"),
+    ]
+    for options, message in cases:
+        result = runner.invoke(app, ["sense-bias", *options, "--out", str(tmp_path)])
+        assert result.exit_code == 2, result.output
+        assert message in result.output
