@@ -37,13 +37,13 @@ class CountingScorer(LMScorer):
 
     def __init__(self, scorer: LMScorer) -> None:
         self.__dict__.update(scorer.__dict__)
-        self.calls: list[tuple[ScoringMethod, list[str]]] = []
+        self.calls: list[tuple[list[ScoringMethod], list[str]]] = []
 
-    def score(
-        self, sentences: Sequence[str], method: ScoringMethod, *, progress: bool = False
-    ) -> SentenceScores:
-        self.calls.append((method, list(sentences)))
-        return super().score(sentences, method, progress=progress)
+    def score_methods(
+        self, sentences: Sequence[str], methods: Sequence[ScoringMethod], *, progress: bool = False
+    ) -> dict[ScoringMethod, SentenceScores]:
+        self.calls.append((list(methods), list(sentences)))
+        return super().score_methods(sentences, methods, progress=progress)
 
 
 def _pairs(stereo: list[str], anti: list[str]) -> pd.DataFrame:
@@ -75,7 +75,10 @@ def test_known_answers_on_the_causal_model(causal: LMScorer) -> None:
         assert scores.loc[("scrambled", method), "bias_score"] == -50.0
         same = scores.loc[("same", method)]
         assert (same["bias_score"], same["n_ties"], same["n_stereo_higher"]) == (-50.0, 4, 0)
-    assert run.metadata["n_sentences"] == 8  # FLUENT and scrambled, each scored once per method
+    assert run.metadata["n_sentences"] == 8  # FLUENT and scrambled, each scored once
+    # causal_sum and causal_mean read the same passes: one timed stage, one rate
+    assert "score_causal_sum+causal_mean" in run.metadata["timings_s"]
+    assert list(run.metadata["sentences_per_second"]) == ["causal_sum+causal_mean"]
     table = run.tables["table3"]
     assert list(table["benchmark"]) == ["fluent", "scrambled", "same"]
     assert list(table.columns[:5]) == ["benchmark", "group", "n", "causal_sum", "causal_sum_ci_low"]
@@ -91,7 +94,7 @@ def test_benchmark_samples_on_the_masked_model(masked: LMScorer) -> None:
     pair_scores = run.tables["pair_scores"]
     assert pair_scores.groupby(["benchmark", "method"]).size().eq(3).all()
     # One call per method over the distinct sentences of every pair.
-    assert [method for method, _ in counting.calls] == ["aul", "pll"]
+    assert [methods for methods, _ in counting.calls] == [["aul"], ["pll"]]
     sentences = counting.calls[0][1]
     assert len(sentences) == len(set(sentences)) == run.metadata["n_sentences"]
     pll = pair_scores.query("method == 'pll'")

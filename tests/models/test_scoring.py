@@ -117,6 +117,20 @@ def test_causal_scores_match_by_hand(causal: LMScorer) -> None:
         np.testing.assert_allclose(result.scores, expected, rtol=1e-6, atol=1e-4)
 
 
+def test_methods_scored_together_equal_each_scored_alone(causal: LMScorer, mlm: LMScorer) -> None:
+    together = causal.score_methods(SENTENCES, ["causal_mean", "causal_sum"])
+    assert list(together) == ["causal_mean", "causal_sum"]  # one pass, both reductions
+    for method, result in together.items():
+        alone = causal.score(SENTENCES, method)
+        np.testing.assert_array_equal(result.scores, alone.scores)
+    sums, means = together["causal_sum"], together["causal_mean"]
+    np.testing.assert_allclose(means.scores * means.n_tokens, sums.scores, rtol=1e-12)
+    masked = mlm.score_methods(SENTENCES, ["aul", "pll"])
+    np.testing.assert_array_equal(masked["pll"].scores, mlm.score(SENTENCES, "pll").scores)
+    with pytest.raises(WordlensError, match="not 'causal_sum'"):
+        mlm.score_methods(SENTENCES, ["aul", "causal_sum"])
+
+
 def test_pll_and_aul_agree_when_masking_changes_nothing() -> None:
     """AUL reads P(w_i | S), PLL reads P(w_i | S with w_i masked): they differ even for a
     one-token sentence (PLL sees only [CLS] [MASK] [SEP]). They must agree exactly when the masked

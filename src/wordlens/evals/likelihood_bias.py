@@ -34,7 +34,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from wordlens.errors import EmptyInputError, WordlensError
-from wordlens.models.scoring import LMScorer, ScoringMethod
+from wordlens.models.scoring import LMScorer, ScoringMethod, pass_groups
 from wordlens.resources.bias_benchmarks import BENCHMARKS, COLUMNS, RESOURCES, load_bias_pairs
 from wordlens.resources.registry import get_resource
 from wordlens.results import Timings
@@ -142,12 +142,20 @@ def run_likelihood_bias(
     position = {sentence: index for index, sentence in enumerate(sentences)}
     stereo_rows = pairs["sentence_stereo"].map(position).to_numpy(dtype=np.int64)
     anti_rows = pairs["sentence_anti"].map(position).to_numpy(dtype=np.int64)
-    frames = []
-    for method in chosen_methods:
-        with timings.stage(f"score_{method}"):
-            scores, n_tokens = _score(scorer, sentences, method, progress)
-        frames.append(_pair_scores(pairs, method, scores, n_tokens, stereo_rows, anti_rows))
-    pair_scores = pd.concat(frames, ignore_index=True)
+    scored: dict[str, tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]] = {}
+    sentences_per_second: dict[str, float] = {}
+    for group in pass_groups(chosen_methods):
+        label = "+".join(group)
+        with timings.stage(f"score_{label}"):
+            scored.update(_score(scorer, sentences, group, progress))
+        sentences_per_second[label] = len(sentences) / timings.seconds[f"score_{label}"]
+    pair_scores = pd.concat(
+        [
+            _pair_scores(pairs, method, *scored[method], stereo_rows, anti_rows)
+            for method in chosen_methods
+        ],
+        ignore_index=True,
+    )
     with timings.stage("bias_scores"):
         bias_scores = _bias_scores(pair_scores, n_resamples, confidence, seed)
     metadata = {
@@ -164,9 +172,7 @@ def run_likelihood_bias(
         "benchmarks": _benchmark_summary(loaded, pairs, benchmarks),
         "n_sentences": len(sentences),
         "timings_s": dict(timings.seconds),
-        "sentences_per_second": {
-            method: len(sentences) / timings.seconds[f"score_{method}"] for method in chosen_methods
-        },
+        "sentences_per_second": sentences_per_second,
         "tie_rule": "ties (exactly equal scores) stay in N and do not count as stereo > anti",
         "interval": f"percentile bootstrap over pairs, {n_resamples} resamples, seed {seed}",
     }
@@ -276,14 +282,17 @@ def _subsample(frame: pd.DataFrame, sample: int | None, seed: int) -> pd.DataFra
 
 
 def _score(
-    scorer: LMScorer, sentences: list[str], method: ScoringMethod, progress: bool
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
-    scored = scorer.score(sentences, method, progress=progress)
-    if scored.scores.shape != (len(sentences),) or scored.n_tokens.shape != (len(sentences),):
-        raise WordlensError(
-            f"scorer returned {scored.scores.shape} scores for {len(sentences)} sentences"
-        )
-    return scored.scores.astype(np.float64), scored.n_tokens.astype(np.int64)
+    scorer: LMScorer, sentences: list[str], methods: Sequence[ScoringMethod], progress: bool
+) -> dict[str, tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]]:
+    """Scores and scored-token counts per method (methods sharing passes share them)."""
+    scored: dict[str, tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]] = {}
+    for method, result in scorer.score_methods(sentences, methods, progress=progress).items():
+        if result.scores.shape != (len(sentences),) or result.n_tokens.shape != (len(sentences),):
+            raise WordlensError(
+                f"scorer returned {result.scores.shape} scores for {len(sentences)} sentences"
+            )
+        scored[method] = (result.scores.astype(np.float64), result.n_tokens.astype(np.int64))
+    return scored
 
 
 def _pair_scores(

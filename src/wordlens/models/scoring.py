@@ -130,6 +130,15 @@ class _Row:
     targets: tuple[int, ...]
 
 
+def pass_groups(methods: Sequence[ScoringMethod]) -> list[list[ScoringMethod]]:
+    """The methods grouped by the forward passes they read, in first-appearance order (repeats
+    dropped): ``causal_sum`` and ``causal_mean`` share theirs; every masked method has its own."""
+    groups: dict[str, list[ScoringMethod]] = {}
+    for method in dict.fromkeys(methods):
+        groups.setdefault("causal" if method in CAUSAL_METHODS else method, []).append(method)
+    return list(groups.values())
+
+
 def length_batches(lengths: Sequence[int], token_budget: int) -> list[npt.NDArray[np.intp]]:
     """Row indices per batch: rows sorted longest first (stable), each batch as many rows as fit
     ``rows * longest <= token_budget`` (at least one).
@@ -276,13 +285,41 @@ class LMScorer:
         WordlensError
             If the model does not support ``method``, or a sentence is not a string.
         """
+        return self.score_methods(sentences, [method], progress=progress)[method]
+
+    def score_methods(
+        self, sentences: Sequence[str], methods: Sequence[ScoringMethod], *, progress: bool = False
+    ) -> dict[ScoringMethod, SentenceScores]:
+        """Score each sentence with each of ``methods``; methods that read the same forward
+        passes share them (``causal_sum`` and ``causal_mean`` differ only in the reduction).
+
+        Returns
+        -------
+        dict
+            Method → :class:`SentenceScores`, in the order of ``methods``. Raises as :meth:`score`.
+        """
         _check_sentences(sentences)
-        if method not in self.methods:
+        unsupported = [method for method in methods if method not in self.methods]
+        if unsupported:
             raise WordlensError(
                 f"{self.info.name} is a {self.info.kind} language model: it scores with "
-                f"{', '.join(self.methods)}, not {method!r}"
+                f"{', '.join(self.methods)}, not {', '.join(map(repr, unsupported))}"
             )
         encoded = self.encode(sentences)
+        n_tokens = np.array([len(item.scored) for item in encoded], dtype=np.int64)
+        results: dict[ScoringMethod, SentenceScores] = {}
+        for group in pass_groups(methods):
+            totals = self._log_prob_totals(encoded, group[0], progress)
+            for method in group:
+                scores = totals / n_tokens if REDUCTIONS[method] == "mean" else totals
+                results[method] = SentenceScores(method, scores, n_tokens)
+        return {method: results[method] for method in methods}
+
+    def _log_prob_totals(
+        self, encoded: Sequence[_Sentence], method: ScoringMethod, progress: bool
+    ) -> npt.NDArray[np.float64]:
+        """Per sentence, the sum of the scored tokens' (attention-weighted, for AULA)
+        log-probabilities ``[n_sentences]``, from the forward passes of ``method``."""
         rows = [row for index, item in enumerate(encoded) for row in _rows(index, item, method)]
         totals = np.zeros(len(encoded), dtype=np.float64)
         lengths = [len(encoded[row.sentence].input_ids) for row in rows]
@@ -299,9 +336,7 @@ class LMScorer:
                 )
                 np.add.at(totals, read_sentences, values)
                 advance(len(batch_rows))
-        n_tokens = np.array([len(item.scored) for item in encoded], dtype=np.int64)
-        scores = totals / n_tokens if REDUCTIONS[method] == "mean" else totals
-        return SentenceScores(method, scores, n_tokens)
+        return totals
 
     def encode(self, sentences: Sequence[str]) -> list[_Sentence]:
         """Tokenize the sentences (no truncation; BOS prepended when set) and find the positions
