@@ -47,16 +47,7 @@ LEVELS = ("all", "category", "sense_type")
 SSSB sense type."""
 
 _REQUIRED = ("item_id", "category", "sentence_stereo", "sentence_anti")
-_PAIR_COLUMNS = [
-    "benchmark",
-    "item_id",
-    "category",
-    "sense_type",
-    "sense_key",
-    "target",
-    "sentence_stereo",
-    "sentence_anti",
-]
+_PAIR_COLUMNS = [column for column in COLUMNS if column not in ("direction", "sentence_unrelated")]
 
 
 @dataclass
