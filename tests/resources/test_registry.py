@@ -59,6 +59,7 @@ EXPECTED = {
     "association-norms": {"eat", "usf"},
     "gender-lexicon": {"wat-du2019", "wat-zhou2022"},
     "gender-pairs": {"gn-glove-gender-pairs", "debiaswe-definitional-pairs"},
+    "knowledge-graph": {"conceptnet-100k"},
 }
 
 

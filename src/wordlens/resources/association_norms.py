@@ -1,4 +1,4 @@
-"""Word-association norms (EAT, USF) and the gender lexica derived from association graphs (WAT).
+r"""Word-association norms (EAT, USF) and the gender lexica derived from association graphs (WAT).
 
 The Word Association Test (WAT; Du, Wu & Lan 2019) gives every word of an association graph a
 gender score by label propagation from male and female seed words
@@ -23,6 +23,32 @@ The EAT and USF files are format conversions of the upstream data (documented wi
 data); their recorded sha256 is that of the converted file, so they cannot be downloaded from the
 upstream address and must be on a data root.
 
+The Small World of Words (SWOW-EN, De Deyne et al. 2019) may not be redistributed, so it is not
+registered: users who downloaded it load it with ``load_association_norms("swow", path=...)``
+(:func:`read_swow`), from either of its published files, told apart by their header:
+
+- the strength file ``strength.SWOW-EN.R123.csv``: tab-separated ``cue``, ``response``,
+  ``R123`` (how many of the cue's R1+R2+R3 responses were this one), ``N`` (the cue's number of
+  valid R1+R2+R3 responses) and ``R123.Strength`` (``R123 / N``);
+- the raw response file ``SWOW-EN.R100.csv``: comma-separated, one row per participant and cue,
+  with columns ``cue``, ``R1``, ``R2``, ``R3`` (among others); every non-missing response of the
+  three is counted, and a cue's total is its number of non-missing responses. ``NA``, empty cells,
+  "No more responses" and "Unknown word" (the participant did not know the cue) are missing: they
+  are not words anyone gave in response.
+
+**Evocation conditionals (eq. 5 of Zhang et al. 2021).** For every norm,
+:meth:`AssociationNorms.conditional` gives the forward association strength
+
+.. math:: P(b \mid a) = \frac{\operatorname{count}(a \to b)}{\operatorname{count}(a \to \cdot)}
+   \qquad (5)
+
+the share of the responses to cue ``a`` that were ``b`` (USF's ``FSG``); it is 0 when ``a`` is a
+cue of the norm and ``b`` was never given to it, and undefined (NaN) when ``a`` is not a cue.
+The word pairs a norm defines for the asymmetry measures are those with both conditionals
+observed, :meth:`AssociationNorms.bidirectional_pairs` (``a -> b`` and ``b -> a`` both in the
+data, ``a != b``): the log asymmetry ratio needs both to be positive, and Appendix I of the paper
+describes its pairs by both counts, count(cue=a, target=b) and count(cue=b, target=a).
+
 References
 ----------
 Kiss, G. R., Armstrong, C., Milroy, R. & Piper, J. (1973). An associative thesaurus of English and
@@ -34,24 +60,44 @@ Computers* 36(3), 402-407.
 
 Du, Y., Wu, Y. & Lan, M. (2019). Exploring Human Gender Stereotypes with Word Association Test.
 *EMNLP-IJCNLP 2019*, 6132-6142.
+
+De Deyne, S., Navarro, D. J., Perfors, A., Brysbaert, M. & Storms, G. (2019). The "Small World of
+Words" English word association norms for over 12,000 cue words. *Behavior Research Methods*
+51(3), 987-1006.
+
+Zhang, W., Campbell, M., Yu, Y. & Kumaravel, S. (2021). Circles are like Ellipses, or Ellipses
+are like Circles? Measuring the Degree of Asymmetry of Static and Contextual Word Embeddings and
+the Implications to Representation Learning. *AAAI 2021*, section 4, eq. 5.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from scipy import sparse
 
-from wordlens.errors import LexiconFormatError, WordlensError
+from wordlens.errors import LexiconFormatError, ResourceNotFoundError, WordlensError
 from wordlens.resources.registry import Resource, ResourceFile, get_resource, register, single_file
 
 NORMS = ("eat", "usf")
 """Registered association norms (:func:`load_association_norms`)."""
+
+SWOW = "swow"
+"""The Small World of Words (SWOW-EN): not registered, loaded from the user's own file."""
+
+SWOW_MISSING = frozenset({"", "na", "no more responses", "unknown word"})
+"""Raw SWOW responses (lower-cased, stripped) that are not responses."""
+
+_SWOW_STRENGTH_COLUMNS = ("cue", "response", "R123", "N")
+_SWOW_RAW_COLUMNS = ("cue", "R1", "R2", "R3")
 
 GENDER_LEXICA = ("wat-du2019", "wat-zhou2022")
 """Registered WAT gender lexica (:func:`load_gender_lexicon`)."""
@@ -83,6 +129,64 @@ class AssociationNorms:
         shape = (len(words), len(words))
         return words, sparse.csr_array((weights, (rows, columns)), shape=shape)
 
+    @functools.cached_property
+    def cues(self) -> frozenset[str]:
+        """The normed cue words: those whose conditionals :meth:`conditional` defines."""
+        return frozenset(self.edges["cue"])
+
+    @functools.cached_property
+    def _strengths(self) -> pd.Series:
+        """float64 strengths indexed by the (cue, response) MultiIndex, for hashed lookups."""
+        index = pd.MultiIndex.from_arrays([self.edges["cue"], self.edges["response"]])
+        return pd.Series(self.edges["strength"].to_numpy(dtype=np.float64), index=index)
+
+    def conditional(self, cues: Sequence[str], responses: Sequence[str]) -> npt.NDArray[np.float64]:
+        """Eq. 5 of Zhang et al. (2021): ``P(response | cue)``, the forward association strength.
+
+        Parameters
+        ----------
+        cues, responses : sequence of str, length ``n``
+            The pairs, element-wise; words are matched exactly (the norms are lower case).
+
+        Returns
+        -------
+        numpy.ndarray, float64 ``[n]``
+            The share of the cue's responses that were the response; 0.0 when the cue is normed
+            but the response was never given to it; NaN when the word is not a normed cue.
+
+        Raises
+        ------
+        WordlensError
+            If `cues` and `responses` differ in length.
+        """
+        if len(cues) != len(responses):
+            raise WordlensError(
+                f"cues and responses must pair up; got {len(cues)} cues, {len(responses)} responses"
+            )
+        pairs = pd.MultiIndex.from_arrays([list(cues), list(responses)])
+        found = self._strengths.reindex(pairs).to_numpy(dtype=np.float64)
+        normed = np.fromiter((cue in self.cues for cue in cues), dtype=bool, count=len(cues))
+        return np.where(normed, np.nan_to_num(found, nan=0.0), np.nan)
+
+    def bidirectional_pairs(self) -> pd.DataFrame:
+        """The word pairs with both conditionals observed: ``a -> b`` and ``b -> a`` both given.
+
+        These are the pairs an evocation data set defines for the log asymmetry ratio (eq. 1 of
+        Zhang et al. 2021 needs ``P(a|b) > 0`` and ``P(b|a) > 0``). Self-pairs are left out.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per unordered pair, columns ``word1 < word2`` (lexicographic order, so the
+            same pair has the same key in every data set), sorted.
+        """
+        cue = self.edges["cue"].to_numpy(dtype=str)
+        response = self.edges["response"].to_numpy(dtype=str)
+        reverse = pd.MultiIndex.from_arrays([response, cue])
+        reciprocated = self._strengths.index.isin(reverse) & (cue < response)
+        pairs = pd.DataFrame({"word1": cue[reciprocated], "word2": response[reciprocated]})
+        return pairs.sort_values(["word1", "word2"], ignore_index=True)
+
 
 @dataclass(frozen=True)
 class GenderLexicon:
@@ -101,9 +205,28 @@ class GenderLexicon:
 
 
 def load_association_norms(name: str, path: Path | None = None) -> AssociationNorms:
-    """A registered association norm (``eat`` or ``usf``), from ``path`` or the data roots."""
+    """Association norms: registered ``eat`` or ``usf`` (from ``path`` or the data roots), or
+    ``swow`` from the user's own SWOW-EN file (``path`` required; see :func:`read_swow`).
+
+    Raises
+    ------
+    ResourceNotFoundError
+        For ``swow`` without a ``path``: the data may not be redistributed.
+    WordlensError
+        For an unknown name.
+    """
+    if name == SWOW:
+        if path is None:
+            raise ResourceNotFoundError(
+                "SWOW-EN may not be redistributed, so wordlens cannot fetch it: download "
+                "strength.SWOW-EN.R123.csv or SWOW-EN.R100.csv from "
+                "https://smallworldofwords.org/en/project/research and pass its path "
+                '(load_association_norms("swow", path=...))'
+            )
+        return read_swow(path)
     if name not in NORMS:
-        raise WordlensError(f"unknown association norms {name!r}; choose one of {', '.join(NORMS)}")
+        choices = ", ".join((*NORMS, SWOW))
+        raise WordlensError(f"unknown association norms {name!r}; choose one of {choices}")
     loaded = get_resource(name).load(path)
     assert isinstance(loaded, AssociationNorms)
     return loaded
@@ -146,6 +269,74 @@ def read_usf(path: Path) -> AssociationNorms:
     )
     frame = frame.groupby(["cue", "response"], as_index=False, sort=True).agg({"fsg": "max"})
     return AssociationNorms(path.name, _edges(frame["cue"], frame["response"], frame["fsg"]))
+
+
+def read_swow(path: Path) -> AssociationNorms:
+    """Parse a SWOW-EN file: the R123 strength file or the raw R100 response file (by header).
+
+    Both give ``strength = count / total`` per lower-cased (cue, response): the strength file's
+    ``R123`` over the cue's ``N`` (a lower-cased cue merging several written forms gets their
+    summed ``N``), the raw file's R1+R2+R3 response counts over the cue's number of non-missing
+    responses (:data:`SWOW_MISSING` are not responses).
+
+    Raises
+    ------
+    LexiconFormatError
+        If the header is neither format's, or a count is not a valid number; the message names
+        the file (and the row).
+    """
+    if set(_SWOW_STRENGTH_COLUMNS) <= set(_header(path, "\t")):
+        counts, totals = _swow_strength_counts(path)
+    elif set(_SWOW_RAW_COLUMNS) <= set(_header(path, ",")):
+        counts, totals = _swow_raw_counts(path)
+    else:
+        raise LexiconFormatError(
+            f"{path}: not a SWOW-EN file: expected the tab-separated strength file with columns "
+            f"{list(_SWOW_STRENGTH_COLUMNS)} or the comma-separated response file with columns "
+            f"{list(_SWOW_RAW_COLUMNS)}; found {_header(path, ',')[:10]}"
+        )
+    strength = counts["count"] / counts["cue"].map(totals)
+    return AssociationNorms(path.name, _edges(counts["cue"], counts["response"], strength))
+
+
+def _header(path: Path, sep: str) -> list[str]:
+    """The column names of a delimited text file (gzip ok)."""
+    return [str(column) for column in pd.read_csv(path, sep=sep, nrows=0).columns]
+
+
+def _swow_strength_counts(path: Path) -> tuple[pd.DataFrame, pd.Series]:
+    """(cue, response, count) rows and per-cue totals of the R123 strength file."""
+    table = _read_table(path, "\t", _SWOW_STRENGTH_COLUMNS, csv.QUOTE_NONE)
+    for column in ("R123", "N"):
+        table[column] = pd.to_numeric(table[column], errors="coerce")
+        _check_numeric(path, table[column], column)
+    table = table.assign(cue_form=table["cue"], cue=_lower(table["cue"]))
+    counts = _summed_counts(table["cue"], _lower(table["response"]), table["R123"])
+    forms = table.drop_duplicates("cue_form")
+    return counts, forms.groupby("cue")["N"].sum()
+
+
+def _swow_raw_counts(path: Path) -> tuple[pd.DataFrame, pd.Series]:
+    """(cue, response, count) rows and per-cue totals of the raw R100 response file."""
+    table = pd.read_csv(path, usecols=list(_SWOW_RAW_COLUMNS), dtype=str, keep_default_na=False)
+    responses = table.melt(id_vars="cue", value_vars=["R1", "R2", "R3"], value_name="response")
+    responses = responses.assign(
+        cue=_lower(responses["cue"]), response=_lower(responses["response"])
+    )
+    responses = responses[~responses["response"].isin(SWOW_MISSING)]
+    ones = pd.Series(1.0, index=responses.index)
+    counts = _summed_counts(responses["cue"], responses["response"], ones)
+    return counts, counts.groupby("cue")["count"].sum()
+
+
+def _lower(words: pd.Series) -> pd.Series:
+    return words.str.strip().str.lower()
+
+
+def _summed_counts(cues: pd.Series, responses: pd.Series, counts: pd.Series) -> pd.DataFrame:
+    """Counts summed per (cue, response), one row each, sorted."""
+    frame = pd.DataFrame({"cue": cues, "response": responses, "count": counts.astype(np.float64)})
+    return frame.groupby(["cue", "response"], as_index=False, sort=True).agg(count=("count", "sum"))
 
 
 def read_gender_lexicon(path: Path) -> GenderLexicon:
