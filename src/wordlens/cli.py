@@ -823,3 +823,121 @@ def top_layer_rows(table: Any) -> Any:
         return table[table["layer"] == table["layer"].max()]
     last = table.groupby("representation")["layer"].transform("max")
     return table[table["layer"] == last]
+
+
+@app.command("asymmetry")
+@handle_errors
+def asymmetry(
+    model: ModelOption,
+    norms: Annotated[
+        str, typer.Option(help="Evocation data (comma list): eat, usf, swow (needs --swow-file).")
+    ] = "eat",
+    swow_file: Annotated[
+        Path | None, typer.Option(help="Your SWOW-EN file (strength or raw response file).")
+    ] = None,
+    pairs: Annotated[
+        str,
+        typer.Option(
+            help="Seeded sample of this many distinct pairs, or 'all' (default: 100 for language "
+            "models, all for static vectors)."
+        ),
+    ] = "default",
+    similarity_pairs: Annotated[
+        str,
+        typer.Option(
+            help="Language models: seeded sample of each similarity set, or 'all' (default: 25)."
+        ),
+    ] = "default",
+    thresholds: Annotated[
+        str, typer.Option(help="Direction-accuracy thresholds on |LAR_data| (comma list).")
+    ] = "0,0.5,1",
+    similarity: Annotated[
+        str, typer.Option(help="Similarity sets for Table 4 (comma list), or 'none'.")
+    ] = "men,simlex999,ws353-sim,ws353-rel",
+    max_contexts: Annotated[
+        int, typer.Option(help="Language models: contexts per pair (0: all).")
+    ] = 5,
+    shards: Annotated[
+        int, typer.Option(help="Language models: shards of the work list, run one after another.")
+    ] = 1,
+    shard: Annotated[
+        int | None,
+        typer.Option(help="Run only this shard (0-based) and stop; rerun without it to merge."),
+    ] = None,
+    workdir: Annotated[
+        Path | None,
+        typer.Option(help="Work list and pass scores; a rerun resumes (default: OUT/work)."),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the pair samples.")] = 0,
+    out: Annotated[Path, typer.Option(help="Output directory (tables + report.html).")] = Path(
+        "wordlens-results/asymmetry"
+    ),
+    device: DeviceOption = "cpu",
+    dtype: DtypeOption = "float32",
+    token_budget: TokenBudgetOption = None,
+    trust_remote_code: TrustOption = False,
+) -> None:
+    """Asymmetry judgment with evocation data (Zhang et al. 2021): LAR, ALAR and CAM of a static
+    embedding or a masked/causal language model against EAT, USF or SWOW."""
+    from wordlens.evals.asymmetry import (
+        AsymmetryConfig,
+        load_asymmetry_model,
+        parse_sample_size,
+        run_asymmetry,
+    )
+    from wordlens.report.asymmetry_report import write_asymmetry
+
+    try:
+        theta = tuple(float(value) for value in parse_list(thresholds))
+    except ValueError:
+        raise WordlensError(f"cannot read thresholds {thresholds!r}: use e.g. 0,0.5,1") from None
+    sets = () if similarity.strip().lower() == "none" else parse_list(similarity)
+    config = AsymmetryConfig(
+        norms=parse_list(norms),
+        swow_file=swow_file,
+        n_pairs=parse_sample_size(pairs, "--pairs"),
+        similarity_pairs=parse_sample_size(similarity_pairs, "--similarity-pairs"),
+        thresholds=theta,
+        similarity=sets,
+        max_contexts=max_contexts or None,
+        n_shards=shards,
+        shard=shard,
+        seed=seed,
+    )
+    config.check()
+    with errors.status(f"loading {model}"):
+        opened = load_asymmetry_model(
+            model,
+            device=device,
+            dtype=dtype,
+            token_budget=token_budget,
+            trust_remote_code=trust_remote_code,
+        )
+    run = run_asymmetry(config, opened, workdir=workdir or out / "work", progress=True)
+    if not run.complete:
+        done = run.metadata["contextual"]["shards"][0]
+        console.print(
+            f"shard {done['shard']} of {done['n_shards']} finished ({done['path']}); when every "
+            "shard is done, run again without --shard to merge and measure"
+        )
+        return
+    print_asymmetry_summary(run.tables, run.metadata["model"]["name"])
+    written = write_asymmetry(run, out)
+    console.print(f"report: {out / 'report.html'} ({len(written)} files in {out})")
+
+
+def print_asymmetry_summary(tables: dict[str, Any], model_name: str) -> None:
+    """Per data set: pairs, CAM over all pairs and direction accuracy at each threshold."""
+    grid = Table(title=f"Asymmetry (Zhang et al. 2021) of {model_name}", title_justify="left")
+    for column in ("data", "pairs", "CAM [95% CI]", "direction accuracy (theta)"):
+        grid.add_column(column)
+    cam = tables["cam"][tables["cam"]["relation"] == "all"]
+    accuracy = tables["direction_accuracy"]
+    accuracy = accuracy[accuracy["relation"] == "all"]
+    for row in cam.itertuples():
+        shares = accuracy[accuracy["norm"] == row.norm]
+        text = ", ".join(f"{a.accuracy:.3f} ({a.threshold:g})" for a in shares.itertuples())
+        grid.add_row(
+            str(row.norm), str(row.n), f"{row.cam:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}]", text
+        )
+    console.print(grid)

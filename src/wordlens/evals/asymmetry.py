@@ -1,0 +1,957 @@
+r"""The asymmetry experiment of Zhang et al. (2021) on one model: evocation data against a static
+embedding or a masked / causal language model.
+
+The measures (LAR eq. 1, ALAR eq. 2, CAM eqs. 3-4, the eq. 9 filter, direction accuracy of
+Appendix G) are in :mod:`wordlens.stats.asymmetry`; the conditionals in
+:mod:`wordlens.resources.association_norms` (evocation data, eq. 5),
+:mod:`wordlens.models.static_conditionals` (static vectors, eqs. 7-8) and
+:mod:`wordlens.models.contextual_conditionals` (language models over corpus paragraphs, eq. 6).
+:func:`run_asymmetry` puts them together:
+
+1. **Data side** (RQ 1, Table 1): each chosen evocation data set's bidirectional pairs, annotated
+   with their ConceptNet relations (head -> tail), their LAR and per-relation ALAR; with two or
+   more data sets, the inter-dataset table (counts, ALAR per data set and the CAM of every two).
+2. **Pairs of the model** (section 5, eq. 9): per data set, the pairs whose two words are in the
+   vocabulary of ConceptNet and of the model (static: its vocabulary; language model: one token
+   of its vocabulary *and* one word of the paragraph index). As in the paper's Table 2 ("12K,
+   8K, and 30K pairs on EAT, FA, and SWOW"), each data set keeps its own pairs; with several
+   data sets, the pairs are not further intersected. Optionally a seeded sample of ``n_pairs``
+   distinct (unordered) pairs is drawn from the union of the data sets' pairs and each data set
+   keeps the sampled pairs it holds. For language models the sample is drawn among the pairs
+   that co-occur in at least one paragraph (a pair that never co-occurs has ``P(b|a) = P(a|b) =
+   0`` and no LAR); the default is :data:`DEFAULT_LM_PAIRS` pairs for language models and all
+   pairs for static models.
+3. **Model conditionals**: eqs. 7-8 for static models (the softmax range of eq. 8 is each data
+   set's own response range, so a static model's LAR is computed per data set); eq. 6 for
+   language models, over a work list of distinct masked passes in a work directory
+   (:func:`~wordlens.models.contextual_conditionals.build_worklist`) scored in ``n_shards``
+   shards: an interrupted run resumes from its finished batches, ``shard=K`` runs one shard and
+   stops (:attr:`AsymmetryRun.complete` is False), and a later run without ``shard`` merges.
+4. **Measures**, per data set: the model's ALAR beside the data's per relation on the same pairs
+   (Figure 1); the CAM of model and data per relation with Fisher-z intervals (Tables 2-3); the
+   direction accuracy at each threshold theta (Appendix G, Figure 4); for language models the two
+   factors of Figure 2 (direction accuracy at theta = 0 and CAM by bins of the number of shared
+   contexts ``|C(a, b)|`` and of the mean word distance of ``a`` and ``b``); and word similarity
+   from the conditionals (Appendix F, Table 4).
+
+Reconstructions and decisions the paper leaves open
+    - **All pairs** (the rows ``SA`` / ``SR`` of Table 2 are not defined in the text): the
+      relation :data:`ALL_PAIRS` holds every distinct pair once, oriented lexicographically
+      (``a < b``, LAR negated where the relation's orientation was the reverse: eq. 1 is
+      antisymmetric, ``LAR(b, a) = -LAR(a, b)``, for every resource). CAM and direction accuracy
+      are reported on it beside the relations.
+    - **ALAR, model vs data** (Figure 1): both means are over the same pairs, those with a
+      defined LAR on both sides, in natural logarithms (the paper prints x100 or x1000).
+    - **Figure 2 bins**: the paper groups pairs into bins "of size 200" by the number of
+      contexts and by the character distance of the two words, over Wikipedia. Over a small corpus
+      and with a cap on contexts per pair such widths leave one bin, so the pairs are cut into
+      ``n_bins`` quantile bins (equal counts; bins with equal edges merged) of ``|C(a, b)|`` and
+      of the mean distance **in words** (the estimator's unit: per context the smallest distance
+      between an occurrence of each word, then the mean over contexts).
+    - **Similarity** (Appendix F, eqs. 10-12): for language models, the geometric mean
+      :math:`\sqrt{P(b \mid a) P(a \mid b)}` of the two eq. 6 conditionals (measure
+      ``geometric_mean``); pairs of a similarity set go into the same work list as the asymmetry
+      pairs (a seeded sample of ``similarity_pairs`` per set), a pair that never
+      co-occurs scores 0 and a word absent from the corpus leaves its pair out. For static models
+      the cosine (measure ``cosine``, Appendix E: the geometric mean of the two eq. 7 projection
+      proportions) and the geometric mean of the eq. 8 conditionals of the first data set
+      (``geometric_mean``; 0 when the pair is outside the cue's response range, so mostly ties).
+      Spearman's rho against the human scores, with the pairs used per set.
+    - **Vocabularies of eq. 9**: ConceptNet here is ConceptNet-100K, whose single-word
+      vocabulary is much smaller than full ConceptNet's: GloVe 6B 50d keeps 7,696 of EAT's 20,091
+      bidirectional pairs (the paper: 12K EAT pairs for all its embeddings together).
+
+Measured (2 CPU cores)
+    GloVe 6B 50d on all 7,696 EAT pairs: CAM 0.329 [0.309, 0.350]; direction accuracy 0.605,
+    0.650, 0.693 at theta = 0, 0.5, 1; ALAR of isA 0.349 (data) vs 0.168 (GloVe), hasA -0.573
+    vs -0.148; on USF (4,915 pairs) CAM 0.334. Cosine similarity: MEN 0.652, SimLex-999 0.265.
+    About 9 s for ``wordlens asymmetry -m glove-6b-50d``.
+
+References
+----------
+.. [1] Zhang, W., Campbell, M., Yu, Y. & Kumaravel, S. (2021). Circles are like Ellipses, or
+   Ellipses are like Circles? Measuring the Degree of Asymmetry of Static and Contextual Word
+   Embeddings and the Implications to Representation Learning. *AAAI 2021*: section 3 (eqs.
+   1-4), section 4 (eqs. 5-8), section 5 (eq. 9, Tables 1-4, Figures 1-2), Appendices E-G.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal, cast, get_args
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from wordlens._files import atomic_write_text
+from wordlens.contexts.paragraphs import ParagraphIndex, index_word, load_paragraph_index
+from wordlens.errors import EmptyInputError, TargetError, UntrainedHeadError, WordlensError
+from wordlens.models.base import WordEmbedder
+from wordlens.models.contextual_conditionals import (
+    CueCount,
+    WorkList,
+    build_worklist,
+    estimate_conditionals,
+    load_worklist,
+    merge_shards,
+    run_shard,
+    single_token_words,
+)
+from wordlens.models.loading import DType, load_model
+from wordlens.models.scoring import LMScorer, load_scorer
+from wordlens.models.static import StaticEmbedder
+from wordlens.models.static_conditionals import StaticConditionals
+from wordlens.resources import load_similarity
+from wordlens.resources.association_norms import (
+    NORMS,
+    SWOW,
+    AssociationNorms,
+    load_association_norms,
+)
+from wordlens.resources.conceptnet import ConceptNet, load_conceptnet
+from wordlens.results import Timings
+from wordlens.stats.asymmetry import (
+    ConditionalSource,
+    alar_by_relation,
+    asymmetry_table,
+    cam_by_relation,
+    common_vocabulary_pairs,
+    direction_accuracy,
+    direction_accuracy_by_relation,
+    evocation_asymmetry,
+    inter_dataset_table,
+)
+from wordlens.stats.correlation import spearman
+
+FloatArray = npt.NDArray[np.float64]
+AsymmetryModel = StaticEmbedder | LMScorer
+"""A model the experiment accepts: static vectors or a language model with its head."""
+
+METHOD = "Zhang, Campbell, Yu & Kumaravel (2021), asymmetry judgment with evocation data"
+DEFAULT_THRESHOLDS = (0.0, 0.5, 1.0)
+"""Direction-accuracy thresholds theta on ``|LAR_data|`` (Appendix G)."""
+DEFAULT_LM_PAIRS = 100
+"""Pairs sampled for a language model when no size is given (minutes on 2 CPU cores)."""
+DEFAULT_LM_SIMILARITY_PAIRS = 25
+"""Pairs of each similarity set sampled for a language model when no size is given."""
+DEFAULT_MAX_CONTEXTS = 5
+"""Contexts per pair read by a language model (the first ones in index order)."""
+DEFAULT_SIMILARITY = ("men", "simlex999", "ws353-sim", "ws353-rel")
+"""Similarity sets of the paper's Table 4 available in the registry."""
+ALL_PAIRS = "all"
+"""The relation label of the rows over every distinct pair (module notes)."""
+
+_PAIR_KEY = ["a", "b"]
+
+
+class NotLanguageModelError(WordlensError, ValueError):
+    """A contextual model was given without its language-model head (load it with
+    :func:`wordlens.models.scoring.load_scorer`)."""
+
+
+@dataclass(frozen=True)
+class AsymmetryConfig:
+    """What ``wordlens asymmetry`` runs; every field is a CLI option.
+
+    Attributes
+    ----------
+    norms
+        Evocation data sets: ``eat``, ``usf``, ``swow`` (the last from ``swow_file``).
+    swow_file
+        The user's SWOW-EN file (strength or raw response file).
+    n_pairs
+        Seeded sample of distinct pairs (``"all"``: every pair; None: :data:`DEFAULT_LM_PAIRS`
+        for language models, all for static models).
+    similarity_pairs
+        Language models: seeded sample of each similarity set's pairs (``"all"``: every pair;
+        None: :data:`DEFAULT_LM_SIMILARITY_PAIRS`). Static models score every pair.
+    thresholds
+        Direction-accuracy thresholds theta >= 0.
+    similarity
+        Similarity sets (registered names or files) for Table 4; empty for none.
+    max_contexts
+        Contexts per pair read by a language model (None: all).
+    cue_count
+        How a word repeated in a paragraph counts in eq. 6 (``occurrences`` or ``paragraphs``).
+    n_shards
+        Shards of the language model's work list, run one after the other.
+    shard
+        Run only this shard (0-based) and stop; a later run without it merges.
+    n_bins
+        Quantile bins of each Figure 2 factor.
+    seed
+        Seed of the pair samples.
+    confidence
+        Level of the CAM and similarity intervals.
+    include_negated
+        Keep ConceptNet's negated relations (``notIsA``, ...) as relations of their own.
+    """
+
+    norms: tuple[str, ...] = ("eat",)
+    swow_file: Path | None = None
+    n_pairs: int | Literal["all"] | None = None
+    similarity_pairs: int | Literal["all"] | None = None
+    thresholds: tuple[float, ...] = DEFAULT_THRESHOLDS
+    similarity: tuple[str, ...] = DEFAULT_SIMILARITY
+    max_contexts: int | None = DEFAULT_MAX_CONTEXTS
+    cue_count: CueCount = "occurrences"
+    n_shards: int = 1
+    shard: int | None = None
+    n_bins: int = 4
+    seed: int = 0
+    confidence: float = 0.95
+    include_negated: bool = True
+
+    def as_dict(self) -> dict[str, Any]:
+        values = asdict(self)
+        values["swow_file"] = None if self.swow_file is None else str(self.swow_file)
+        return values
+
+    def check(self) -> None:
+        """Raise :class:`~wordlens.errors.WordlensError` naming the first invalid setting."""
+        if not self.norms:
+            raise EmptyInputError("no evocation data set selected; choose from eat, usf, swow")
+        unknown = [name for name in self.norms if name not in (*NORMS, SWOW)]
+        if unknown:
+            raise WordlensError(
+                f"unknown evocation data {unknown}; choose from {', '.join((*NORMS, SWOW))}"
+            )
+        if len(set(self.norms)) != len(self.norms):
+            raise WordlensError(f"evocation data sets given more than once: {list(self.norms)}")
+        if SWOW in self.norms and self.swow_file is None:
+            raise WordlensError(
+                "swow needs the user's SWOW-EN file (--swow-file): the data may not be "
+                "redistributed (strength.SWOW-EN.R123.csv or SWOW-EN.R100.csv from "
+                "https://smallworldofwords.org/en/project/research)"
+            )
+        for name in ("n_pairs", "similarity_pairs"):
+            _check_sample_size(name, getattr(self, name))
+        bad = [t for t in self.thresholds if not (np.isfinite(t) and t >= 0)]
+        if not self.thresholds or bad:
+            raise WordlensError(f"thresholds must be finite numbers >= 0; got {self.thresholds}")
+        if self.max_contexts is not None and self.max_contexts < 1:
+            raise WordlensError(f"max_contexts must be at least 1; got {self.max_contexts}")
+        if self.n_shards < 1:
+            raise WordlensError(f"the number of shards must be at least 1; got {self.n_shards}")
+        if self.shard is not None and not 0 <= self.shard < self.n_shards:
+            raise WordlensError(
+                f"shard {self.shard} is out of range: shards are numbered 0..{self.n_shards - 1} "
+                f"of {self.n_shards}"
+            )
+        if self.n_bins < 1:
+            raise WordlensError(f"n_bins must be at least 1; got {self.n_bins}")
+        if not 0 < self.confidence < 1:
+            raise WordlensError(f"confidence must be in (0, 1); got {self.confidence}")
+
+
+def _check_sample_size(name: str, size: object) -> None:
+    if size is None or size == "all" or (isinstance(size, int) and size >= 1):
+        return
+    raise WordlensError(f"{name} must be a positive integer, 'all' or None; got {size!r}")
+
+
+def parse_sample_size(text: str, option: str) -> int | Literal["all"] | None:
+    """A sample size as the CLI writes it: ``default`` -> None (the model's default), ``all``,
+    or a number of pairs.
+
+    Raises
+    ------
+    WordlensError
+        For anything else, naming ``option``.
+    """
+    value = text.strip().lower()
+    if value == "default":
+        return None
+    if value == "all":
+        return "all"
+    try:
+        return int(value)
+    except ValueError:
+        raise WordlensError(f"{option} takes a number, 'all' or 'default'; got {text!r}") from None
+
+
+def _sample_size(size: int | Literal["all"] | None, default: int | None) -> int | None:
+    """The number of pairs to sample (None: every pair)."""
+    if size is None:
+        return default
+    return None if size == "all" else size
+
+
+@dataclass
+class AsymmetryRun:
+    """Tables (name -> tidy DataFrame) and metadata of one run.
+
+    Tables: ``data_alar`` (per data set and relation, RQ 1.1), ``table1`` (two or more data sets,
+    Table 1), ``pairs`` (per data set and oriented pair: both data and model conditionals and
+    LARs), ``alar`` (Figure 1), ``cam`` (Tables 2-3), ``direction_accuracy`` (Appendix G),
+    ``factors`` (language models, Figure 2), ``similarity`` (Table 4), ``coverage`` (pairs kept
+    by each step). A run of one shard (``complete`` False) holds the data-side tables only.
+    """
+
+    tables: dict[str, pd.DataFrame]
+    metadata: dict[str, Any]
+    complete: bool = True
+
+
+@dataclass(frozen=True)
+class _ModelPairs:
+    """The model side's inputs: per data set its eq. 9 pairs (after the sample), the coverage
+    rows, and the similarity pairs per set."""
+
+    pairs: dict[str, pd.DataFrame]
+    coverage: list[dict[str, Any]]
+    similarity: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+
+def load_norms(config: AsymmetryConfig) -> dict[str, AssociationNorms]:
+    """The evocation data sets of ``config`` by name (SWOW from ``config.swow_file``)."""
+    config.check()
+    return {
+        name: load_association_norms(name, config.swow_file if name == SWOW else None)
+        for name in config.norms
+    }
+
+
+def load_asymmetry_model(
+    spec: str,
+    *,
+    device: str = "cpu",
+    dtype: str = "float32",
+    token_budget: int | None = None,
+    trust_remote_code: bool = False,
+) -> AsymmetryModel:
+    """The model as the experiment needs it: a language model with its head
+    (:func:`~wordlens.models.scoring.load_scorer`, which refuses a model whose head would be
+    newly initialized), or static vectors (:func:`wordlens.load_model`) when the scorer refuses
+    the spec because it is one.
+
+    Raises
+    ------
+    WordlensError
+        As the loaders raise (unknown model, untrained head, encoder-decoder, bad dtype).
+    """
+    options: dict[str, Any] = {
+        "device": device,
+        "token_budget": token_budget,
+        "trust_remote_code": trust_remote_code,
+    }
+    try:
+        return load_scorer(spec, dtype=dtype, **options)
+    except UntrainedHeadError:
+        raise
+    except WordlensError:
+        if dtype not in get_args(DType):
+            raise
+        embedder = load_model(spec, dtype=cast(DType, dtype), **options)
+        if isinstance(embedder, StaticEmbedder):
+            return embedder
+        raise
+
+
+def run_asymmetry(
+    config: AsymmetryConfig,
+    model: AsymmetryModel,
+    *,
+    workdir: Path | None = None,
+    index: ParagraphIndex | None = None,
+    conceptnet: ConceptNet | None = None,
+    norms: Mapping[str, AssociationNorms] | None = None,
+    progress: bool = False,
+) -> AsymmetryRun:
+    """Run the asymmetry experiment of ``config`` on ``model`` (see the module notes).
+
+    Parameters
+    ----------
+    config
+        What to run.
+    model
+        A static embedder (:func:`wordlens.load_model`, e.g. ``glove-6b-50d``) or a masked or
+        causal language model (:func:`wordlens.models.scoring.load_scorer`).
+    workdir
+        Language models: the directory of the work list and the pass scores (required for them;
+        a rerun with the same directory resumes).
+    index
+        Language models: the paragraph index (default: :func:`load_paragraph_index`).
+    conceptnet
+        The knowledge graph of the relation annotation (default: ConceptNet-100K).
+    norms
+        The evocation data sets already loaded, by the names of ``config.norms`` (default:
+        :func:`load_norms`).
+    progress
+        Show progress bars while scoring.
+
+    Raises
+    ------
+    NotLanguageModelError
+        If ``model`` is a contextual embedder rather than a language model.
+    WordlensError
+        For an invalid configuration, a missing work directory, or when no pair is left.
+    """
+    config.check()
+    _check_model(model)
+    if isinstance(model, LMScorer) and workdir is None:
+        raise WordlensError("a language model needs a work directory (workdir) for its passes")
+    timings = Timings()
+    with timings.stage("data"):
+        evocation = _chosen_norms(config, norms)
+        graph = conceptnet or load_conceptnet()
+        data_tables = {
+            name: evocation_asymmetry(data, graph, include_negated=config.include_negated)
+            for name, data in evocation.items()
+        }
+    tables = {"data_alar": _data_alar(data_tables)}
+    if len(data_tables) >= 2:
+        tables["table1"] = inter_dataset_table(data_tables)
+    metadata: dict[str, Any] = {
+        "method": METHOD,
+        "model": model.info.as_dict(),
+        "config": config.as_dict(),
+        "n_bidirectional_pairs": {name: _n_distinct(t) for name, t in data_tables.items()},
+    }
+    if isinstance(model, StaticEmbedder):
+        with timings.stage("sample"):
+            chosen = _static_pairs(config, model, graph, data_tables)
+        with timings.stage("conditionals"):
+            model_tables = {
+                name: _with_model_lar(
+                    chosen.pairs[name], StaticConditionals.from_embedder(model, evocation[name])
+                )
+                for name in evocation
+            }
+            similarity = _static_similarity(config, model, evocation[config.norms[0]])
+    else:
+        # run_asymmetry refused a language model without a work directory above.
+        assert workdir is not None
+        if index is None:
+            with timings.stage("index"):
+                index = load_paragraph_index()
+        with timings.stage("sample"):
+            chosen = _lm_pairs(config, model, graph, data_tables, index)
+        contextual = _contextual_estimates(
+            config, model, chosen, Path(workdir), index, timings, progress
+        )
+        metadata["contextual"] = contextual.metadata
+        if contextual.estimates is None:
+            metadata["coverage"] = chosen.coverage
+            metadata["timings_s"] = timings.seconds
+            return AsymmetryRun(tables, metadata, complete=False)
+        source = EstimatedConditionals(contextual.estimates)
+        with timings.stage("conditionals"):
+            model_tables = {
+                name: _with_factors(
+                    _with_model_lar(chosen.pairs[name], source), contextual.estimates
+                )
+                for name in evocation
+            }
+            similarity = _lm_similarity(config, chosen.similarity, source)
+    with timings.stage("measures"):
+        tables |= _measures(config, model_tables, isinstance(model, LMScorer))
+    if not similarity.empty:
+        tables["similarity"] = similarity
+    coverage = chosen.coverage + [
+        {"norm": name, "step": "model LAR defined", "n_pairs": _n_defined(table)}
+        for name, table in model_tables.items()
+    ]
+    tables["coverage"] = pd.DataFrame(coverage)
+    metadata["timings_s"] = timings.seconds
+    return AsymmetryRun(tables, metadata)
+
+
+def _chosen_norms(
+    config: AsymmetryConfig, norms: Mapping[str, AssociationNorms] | None
+) -> dict[str, AssociationNorms]:
+    """The loaded data sets of ``config.norms``: those given, else loaded."""
+    if norms is None:
+        return load_norms(config)
+    missing = [name for name in config.norms if name not in norms]
+    if missing:
+        raise WordlensError(f"evocation data {missing} of the configuration were not given")
+    return {name: norms[name] for name in config.norms}
+
+
+def _check_model(model: object) -> None:
+    if isinstance(model, StaticEmbedder | LMScorer):
+        return
+    if isinstance(model, WordEmbedder):
+        raise NotLanguageModelError(
+            f"{model.info.name} is a {model.info.kind} embedder: eq. 6 needs the model's "
+            "language-model head; load it with wordlens.models.scoring.load_scorer"
+        )
+    raise WordlensError(
+        f"the asymmetry experiment takes a static embedder or a language model, not "
+        f"{type(model).__name__}"
+    )
+
+
+# --- the data side -------------------------------------------------------------------------------
+
+
+def _data_alar(data_tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Eq. 2 per data set and relation over each data set's own pairs."""
+    return pd.concat(
+        [alar_by_relation(table).assign(norm=name) for name, table in data_tables.items()],
+        ignore_index=True,
+    )[["norm", "relation", "n_pairs", "n_undefined", "alar"]]
+
+
+def _unordered(table: pd.DataFrame) -> pd.Series:
+    """Each row's pair as ``"low\\thigh"`` (the same key in both orientations)."""
+    first, second = table["a"].astype(str), table["b"].astype(str)
+    forward = first <= second
+    low, high = first.where(forward, second), second.where(forward, first)
+    return low + "\t" + high
+
+
+def _n_distinct(table: pd.DataFrame) -> int:
+    return int(_unordered(table).nunique())
+
+
+def _n_defined(table: pd.DataFrame) -> int:
+    return int(_unordered(table[table["lar_model"].notna()]).nunique())
+
+
+# --- the pairs of the model (eq. 9 and the sample) -----------------------------------------------
+
+
+def _static_pairs(
+    config: AsymmetryConfig,
+    model: StaticEmbedder,
+    graph: ConceptNet,
+    data_tables: dict[str, pd.DataFrame],
+) -> _ModelPairs:
+    """Eq. 9 with ConceptNet's and the model's vocabularies, then the optional sample."""
+    size = _sample_size(config.n_pairs, None)
+    filtered = {
+        name: common_vocabulary_pairs(table, [graph.vocabulary, model])
+        for name, table in data_tables.items()
+    }
+    keys = _sample_keys(filtered, size, config.seed, None)
+    return _restricted(data_tables, filtered, keys, size)
+
+
+def _lm_pairs(
+    config: AsymmetryConfig,
+    scorer: LMScorer,
+    graph: ConceptNet,
+    data_tables: dict[str, pd.DataFrame],
+    index: ParagraphIndex,
+) -> _ModelPairs:
+    """Eq. 9 with ConceptNet's vocabulary and the model's single-token index words, the sample
+    among co-occurring pairs, and the similarity pairs."""
+    size = _sample_size(config.n_pairs, DEFAULT_LM_PAIRS)
+    words = sorted({w for table in data_tables.values() for w in (*table["a"], *table["b"])})
+    vocabulary = lm_vocabulary(scorer, words)
+    filtered = {
+        name: common_vocabulary_pairs(table, [graph.vocabulary, vocabulary])
+        for name, table in data_tables.items()
+    }
+
+    def co_occur(key: str) -> bool:
+        return bool(index.paragraph_ids(*key.split("\t")).size)
+
+    keys = _sample_keys(filtered, size, config.seed, co_occur)
+    chosen = _restricted(data_tables, filtered, keys, size)
+    similarity_size = _sample_size(config.similarity_pairs, DEFAULT_LM_SIMILARITY_PAIRS)
+    similarity = _similarity_pairs(config.similarity, scorer, similarity_size, config.seed)
+    return _ModelPairs(chosen.pairs, chosen.coverage, similarity)
+
+
+def lm_vocabulary(scorer: LMScorer, words: Sequence[str]) -> set[str]:
+    """Eq. 9 for a language model: the words that are one token of its vocabulary and one word
+    of the paragraph index (:func:`~wordlens.contexts.paragraphs.index_word`)."""
+    indexable = [word for word in words if _is_index_word(word)]
+    single = single_token_words(scorer, indexable) if indexable else []
+    return {word for word, keep in zip(indexable, single, strict=True) if keep}
+
+
+def _is_index_word(word: str) -> bool:
+    try:
+        return index_word(word) == word
+    except TargetError:
+        return False
+
+
+def _sample_keys(
+    filtered: dict[str, pd.DataFrame],
+    size: int | None,
+    seed: int,
+    accept: Callable[[str], bool] | None,
+) -> set[str] | None:
+    """``size`` distinct unordered pairs of the union of ``filtered``, in a seeded random order,
+    each passing ``accept`` when given (``size`` None: no sample)."""
+    if size is None:
+        return None
+    union = sorted(set().union(*(set(_unordered(table)) for table in filtered.values())))
+    chosen: set[str] = set()
+    for position in np.random.default_rng(seed).permutation(len(union)):
+        key = union[int(position)]
+        if accept is None or accept(key):
+            chosen.add(key)
+            if len(chosen) == size:
+                break
+    return chosen
+
+
+def _restricted(
+    data_tables: dict[str, pd.DataFrame],
+    filtered: dict[str, pd.DataFrame],
+    keys: set[str] | None,
+    size: int | None,
+) -> _ModelPairs:
+    """Each data set's filtered pairs limited to ``keys``, with the coverage of every step."""
+    pairs, coverage = {}, []
+    for name, table in filtered.items():
+        kept = table if keys is None else table[_unordered(table).isin(keys)]
+        if kept.empty:
+            raise EmptyInputError(
+                f"no {name} pair is left after the common-vocabulary filter (eq. 9) and the "
+                "sample; use more pairs or another model"
+            )
+        pairs[name] = kept.reset_index(drop=True)
+        steps = [
+            ("bidirectional pairs", data_tables[name]),
+            ("in ConceptNet and model vocabularies (eq. 9)", table),
+        ]
+        if size is not None:
+            steps.append((f"sampled (seeded, {size} of the union)", kept))
+        coverage += [
+            {"norm": name, "step": step, "n_pairs": _n_distinct(rows)} for step, rows in steps
+        ]
+    return _ModelPairs(pairs, coverage)
+
+
+# --- model conditionals --------------------------------------------------------------------------
+
+
+class EstimatedConditionals:
+    """A :class:`~wordlens.stats.asymmetry.ConditionalSource` over eq. 6 estimates.
+
+    Parameters
+    ----------
+    estimates
+        :func:`~wordlens.models.contextual_conditionals.estimate_conditionals` output: per pair
+        ``cue``, ``response``, ``p_response_given_cue`` and ``p_cue_given_response``.
+    """
+
+    def __init__(self, estimates: pd.DataFrame) -> None:
+        forward = pd.Series(
+            estimates["p_response_given_cue"].to_numpy(dtype=np.float64),
+            index=pd.MultiIndex.from_arrays([estimates["cue"], estimates["response"]]),
+        )
+        backward = pd.Series(
+            estimates["p_cue_given_response"].to_numpy(dtype=np.float64),
+            index=pd.MultiIndex.from_arrays([estimates["response"], estimates["cue"]]),
+        )
+        both = pd.concat([forward, backward])
+        self._values = both[~both.index.duplicated()]
+
+    def conditional(self, cues: Sequence[str], responses: Sequence[str]) -> FloatArray:
+        """``P(responses[i] | cues[i])`` as estimated; NaN for a pair that was not."""
+        if len(cues) != len(responses):
+            raise WordlensError(f"{len(cues)} cues but {len(responses)} responses")
+        pairs = pd.MultiIndex.from_arrays(
+            [[w.lower() for w in cues], [w.lower() for w in responses]]
+        )
+        return self._values.reindex(pairs).to_numpy(dtype=np.float64)
+
+
+def _with_model_lar(pairs: pd.DataFrame, source: ConditionalSource) -> pd.DataFrame:
+    """The data's pair table with the model's two conditionals and LAR (``model_*``,
+    ``lar_model``) beside the data's (``lar_data``)."""
+    model = asymmetry_table(pairs[["relation", "a", "b"]], source)
+    return pairs.rename(columns={"lar": "lar_data"}).assign(
+        model_p_b_given_a=model["p_b_given_a"].to_numpy(),
+        model_p_a_given_b=model["p_a_given_b"].to_numpy(),
+        lar_model=model["lar"].to_numpy(),
+    )
+
+
+def _with_factors(table: pd.DataFrame, estimates: pd.DataFrame) -> pd.DataFrame:
+    """The two Figure 2 factors of each pair: ``pair_contexts`` and ``mean_distance``."""
+    keyed = estimates.assign(
+        key=_unordered(estimates.rename(columns={"cue": "a", "response": "b"}))
+    )
+    factors = keyed.drop_duplicates("key").set_index("key")[["pair_contexts", "mean_distance"]]
+    found = factors.reindex(_unordered(table).to_numpy())
+    return table.assign(
+        pair_contexts=found["pair_contexts"].to_numpy(),
+        mean_distance=found["mean_distance"].to_numpy(),
+    )
+
+
+@dataclass(frozen=True)
+class _Contextual:
+    """Eq. 6 estimates (None when only one shard was run) and what the run did."""
+
+    estimates: pd.DataFrame | None
+    metadata: dict[str, Any]
+
+
+def _contextual_estimates(
+    config: AsymmetryConfig,
+    scorer: LMScorer,
+    chosen: _ModelPairs,
+    workdir: Path,
+    index: ParagraphIndex,
+    timings: Timings,
+    progress: bool,
+) -> _Contextual:
+    """Build (or reuse) the work list, run the shards, merge and estimate."""
+    pairs = _work_pairs(chosen)
+    with timings.stage("worklist"):
+        work, reused = _worklist(pairs, index, workdir, config.max_contexts)
+    results = workdir / f"scores-{_digest(scorer.info.fingerprint)}"
+    shards = [config.shard] if config.shard is not None else list(range(config.n_shards))
+    runs = []
+    with timings.stage("shards"):
+        for shard in shards:
+            run = run_shard(work, shard, config.n_shards, scorer, results, progress=progress)
+            runs.append({k: str(v) if isinstance(v, Path) else v for k, v in asdict(run).items()})
+    metadata = {
+        "workdir": str(workdir),
+        "index": str(index.path),
+        "paragraphs": len(index),
+        "worklist_reused": reused,
+        "n_work_pairs": len(work.pairs),
+        "n_contexts": len(work.contexts),
+        "n_passes": len(work.passes),
+        "shards": runs,
+    }
+    if config.shard is not None:
+        return _Contextual(None, metadata)
+    with timings.stage("estimate"):
+        scores = merge_shards(work, results, config.n_shards)
+        estimates = estimate_conditionals(work, scores, cue_count=config.cue_count)
+    return _Contextual(estimates, metadata)
+
+
+def _work_pairs(chosen: _ModelPairs) -> list[tuple[str, str]]:
+    """The distinct unordered pairs (lexicographic) of the asymmetry and similarity pairs."""
+    tables = [*chosen.pairs.values(), *chosen.similarity.values()]
+    keys = sorted(set().union(*(set(_unordered(table)) for table in tables)))
+    return [(low, high) for low, high in (key.split("\t") for key in keys) if low != high]
+
+
+def _worklist(
+    pairs: list[tuple[str, str]], index: ParagraphIndex, workdir: Path, max_contexts: int | None
+) -> tuple[WorkList, bool]:
+    """The work list of ``pairs`` in ``workdir/worklist``, reused when ``workdir/request.json``
+    records the same request (pairs, cap, index file)."""
+    request = {"pairs": pairs, "max_contexts": max_contexts, "index": index.path.name}
+    key = _digest(json.dumps(request))
+    record = workdir / "request.json"
+    directory = workdir / "worklist"
+    if record.is_file() and json.loads(record.read_text()).get("key") == key:
+        try:
+            return load_worklist(directory), True
+        except WordlensError:
+            pass
+    work = build_worklist(pairs, index, directory, max_contexts=max_contexts)
+    atomic_write_text(record, json.dumps({"key": key, **request}))
+    return work, False
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+# --- measures ------------------------------------------------------------------------------------
+
+
+def _measures(
+    config: AsymmetryConfig, model_tables: dict[str, pd.DataFrame], contextual: bool
+) -> dict[str, pd.DataFrame]:
+    """``pairs``, ``alar``, ``cam``, ``direction_accuracy`` and (contextual) ``factors``."""
+    alar, cam, accuracy, factors = [], [], [], []
+    for name, table in model_tables.items():
+        data, model = _lar_pair(table)
+        data_all, model_all = _lar_pair(_all_pairs(table))
+        alar.append(_alar_side_by_side(table).assign(norm=name))
+        for x, y in ((data, model), (data_all, model_all)):
+            cam.append(cam_by_relation(x, y, confidence=config.confidence).assign(norm=name))
+            accuracy += [
+                direction_accuracy_by_relation(x, y, threshold=theta).assign(norm=name)
+                for theta in config.thresholds
+            ]
+        if contextual:
+            factors.append(_factor_bins(_all_pairs(table), config).assign(norm=name))
+    tables = {
+        "pairs": pd.concat(
+            [table.assign(norm=name) for name, table in model_tables.items()], ignore_index=True
+        ),
+        "alar": pd.concat(alar, ignore_index=True),
+        "cam": pd.concat(cam, ignore_index=True),
+        "direction_accuracy": pd.concat(accuracy, ignore_index=True),
+    }
+    if factors:
+        tables["factors"] = pd.concat(factors, ignore_index=True)
+    return {name: _norm_first(table) for name, table in tables.items()}
+
+
+def _norm_first(table: pd.DataFrame) -> pd.DataFrame:
+    return table[["norm", *[c for c in table.columns if c != "norm"]]]
+
+
+def _lar_pair(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The data's and the model's LAR tables (``relation``, ``a``, ``b``, ``lar``)."""
+    keys = table[["relation", "a", "b"]]
+    return keys.assign(lar=table["lar_data"]), keys.assign(lar=table["lar_model"])
+
+
+def _all_pairs(table: pd.DataFrame) -> pd.DataFrame:
+    """Every distinct pair once under :data:`ALL_PAIRS`, oriented ``a < b`` (both LARs negated
+    where a row ran the other way; eq. 1 is antisymmetric)."""
+    flip = (table["a"] > table["b"]).to_numpy()
+    sign = np.where(flip, -1.0, 1.0)
+    oriented = table.assign(
+        relation=ALL_PAIRS,
+        a=np.where(flip, table["b"], table["a"]),
+        b=np.where(flip, table["a"], table["b"]),
+        lar_data=table["lar_data"].to_numpy() * sign,
+        lar_model=table["lar_model"].to_numpy() * sign,
+    )
+    return oriented.drop_duplicates(_PAIR_KEY, ignore_index=True)
+
+
+def _alar_side_by_side(table: pd.DataFrame) -> pd.DataFrame:
+    """Figure 1: per relation the data's and the model's ALAR (eq. 2) over the pairs with both
+    LARs defined."""
+    defined = table[table["lar_data"].notna() & table["lar_model"].notna()]
+    grouped = defined.groupby("relation")
+    summary = pd.DataFrame(
+        {
+            "n_pairs": grouped.size(),
+            "alar_data": grouped["lar_data"].mean(),
+            "alar_model": grouped["lar_model"].mean(),
+        }
+    ).reset_index()
+    return summary.sort_values(["n_pairs", "relation"], ascending=[False, True], ignore_index=True)
+
+
+def _factor_bins(table: pd.DataFrame, config: AsymmetryConfig) -> pd.DataFrame:
+    """Figure 2: direction accuracy (theta = 0) and CAM per quantile bin of ``|C(a, b)|`` and of
+    the mean word distance, over the pairs with both LARs defined."""
+    defined = table[table["lar_data"].notna() & table["lar_model"].notna()]
+    rows = []
+    for factor, column in (("contexts", "pair_contexts"), ("distance", "mean_distance")):
+        values = defined[column].to_numpy(dtype=np.float64)
+        if len(values) == 0:
+            continue
+        bins = pd.qcut(values, q=min(config.n_bins, len(values)), duplicates="drop")
+        for number, interval in enumerate(bins.categories):
+            members = defined[np.asarray(bins == interval)]
+            accuracy = direction_accuracy(members["lar_data"], members["lar_model"])
+            correlation = _spearman_or_nan(members["lar_data"], members["lar_model"], config)
+            rows.append(
+                {
+                    "factor": factor,
+                    "bin": number,
+                    "low": float(interval.left),
+                    "high": float(interval.right),
+                    "median": float(np.median(members[column])),
+                    "n": len(members),
+                    "accuracy": accuracy.accuracy,
+                    "cam": correlation,
+                }
+            )
+    columns = ["factor", "bin", "low", "high", "median", "n", "accuracy", "cam"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _spearman_or_nan(x: pd.Series, y: pd.Series, config: AsymmetryConfig) -> float:
+    if len(x) < 3 or x.nunique() < 2 or y.nunique() < 2:
+        return float("nan")
+    return float(spearman(x, y, confidence=config.confidence).r)
+
+
+# --- similarity (Appendix F, Table 4) ------------------------------------------------------------
+
+
+def _similarity_sets(names: Sequence[str]) -> dict[str, pd.DataFrame]:
+    """Each set's pairs, lower-cased, self-pairs and repeated pairs dropped."""
+    sets = {}
+    for name in names:
+        loaded = load_similarity(name)
+        data = loaded.data.assign(
+            word1=loaded.data["word1"].str.lower(), word2=loaded.data["word2"].str.lower()
+        )
+        data = data[data["word1"] != data["word2"]]
+        sets[loaded.name] = data.drop_duplicates(["word1", "word2"], ignore_index=True)
+    return sets
+
+
+def _similarity_pairs(
+    names: Sequence[str], scorer: LMScorer, size: int | None, seed: int
+) -> dict[str, pd.DataFrame]:
+    """Per set, the pairs of single-token index words (a seeded sample of ``size``), as
+    ``a``, ``b``, ``score``; ``attrs["n_set"]`` holds the number of pairs in the set."""
+    chosen = {}
+    for name, data in _similarity_sets(names).items():
+        words = sorted(set(data["word1"]) | set(data["word2"]))
+        vocabulary = lm_vocabulary(scorer, words)
+        kept = data[data["word1"].isin(vocabulary) & data["word2"].isin(vocabulary)]
+        if size is not None and len(kept) > size:
+            rows = np.sort(np.random.default_rng(seed).choice(len(kept), size, replace=False))
+            kept = kept.iloc[rows]
+        chosen[name] = pd.DataFrame(
+            {"a": kept["word1"], "b": kept["word2"], "score": kept["score"]}
+        ).reset_index(drop=True)
+        chosen[name].attrs["n_set"] = len(data)
+    return chosen
+
+
+def _lm_similarity(
+    config: AsymmetryConfig, sets: dict[str, pd.DataFrame], source: EstimatedConditionals
+) -> pd.DataFrame:
+    """Appendix F: Spearman of ``sqrt(P(b|a) P(a|b))`` (eq. 6) against the human scores."""
+    rows = []
+    for name, pairs in sets.items():
+        forward = source.conditional(pairs["a"].tolist(), pairs["b"].tolist())
+        backward = source.conditional(pairs["b"].tolist(), pairs["a"].tolist())
+        score = np.sqrt(forward * backward)
+        rows.append(_similarity_row(name, "geometric_mean", score, pairs, config))
+    return pd.DataFrame(rows)
+
+
+def _static_similarity(
+    config: AsymmetryConfig, model: StaticEmbedder, norms: AssociationNorms
+) -> pd.DataFrame:
+    """Appendix E-F for static vectors: the cosine, as the signed geometric mean of the two eq. 7
+    projection proportions, and the geometric mean of the eq. 8 conditionals."""
+    conditionals = StaticConditionals.from_embedder(model, norms)
+    rows = []
+    for name, data in _similarity_sets(config.similarity).items():
+        pairs = pd.DataFrame({"a": data["word1"], "b": data["word2"], "score": data["score"]})
+        pairs.attrs["n_set"] = len(data)
+        first, second = pairs["a"].tolist(), pairs["b"].tolist()
+        forward = conditionals.projection(first, second)
+        backward = conditionals.projection(second, first)
+        cosine = np.sign(forward) * np.sqrt(np.abs(forward * backward))
+        rows.append(_similarity_row(name, "cosine", cosine, pairs, config))
+        product = conditionals.conditional(first, second) * conditionals.conditional(second, first)
+        rows.append(_similarity_row(name, "geometric_mean", np.sqrt(product), pairs, config))
+    return pd.DataFrame(rows)
+
+
+def _similarity_row(
+    name: str, measure: str, score: FloatArray, pairs: pd.DataFrame, config: AsymmetryConfig
+) -> dict[str, Any]:
+    defined = ~np.isnan(score)
+    row: dict[str, Any] = {"set": name, "measure": measure, "n_pairs": pairs.attrs["n_set"]}
+    row["n_used"] = int(defined.sum())
+    if row["n_used"] < 3 or np.unique(score[defined]).size < 2:
+        return row | {"spearman": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p_value": np.nan}
+    result = spearman(
+        score[defined], pairs["score"].to_numpy()[defined], confidence=config.confidence
+    )
+    return row | {
+        "spearman": result.r,
+        "ci_low": result.ci_low,
+        "ci_high": result.ci_high,
+        "p_value": result.p_value,
+    }

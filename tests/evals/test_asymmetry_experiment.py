@@ -1,0 +1,239 @@
+"""The asymmetry experiment (Zhang et al. 2021) end to end: GloVe 6B 50d on all EAT and USF pairs,
+and the masked-LM fixture on a few EAT pairs over a UD English Web Treebank paragraph index,
+resumed from its work directory; configuration errors; the report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from tests.conftest import shared_dir
+
+from wordlens.contexts.paragraphs import ParagraphIndex, build_paragraph_index
+from wordlens.errors import WordlensError
+from wordlens.evals.asymmetry import (
+    ALL_PAIRS,
+    AsymmetryConfig,
+    AsymmetryRun,
+    EstimatedConditionals,
+    NotLanguageModelError,
+    run_asymmetry,
+)
+from wordlens.models.base import WordEmbedder
+from wordlens.models.scoring import LMScorer, load_scorer
+from wordlens.report.asymmetry_report import write_asymmetry
+from wordlens.resources import load_corpus
+from wordlens.resources.association_norms import load_association_norms
+from wordlens.resources.conceptnet import load_conceptnet
+from wordlens.stats.asymmetry import log_asymmetry_ratio
+
+MLM_DIR = shared_dir() / "models" / "minilm-l6-mlm"
+
+
+@pytest.fixture(scope="module")
+def glove_run(shared: Path, glove: WordEmbedder) -> AsymmetryRun:
+    config = AsymmetryConfig(norms=("eat", "usf"), similarity=("men", "ws353-rel"))
+    return run_asymmetry(config, glove)  # type: ignore[arg-type]
+
+
+def _row(table: pd.DataFrame, **where: object) -> pd.Series:
+    mask = np.logical_and.reduce([table[column] == value for column, value in where.items()])
+    (found,) = np.flatnonzero(mask)
+    return table.iloc[int(found)]
+
+
+def test_glove_cam_alar_and_accuracy_match_the_measured_values(glove_run: AsymmetryRun) -> None:
+    tables = glove_run.tables
+    # Eq. 9 (ConceptNet-100K and GloVe vocabularies): 7,696 EAT and 4,915 USF pairs, all kept.
+    coverage = tables["coverage"]
+    assert _row(coverage, norm="eat", step="bidirectional pairs")["n_pairs"] == 20091
+    kept = _row(coverage, norm="eat", step="in ConceptNet and model vocabularies (eq. 9)")
+    assert kept["n_pairs"] == 7696
+    assert _row(coverage, norm="usf", step="model LAR defined")["n_pairs"] == 4915
+    # CAM over all pairs: 0.329 with EAT, 0.334 with USF (0.351 / 0.352 without ConceptNet's
+    # vocabulary, measured for eqs. 7-8).
+    cam = tables["cam"]
+    eat_all = _row(cam, norm="eat", relation=ALL_PAIRS)
+    assert eat_all["n"] == 7696 and eat_all["cam"] == pytest.approx(0.3293, abs=5e-4)
+    assert eat_all["ci_low"] < eat_all["cam"] < eat_all["ci_high"]
+    assert _row(cam, norm="usf", relation=ALL_PAIRS)["cam"] == pytest.approx(0.3343, abs=5e-4)
+    assert _row(cam, norm="eat", relation="isA")["cam"] == pytest.approx(0.518, abs=1e-3)
+    # Figure 1: the data's ALAR of isA and partOf is positive, hasA negative; GloVe agrees.
+    alar = tables["alar"]
+    isa = _row(alar, norm="eat", relation="isA")
+    assert isa["alar_data"] == pytest.approx(0.3495, abs=5e-4)
+    assert isa["alar_model"] == pytest.approx(0.168, abs=1e-3)
+    assert _row(alar, norm="eat", relation="hasA")["alar_model"] < 0
+    # Appendix G: accuracy grows with theta and the decided pairs shrink.
+    accuracy = tables["direction_accuracy"]
+    overall = accuracy[(accuracy["norm"] == "eat") & (accuracy["relation"] == ALL_PAIRS)]
+    assert list(overall["threshold"]) == [0.0, 0.5, 1.0]
+    assert overall["accuracy"].is_monotonic_increasing and overall["n"].is_monotonic_decreasing
+    assert overall["accuracy"].iloc[0] == pytest.approx(0.6048, abs=5e-4)
+    assert "factors" not in tables  # static vectors have no contexts
+
+
+def test_glove_pairs_table_and_the_all_pairs_orientation(glove_run: AsymmetryRun) -> None:
+    pairs = glove_run.tables["pairs"]
+    lar = log_asymmetry_ratio(pairs["model_p_b_given_a"], pairs["model_p_a_given_b"])
+    np.testing.assert_allclose(pairs["lar_model"], lar)
+    assert not pairs.duplicated(["norm", "relation", "a", "b"]).any()
+    # The all-pairs CAM counts each distinct pair once, whatever its relations.
+    eat = pairs[pairs["norm"] == "eat"]
+    distinct = len({tuple(sorted(pair)) for pair in zip(eat["a"], eat["b"], strict=True)})
+    assert distinct == 7696 < len(eat)
+
+
+def test_glove_similarity_and_table1(glove_run: AsymmetryRun) -> None:
+    similarity = glove_run.tables["similarity"]
+    men = _row(similarity, set="men", measure="cosine")
+    assert men["n_used"] == men["n_pairs"] == 3000
+    assert men["spearman"] == pytest.approx(0.6523, abs=5e-4)
+    # Eq. 8 is defined only on the evocation response ranges: fewer pairs, lower rho.
+    conditional = _row(similarity, set="men", measure="geometric_mean")
+    assert conditional["n_used"] < 3000 and conditional["spearman"] < men["spearman"]
+    table1 = glove_run.tables["table1"]
+    isa = _row(table1, relation="isA")
+    assert isa["count_eat"] == 384 and isa["cam_eat_usf"] == pytest.approx(0.726, abs=1e-3)
+
+
+def test_report_and_results_are_written(glove_run: AsymmetryRun, tmp_path: Path) -> None:
+    written = write_asymmetry(glove_run, tmp_path)
+    html = (tmp_path / "report.html").read_text()
+    for title in ("Table 1", "Figure 1", "Tables 2-3", "Figure 4", "Table 4", "Coverage"):
+        assert title in html
+    assert "Figure 2 " not in html and html.count("<img") == 3  # ALAR x 2 data sets, accuracy
+    cam = pd.read_parquet(tmp_path / "asymmetry_cam.parquet")
+    numbers = ["n", "cam", "p_value", "ci_low", "ci_high"]  # exact floats through parquet
+    pd.testing.assert_frame_equal(cam[numbers], glove_run.tables["cam"][numbers])
+    assert len(written) == 3 * len(glove_run.tables) + 1
+
+
+@pytest.fixture(scope="module")
+def ewt_index(shared: Path, tmp_path_factory: pytest.TempPathFactory) -> ParagraphIndex:
+    corpus = load_corpus("corpus-ud-ewt")
+    return build_paragraph_index([corpus], tmp_path_factory.mktemp("index") / "index.sqlite")
+
+
+@pytest.fixture(scope="module")
+def eat_and_graph(shared: Path) -> dict[str, Any]:
+    """EAT and ConceptNet loaded once for the language-model runs."""
+    return {"norms": {"eat": load_association_norms("eat")}, "conceptnet": load_conceptnet()}
+
+
+@pytest.fixture(scope="module")
+def mlm() -> LMScorer:
+    if not MLM_DIR.is_dir():
+        pytest.skip(f"masked-LM fixture not found at {MLM_DIR}")
+    return load_scorer(str(MLM_DIR))
+
+
+MLM_CONFIG = AsymmetryConfig(
+    norms=("eat",),
+    n_pairs=8,
+    similarity=("ws353-rel",),
+    similarity_pairs=6,
+    max_contexts=2,
+    n_bins=2,
+    seed=1,
+)
+
+
+@pytest.mark.slow
+def test_masked_lm_runs_and_resumes_from_its_work_directory(
+    mlm: LMScorer, ewt_index: ParagraphIndex, eat_and_graph: dict[str, Any], tmp_path: Path
+) -> None:
+    first = run_asymmetry(MLM_CONFIG, mlm, workdir=tmp_path, index=ewt_index, **eat_and_graph)
+    contextual = first.metadata["contextual"]
+    assert not contextual["worklist_reused"] and contextual["shards"][0]["passes_computed"] > 0
+    pairs = first.tables["pairs"]
+    # Eight sampled pairs that co-occur in the treebank (some under several relations).
+    keys = {tuple(sorted(pair)) for pair in zip(pairs["a"], pairs["b"], strict=True)}
+    assert len(keys) == 8 and (pairs["pair_contexts"] >= 1).all()
+    assert (pairs["pair_contexts"] <= 2).all() and pairs["lar_model"].notna().any()
+    assert set(first.tables) >= {"alar", "cam", "direction_accuracy", "factors", "similarity"}
+    factors = first.tables["factors"]
+    assert set(factors["factor"]) == {"contexts", "distance"} and factors["n"].sum() > 0
+    similarity = first.tables["similarity"]
+    assert list(similarity["measure"]) == ["geometric_mean"] and similarity["n_used"].iloc[0] <= 6
+    second = run_asymmetry(MLM_CONFIG, mlm, workdir=tmp_path, index=ewt_index, **eat_and_graph)
+    resumed = second.metadata["contextual"]
+    assert resumed["worklist_reused"] and resumed["shards"][0]["passes_computed"] == 0
+    assert resumed["shards"][0]["batches_computed"] == 0
+    pd.testing.assert_frame_equal(second.tables["pairs"], pairs)
+    write_asymmetry(second, tmp_path / "out")
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "Figure 2" in html and "distinct masked passes" in html
+
+
+@pytest.mark.slow
+def test_masked_lm_shards_stop_then_merge(
+    mlm: LMScorer, ewt_index: ParagraphIndex, eat_and_graph: dict[str, Any], tmp_path: Path
+) -> None:
+    sharded = [
+        run_asymmetry(
+            AsymmetryConfig(**{**MLM_CONFIG.as_dict(), "n_shards": 2, "shard": k}),
+            mlm,
+            workdir=tmp_path,
+            index=ewt_index,
+            **eat_and_graph,
+        )
+        for k in (1, 0)
+    ]
+    assert not any(run.complete for run in sharded)
+    assert set(sharded[0].tables) == {"data_alar"}
+    merged = run_asymmetry(
+        AsymmetryConfig(**{**MLM_CONFIG.as_dict(), "n_shards": 2}),
+        mlm,
+        workdir=tmp_path,
+        index=ewt_index,
+        **eat_and_graph,
+    )
+    assert merged.complete
+    assert all(shard["passes_computed"] == 0 for shard in merged.metadata["contextual"]["shards"])
+    assert merged.tables["pairs"]["lar_model"].notna().any()
+
+
+def test_estimated_conditionals_look_up_both_directions() -> None:
+    estimates = pd.DataFrame(
+        {
+            "cue": ["cat", "rain"],
+            "response": ["dog", "cat"],
+            "p_response_given_cue": [0.2, 0.0],
+            "p_cue_given_response": [0.1, np.nan],
+        }
+    )
+    source = EstimatedConditionals(estimates)
+    found = source.conditional(["cat", "Dog", "cat", "cat"], ["dog", "cat", "rain", "sun"])
+    np.testing.assert_array_equal(found, [0.2, 0.1, np.nan, np.nan])
+    with pytest.raises(WordlensError, match="2 cues but 1 responses"):
+        source.conditional(["cat", "dog"], ["dog"])
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"norms": ("eat", "nelson")}, "unknown evocation data"),
+        ({"norms": ()}, "no evocation data"),
+        ({"norms": ("eat", "eat")}, "more than once"),
+        ({"norms": ("swow",)}, "--swow-file"),
+        ({"n_shards": 2, "shard": 2}, "out of range"),
+        ({"shard": -1}, "out of range"),
+        ({"thresholds": (0.0, -0.5)}, "thresholds"),
+        ({"thresholds": (float("nan"),)}, "thresholds"),
+        ({"n_pairs": 0}, "n_pairs"),
+        ({"similarity_pairs": "some"}, "similarity_pairs"),
+        ({"max_contexts": 0}, "max_contexts"),
+    ],
+)
+def test_bad_configurations_are_refused(settings: dict[str, object], message: str) -> None:
+    with pytest.raises(WordlensError, match=message):
+        AsymmetryConfig(**settings).check()  # type: ignore[arg-type]
+
+
+def test_an_encoder_without_its_head_is_refused(minilm: WordEmbedder, tmp_path: Path) -> None:
+    with pytest.raises(NotLanguageModelError, match="load_scorer"):
+        run_asymmetry(AsymmetryConfig(), minilm, workdir=tmp_path)  # type: ignore[arg-type]
