@@ -67,6 +67,7 @@ bench: install
 	$(BIN)/python benchmarks/bench_vast.py
 	$(BIN)/python benchmarks/bench_intersectional.py
 	$(BIN)/python benchmarks/bench_pll.py
+	$(BIN)/python benchmarks/bench_asymmetry.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
