@@ -245,7 +245,12 @@ def _lexicographic(first: pd.Series, second: pd.Series) -> pd.DataFrame:
     )
 
 
-_LI_ET_AL = ("Lorraine333/ACL_CKBC", "655f3aaf28ff5040f50e72fb8118934766306969")
+# Li et al.'s evaluation files (their true assertions join the training set): split -> sha256.
+_EVALUATION_SPLITS = {
+    "dev1": "eb55942d946831e037de63e9dfda4b5a7bbd385682d3803f72acd05228c38a8f",
+    "dev2": "c28a62f11d971d50b9d1694c0e7eab8a71f5e0327b426bc81794e9a26dffc0b0",
+    "test": "1dcff18e6aca8fee689c548639ea04891f989f8bd778e2ea6b872645e3a9de3c",
+}
 
 register(
     Resource(
@@ -265,26 +270,15 @@ register(
                 commit="fc0ab3880532d93a7758776da595d1aeb9c9dfbd",
                 path="train100k.txt.gz",
             ),
-            ResourceFile(
-                relpath="conceptnet/ckbc_dev1.txt",
-                sha256="eb55942d946831e037de63e9dfda4b5a7bbd385682d3803f72acd05228c38a8f",
-                repo=_LI_ET_AL[0],
-                commit=_LI_ET_AL[1],
-                path="commonsendata/Eval/conceptnet/new_omcs_dev1.txt",
-            ),
-            ResourceFile(
-                relpath="conceptnet/ckbc_dev2.txt",
-                sha256="c28a62f11d971d50b9d1694c0e7eab8a71f5e0327b426bc81794e9a26dffc0b0",
-                repo=_LI_ET_AL[0],
-                commit=_LI_ET_AL[1],
-                path="commonsendata/Eval/conceptnet/new_omcs_dev2.txt",
-            ),
-            ResourceFile(
-                relpath="conceptnet/ckbc_test.txt",
-                sha256="1dcff18e6aca8fee689c548639ea04891f989f8bd778e2ea6b872645e3a9de3c",
-                repo=_LI_ET_AL[0],
-                commit=_LI_ET_AL[1],
-                path="commonsendata/Eval/conceptnet/new_omcs_test.txt",
+            *(
+                ResourceFile(
+                    relpath=f"conceptnet/ckbc_{split}.txt",
+                    sha256=sha256,
+                    repo="Lorraine333/ACL_CKBC",
+                    commit="655f3aaf28ff5040f50e72fb8118934766306969",
+                    path=f"commonsendata/Eval/conceptnet/new_omcs_{split}.txt",
+                )
+                for split, sha256 in _EVALUATION_SPLITS.items()
             ),
         ),
         loader=read_ckbc,
