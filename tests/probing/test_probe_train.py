@@ -144,6 +144,24 @@ def test_learning_rate_halves_then_training_stops_without_improvement(
     np.testing.assert_allclose(rates, expected, rtol=1e-12)
 
 
+def test_learning_rate_schedule_needs_a_gain_above_the_threshold_and_stops_at_the_minimum(
+    pos: tuple[ProbingSplit, ...],
+) -> None:
+    train, held_out = pos
+    # No dev gain can beat the best by 1.0: for the schedule only the first validation (over the
+    # initial -inf) improves, so the rate halves every 5 validations however the probe learns,
+    # and falls below 1e-6 at the 7th halving (validation 36), before the stop patience.
+    config = TrainConfig(batch_size=4, validate_every=1, lr_threshold=1.0, stop_patience=100)
+    result = train_probe(_probe(train), train, held_out, config)
+    history = result.history
+    assert result.stop_reason == "min_learning_rate" and result.steps == 36
+    rates = history["learning_rate"].to_numpy()
+    np.testing.assert_allclose(rates, 1e-4 * 0.5 ** (np.arange(36) // 5), rtol=1e-12)
+    # strict gains still count for the kept weights and the stop patience (measured: 26 of 36)
+    assert history["improved"].sum() > 5
+    assert result.best_dev_micro_f1 == history["dev_micro_f1"].max()
+
+
 def test_training_is_deterministic_given_the_seed(pos: tuple[ProbingSplit, ...]) -> None:
     train, held_out = pos
     config = TrainConfig(batch_size=8, validate_every=4, max_steps=10, seed=3)
@@ -183,6 +201,13 @@ def test_bad_splits_and_settings_raise(pos: tuple[ProbingSplit, ...]) -> None:
     with pytest.raises(WordlensError, match="the probe expects"):
         cat = EdgeProbe(384, 2, train.n_labels, combine="cat", two_spans=False)
         train_probe(cat, train, held_out, TrainConfig(max_steps=1))
-    for setting in ({"batch_size": 0}, {"learning_rate": -1.0}, {"threshold": 1.0}):
+    bad_settings = (
+        {"batch_size": 0},
+        {"learning_rate": -1.0},
+        {"threshold": 1.0},
+        {"lr_threshold": -0.1},
+        {"min_learning_rate": 1e-4},
+    )
+    for setting in bad_settings:
         with pytest.raises(WordlensError):
             TrainConfig(**setting)  # type: ignore[arg-type]

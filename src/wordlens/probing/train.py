@@ -19,6 +19,20 @@ multi-hot labels) that point into them. Training follows Appendix C of [1]_:
 - "improvement" is a strictly higher dev micro-F1 than the best so far; the weights of the best
   validation are kept and loaded back into the model at the end.
 
+The paper leaves two details to its code, jiant v1 (``jiant/trainer.py`` and
+``config/defaults.conf``), and they are taken from there:
+
+- for the learning-rate schedule, an improvement must beat the best dev micro-F1 by more than
+  ``lr_threshold = 1e-4`` (absolute; jiant's ``scheduler_threshold`` with
+  ``threshold_mode = "abs"``); the early-stopping count and the kept weights use any strict gain;
+- training also **stops once the halvings take the learning rate below**
+  ``min_learning_rate = 1e-6`` (jiant's ``min_lr``), i.e. after the seventh halving.
+
+Without them a large dev set never stops: on UD EWT (25K dev targets) gains of one or two targets
+kept resetting the strict count for more than 60K steps. jiant also capped every run at
+``max_vals`` validations (250 for the large edge-probing tasks); ``max_steps`` is that cap here,
+off by default.
+
 Determinism: ``torch.manual_seed(seed)`` at the start (dropout) and a
 ``numpy.random.default_rng(seed)`` for the sentence order (fresh length noise and batch order each
 epoch), so two runs with the same seed, model initialization and data give the same
@@ -37,6 +51,7 @@ import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -51,7 +66,7 @@ from wordlens.probing.model import EdgeProbe, check_spans
 from wordlens.progress import progress_bar
 
 IntArray = npt.NDArray[np.int64]
-StopReason = Literal["no_improvement", "max_steps"]
+StopReason = Literal["no_improvement", "min_learning_rate", "max_steps"]
 
 SENTENCES_PER_BATCH = 32
 """Appendix C of [1]_: a batch is 32 sentences, each with all its targets."""
@@ -148,6 +163,13 @@ class ProbingSplit:
         lengths: IntArray = np.diff(self.sentence_offsets)
         return lengths
 
+    @cached_property
+    def targets_by_sentence(self) -> tuple[IntArray, IntArray]:
+        """Target ids sorted by sentence (stable) and their sentences in that order, both
+        shape ``[n_targets]``; computed once, for :func:`batches`."""
+        order: IntArray = np.argsort(self.target_sentence, kind="stable")
+        return order, self.target_sentence[order]
+
     def sentences_with_targets(self) -> IntArray:
         """Ids of the sentences that have at least one target, increasing."""
         sentences: IntArray = np.unique(self.target_sentence)
@@ -180,7 +202,9 @@ class ProbeBatch:
     Attributes
     ----------
     features : Tensor of float32, shape ``[B, T, L, D]``
-        Right-padded with zeros.
+        Right-padded with zeros. Built by :func:`batches` as a view of layer-major storage
+        (``features.movedim(2, 0)`` is contiguous), which makes the scalar mix one
+        matrix-vector product.
     mask : Tensor of bool, shape ``[B, T]``
         True at each sentence's own positions.
     span1 : Tensor of int64, shape ``[N, 2]``
@@ -244,8 +268,7 @@ def batches(
         raise WordlensError(f"sentence_ids must be 1-D ids in [0, {split.n_sentences})")
     if batch_size < 1:
         raise WordlensError(f"batch_size must be at least 1; got {batch_size}")
-    by_sentence = np.argsort(split.target_sentence, kind="stable")
-    sorted_sentence = split.target_sentence[by_sentence]
+    by_sentence, sorted_sentence = split.targets_by_sentence
     first_target = np.searchsorted(sorted_sentence, sentences, side="left")
     stop_target = np.searchsorted(sorted_sentence, sentences, side="right")
     for start in range(0, len(sentences), batch_size):
@@ -267,16 +290,19 @@ def _make_batch(
     n_targets_per_row: IntArray,
 ) -> ProbeBatch:
     lengths = split.sentence_lengths[sentences]
-    features = np.zeros(
-        (len(sentences), int(lengths.max()), split.n_layers, split.dim), dtype=np.float32
+    positions = np.arange(int(lengths.max()))
+    inside = positions[None, :] < lengths[:, None]  # [B, T]
+    rows = split.sentence_offsets[sentences][:, None] + positions[None, :]  # [B, T]
+    # layer-major storage [L, B, T, D] seen as [B, T, L, D]: the scalar mix reads it in place
+    layer_major = torch.zeros(
+        (split.n_layers, len(sentences), len(positions), split.dim), dtype=torch.float32
     )
-    for row, (sentence, length) in enumerate(zip(sentences, lengths, strict=True)):
-        first_row = split.sentence_offsets[sentence]
-        features[row, :length] = split.features[first_row : first_row + length]
-    positions = np.arange(features.shape[1])
+    features = layer_major.permute(1, 2, 0, 3)
+    mask = torch.from_numpy(inside)
+    features[mask] = torch.from_numpy(np.asarray(split.features[rows[inside]])).float()
     return ProbeBatch(
-        features=torch.from_numpy(features),
-        mask=torch.from_numpy(positions[None, :] < lengths[:, None]),
+        features=features,
+        mask=mask,
         span1=torch.from_numpy(split.span1[target_index]),
         span2=None if split.span2 is None else torch.from_numpy(split.span2[target_index]),
         target_row=torch.from_numpy(np.repeat(np.arange(len(sentences)), n_targets_per_row)),
@@ -303,6 +329,11 @@ class TrainConfig:
         Halve the learning rate after this many validations without improvement.
     stop_patience : int, default 20
         Stop after this many validations without improvement.
+    lr_threshold : float, default 1e-4
+        Dev micro-F1 gain over the best that counts as an improvement for the learning-rate
+        schedule (jiant's ``scheduler_threshold``, absolute).
+    min_learning_rate : float, default 1e-6
+        Stop once the learning rate falls below this (jiant's ``min_lr``).
     max_steps : int or None, default None
         Stop after this many steps (with a last validation) even if still improving.
     seed : int, default 0
@@ -317,6 +348,8 @@ class TrainConfig:
     validate_every: int = 1000
     lr_patience: int = 5
     stop_patience: int = 20
+    lr_threshold: float = 1e-4
+    min_learning_rate: float = 1e-6
     max_steps: int | None = None
     seed: int = 0
     threshold: float = 0.5
@@ -332,9 +365,21 @@ class TrainConfig:
         for name, value in counts.items():
             if value < 1:
                 raise WordlensError(f"{name} must be at least 1; got {value}")
-        for name, rate in (("learning_rate", self.learning_rate), ("clip_norm", self.clip_norm)):
+        positive = {
+            "learning_rate": self.learning_rate,
+            "clip_norm": self.clip_norm,
+            "min_learning_rate": self.min_learning_rate,
+        }
+        for name, rate in positive.items():
             if not (math.isfinite(rate) and rate > 0):
                 raise WordlensError(f"{name} must be a positive number; got {rate}")
+        if not (math.isfinite(self.lr_threshold) and self.lr_threshold >= 0):
+            raise WordlensError(f"lr_threshold must be >= 0; got {self.lr_threshold}")
+        if self.min_learning_rate >= self.learning_rate:
+            raise WordlensError(
+                f"min_learning_rate ({self.min_learning_rate}) must be below learning_rate "
+                f"({self.learning_rate})"
+            )
         if not 0.0 < self.threshold < 1.0:
             raise WordlensError(f"threshold must be in (0, 1); got {self.threshold}")
 
@@ -357,7 +402,7 @@ class TrainResult:
         validation's update: the rate the next steps use).
     steps : int
         Optimizer steps run.
-    stop_reason : {"no_improvement", "max_steps"}
+    stop_reason : {"no_improvement", "min_learning_rate", "max_steps"}
     seconds : float
         Wall-clock time of the whole training.
     """
@@ -417,7 +462,7 @@ def train_probe(
         mode="max",
         factor=0.5,
         patience=config.lr_patience - 1,
-        threshold=0.0,
+        threshold=config.lr_threshold,
         threshold_mode="abs",
         eps=0.0,
     )
@@ -458,6 +503,9 @@ def train_probe(
             recent_losses = []
             if validations_without_improvement >= config.stop_patience:
                 stop_reason = "no_improvement"
+                break
+            if optimizer.param_groups[0]["lr"] < config.min_learning_rate:
+                stop_reason = "min_learning_rate"
                 break
             if at_max_steps:
                 break
