@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -163,6 +164,22 @@ def test_lexicon_without_valence_column(tmp_path: Path, glove: WordEmbedder) -> 
         run_vast(
             glove, VastConfig(lexica=(str(bad),), tokenization=False, similarity=(), weat=False)
         )
+
+
+def test_lexicon_from_a_file_gives_the_registered_lexicons_numbers(
+    tmp_path: Path, glove: WordEmbedder, glove_run: object
+) -> None:
+    # a lexicon given by path is named after its file; the best layer and k are looked up by
+    # that name (they used to look up the path and found nothing)
+    path = tmp_path / "my_bellezza.csv"
+    load_lexicon("bellezza").data[["word", "valence"]].to_csv(path, index=False)
+    own = run_vast(glove, replace(GLOVE_CONFIG, lexica=(str(path),)))
+    table = own.tables["layers"]  # type: ignore[attr-defined]
+    registered = glove_run.tables["layers"]  # type: ignore[attr-defined]
+    assert set(table["lexicon"]) == {load_lexicon(str(path)).name}
+    np.testing.assert_allclose(
+        table["r"].to_numpy(), registered[registered["lexicon"] == "bellezza"]["r"].to_numpy()
+    )
 
 
 def test_report_and_files(glove_run: object, tmp_path: Path) -> None:

@@ -700,7 +700,7 @@ def run_vast(
         tables["layers"] = layers_experiment(study)
     with study.timings.stage("nullification"):
         tables["nullification"] = nullification_experiment(study, tables["layers"])
-    k_best = _best_k(tables["nullification"], config.lexica[0])
+    k_best = _best_k(tables["nullification"], lexica[0].name)
     if config.tokenization and not study.static:
         with study.timings.stage("tokenization"):
             tables["tokenization"] = tokenization_experiment(study)
@@ -709,7 +709,7 @@ def run_vast(
             tables["weat"] = weat_experiment(study, k_best)
     top = study.bank("bleached").layers[-1]
     best = best_layer(
-        tables["layers"], config.lexica[0], "bleached", _primary_pooling(study.poolings)
+        tables["layers"], lexica[0].name, "bleached", _primary_pooling(study.poolings)
     )
     if config.similarity:
         with study.timings.stage("similarity"):
