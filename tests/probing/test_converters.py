@@ -411,6 +411,10 @@ def test_task_infos_follow_appendix_c() -> None:
     assert {name: info.validate_every for name, info in PROBING_TASKS.items()} == {
         "pos": 1000, "dep": 1000, "rel": 1000, "spr": 100, "winograd": 100,
     }  # fmt: skip
+    # jiant's max_vals: edges-tmpl-large for the UD EWT tasks, edges-tmpl-small for the rest
+    assert {name: info.max_validations for name, info in PROBING_TASKS.items()} == {
+        "pos": 250, "dep": 250, "rel": 100, "spr": 100, "winograd": 100,
+    }  # fmt: skip
     assert [name for name, info in PROBING_TASKS.items() if info.multi_label] == ["spr"]
     assert [name for name, info in PROBING_TASKS.items() if not info.two_spans] == ["pos"]
     with pytest.raises(ProbingTaskError, match="unknown probing task 'ner'; choose one of pos"):

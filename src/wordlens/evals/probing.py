@@ -59,8 +59,9 @@ class ProbeConfig:
     train_sentences, eval_sentences
         Seeded samples of the train split, and of dev and test, in sentences (``None``: all).
     max_steps
-        Stop training after this many steps even if dev F1 still improves (``None``: only the
-        Appendix C patience rules stop it).
+        Stop training after this many steps even if dev F1 still improves (``None``: the
+        task's ``max_validations`` validations, jiant's cap: 250 for POS and dependencies, 100
+        for the others).
     validate_every
         Steps between validations (``None``: the task's default, 1000 or 100, Appendix C).
     seed
@@ -164,9 +165,10 @@ def run_probing(
                 )
                 for split in SPLITS
             }
+    validate_every = config.validate_every or info.validate_every
     train_config = TrainConfig(
-        validate_every=config.validate_every or info.validate_every,
-        max_steps=config.max_steps,
+        validate_every=validate_every,
+        max_steps=config.max_steps or validate_every * info.max_validations,
         seed=config.seed,
     )
     rows, per_label, by_distance, mix_weights, histories = [], [], [], [], []

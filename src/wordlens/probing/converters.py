@@ -240,6 +240,10 @@ class ProbingTaskInfo:
     validate_every
         Training steps between validations (Appendix C: every 1000 steps, or every 100 for SPR1,
         SPR2 and Winograd).
+    max_validations
+        Validations after which training stops even if still improving: jiant v1's ``max_vals``
+        for the task's template in ``config/defaults.conf`` (``edges-tmpl-large``, 250, for
+        the UD EWT tasks; ``edges-tmpl-small``, 100, for SemEval, SPR and DPR).
     """
 
     name: str
@@ -247,6 +251,7 @@ class ProbingTaskInfo:
     two_spans: bool
     multi_label: bool
     validate_every: int
+    max_validations: int
 
 
 @dataclass(frozen=True)
@@ -850,22 +855,24 @@ def _dpr_split(paths: Sequence[Path], split: Split, *, seed: int = 0) -> list[Ed
 
 PROBING_TASKS: dict[str, ProbingTaskInfo] = {
     "pos": ProbingTaskInfo(
-        "pos", "part of speech (17 UPOS tags) of each word, UD English EWT", False, False, 1000
+        "pos", "part of speech (17 UPOS tags) of each word, UD English EWT", False, False, 1000,
+        250,
     ),
     "dep": ProbingTaskInfo(
-        "dep", "dependency relation of each word to its head, UD English EWT", True, False, 1000
+        "dep", "dependency relation of each word to its head, UD English EWT", True, False, 1000,
+        250,
     ),
     "rel": ProbingTaskInfo(
         "rel", "directed relation between two nominals (19 labels), SemEval-2010 Task 8", True,
-        False, 1000,
+        False, 1000, 100,
     ),
     "spr": ProbingTaskInfo(
         "spr", "semantic proto-role properties of a predicate-argument pair (18 properties), "
-        "UDS 1.0 on UD English EWT", True, True, 100,
+        "UDS 1.0 on UD English EWT", True, True, 100, 100,
     ),
     "winograd": ProbingTaskInfo(
         "winograd", "whether a pronoun corefers with a candidate antecedent, Definite Pronoun "
-        "Resolution (Rahman & Ng 2012)", True, False, 100,
+        "Resolution (Rahman & Ng 2012)", True, False, 100, 100,
     ),
 }  # fmt: skip
 """The tasks of :func:`load_probing_task`."""
