@@ -93,6 +93,8 @@ import pyarrow.parquet as pq
 from wordlens._files import atomic_write_text, atomic_writer
 from wordlens.contexts import Target
 from wordlens.contexts.paragraphs import Hit, ParagraphIndex, index_word, word_tokens
+from wordlens.distributed.backend import current_backend
+from wordlens.distributed.operations import LogProbBatch, log_probs_batch
 from wordlens.errors import EmptyInputError, ModelFilesError, TargetError, WordlensError
 from wordlens.models.align import subtoken_span
 from wordlens.models.scoring import LMScorer, ModelRow, length_batches, load_scorer
@@ -475,9 +477,19 @@ def _score_rows(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64]]:
     """One forward pass over ``rows``: the passes they hold, each pass's summed log-probability
     (float64) and its number of subtokens."""
-    values = scorer.read_log_probs(
-        [ModelRow(tuple(row.ids.tolist()), row.reads, row.targets) for row in rows]
-    )
+    return _pass_sums(rows, scorer.read_log_probs(_model_rows(rows)))
+
+
+def _model_rows(rows: Sequence[PassRow]) -> tuple[ModelRow, ...]:
+    """The rows as :meth:`~wordlens.models.scoring.LMScorer.read_log_probs` reads them."""
+    return tuple(ModelRow(tuple(row.ids.tolist()), row.reads, row.targets) for row in rows)
+
+
+def _pass_sums(
+    rows: Sequence[PassRow], values: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+    """The passes that ``rows`` hold, each pass's sum of the read ``values`` (float64, in read
+    order) and its number of subtokens."""
     passes, inverse = np.unique(np.concatenate([row.passes for row in rows]), return_inverse=True)
     sums = np.zeros(len(passes), dtype=np.float64)
     np.add.at(sums, inverse, values)
@@ -590,20 +602,23 @@ def run_shard(
     rows = model_rows(scorer, passes, paragraph_texts(work.paragraphs))
     partial = path.with_name(f"{path.stem}.partial")
     batches = _batch_plan(partial, work, scorer, rows)
+    todo = [n for n in range(len(batches)) if not _batch_file(partial, n).is_file()]
+    payloads = [LogProbBatch(_model_rows([rows[i] for i in batches[n]])) for n in todo]
     computed = {"passes": 0, "rows": 0, "batches": 0}
     with progress_bar(progress, len(batches), f"shard {shard}/{n_shards}") as advance:
-        for number, batch in enumerate(batches):
-            batch_file = partial / f"batch-{number:06d}.parquet"
-            if not batch_file.is_file():
-                found, log_probs, n_subtokens = _score_rows(scorer, [rows[i] for i in batch])
-                table = _results_table(passes["pass"].to_numpy()[found], log_probs, n_subtokens)
-                with atomic_writer(batch_file) as out:
-                    pq.write_table(table, out)
-                computed = {
-                    "passes": computed["passes"] + len(found),
-                    "rows": computed["rows"] + len(batch),
-                    "batches": computed["batches"] + 1,
-                }
+        advance(len(batches) - len(todo))
+        # the batches run on the current backend; this process writes each batch's file
+        for index, values in current_backend().map(log_probs_batch, scorer, payloads):
+            number = todo[index]
+            found, log_probs, n_subtokens = _pass_sums([rows[i] for i in batches[number]], values)
+            table = _results_table(passes["pass"].to_numpy()[found], log_probs, n_subtokens)
+            with atomic_writer(_batch_file(partial, number)) as out:
+                pq.write_table(table, out)
+            computed = {
+                "passes": computed["passes"] + len(found),
+                "rows": computed["rows"] + len(batches[number]),
+                "batches": computed["batches"] + 1,
+            }
             advance(1)
     _finish_shard(path, partial, len(batches), work, scorer)
     reused = len(batches) - computed["batches"]
@@ -631,6 +646,11 @@ def _results_table(
             "n_subtokens": pa.array(n_subtokens.astype(np.int32), pa.int32()),
         }
     )
+
+
+def _batch_file(partial: Path, number: int) -> Path:
+    """Where a finished batch of an unfinished shard is kept."""
+    return partial / f"batch-{number:06d}.parquet"
 
 
 def _batch_plan(
@@ -661,7 +681,7 @@ def _finish_shard(
     path: Path, partial: Path, n_batches: int, work: WorkList, scorer: LMScorer
 ) -> None:
     """Gather the batch files into the shard's results file (atomically), then drop them."""
-    files = [partial / f"batch-{number:06d}.parquet" for number in range(n_batches)]
+    files = [_batch_file(partial, number) for number in range(n_batches)]
     tables = [pq.read_table(file) for file in files]
     empty = _results_table(np.empty(0, np.int64), np.empty(0), np.empty(0, np.int64))
     table = pa.concat_tables([empty, *tables]).sort_by("pass")

@@ -32,6 +32,9 @@ import torch
 
 from wordlens._files import user_home
 from wordlens.contexts import Target
+from wordlens.distributed.backend import current_backend
+from wordlens.distributed.operations import WordVectorBatch, embed_batch
+from wordlens.distributed.spec import ModelSpec
 from wordlens.errors import AlignmentError, EmptyInputError, TargetError
 from wordlens.models.align import pool_subtokens, subtoken_span
 from wordlens.models.base import Embeddings, ModelInfo, Pooling, WordEmbedder, check_pooling
@@ -167,6 +170,9 @@ class HFEmbedder(WordEmbedder):
         self.prefix_reuse = prefix_reuse
         self.min_prefix_tokens = MIN_PREFIX_TOKENS
         self._can_reuse = info.kind == "causal" and supports_prefix_reuse(model.config)
+        #: How the loader made this model (set by :func:`~wordlens.models.loading.load_model`):
+        #: what a worker process of a distributed backend loads its own copy from.
+        self.load_spec: ModelSpec | None = None
 
     @property
     def reuses_prefixes(self) -> bool:
@@ -371,18 +377,21 @@ class HFEmbedder(WordEmbedder):
         # wholly cached or wholly missing, the rerun computes exactly the missing batches with
         # the same composition, and its vectors are bit-identical to an uninterrupted run's.
         # A batch's prefix tree depends only on the batch's texts, so it does not depend on what
-        # the cache holds either.
+        # the cache holds either. The batches run on the current backend (in process by
+        # default, see wordlens.distributed) and come back as they finish; only this process
+        # writes the cache.
         encoded = self.encode([targets[position] for position in unique])
         batches = plan_batches(encoded, self.batch_token_budget, self.min_shared_tokens)
+        needed = [[slot for slot in batch if not complete[unique[slot]]] for batch in batches]
+        needed = [need for need in needed if need]
+        payloads = [
+            WordVectorBatch(tuple(encoded[slot] for slot in need), layer_ids, chosen)
+            for need in needed
+        ]
         n_todo = int((~complete[unique]).sum())
         with progress_bar(progress and n_todo > 0, n_todo, info.name) as advance:
-            for batch in batches:
-                need = [slot for slot in batch if not complete[unique[slot]]]
-                if not need:
-                    continue
-                pooled, batch_counts = self.forward(
-                    [encoded[slot] for slot in need], layer_ids, chosen
-                )
+            for index, (pooled, batch_counts) in current_backend().map(embed_batch, self, payloads):
+                need = needed[index]
                 positions = [unique[slot] for slot in need]
                 n_subtokens[positions] = batch_counts
                 for pooling in chosen:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from wordlens._files import is_offline, sha256_file_cached, user_home
+from wordlens.distributed.spec import ModelSpec
 from wordlens.errors import MissingPackageError, ModelFilesError, UnknownModelError
 from wordlens.models.base import ModelInfo, ModelKind, WordEmbedder
 from wordlens.models.hf import BosPolicy, HFEmbedder
@@ -144,6 +145,17 @@ def load_model(
     """
     spec_text = str(spec)
     options = {"device": device, "dtype": dtype, "bos": bos, "token_budget": token_budget}
+    model = _resolve(spec_text, options, revision, trust_remote_code)
+    if isinstance(model, HFEmbedder):
+        call = {**options, "revision": revision, "trust_remote_code": trust_remote_code}
+        model.load_spec = ModelSpec.of("model", _portable_source(spec_text), call)
+    return model
+
+
+def _resolve(
+    spec_text: str, options: dict[str, Any], revision: str | None, trust_remote_code: bool
+) -> WordEmbedder:
+    """The model a spec names: alias, then local path, then hub id (see the module notes)."""
     if spec_text in ALIASES:
         return _load_alias(ALIASES[spec_text], options)
     path = Path(spec_text).expanduser()
@@ -152,6 +164,15 @@ def load_model(
     if _looks_like_path(spec_text):
         raise UnknownModelError(f"no such file or directory: {spec_text}. {_known_models()}")
     return _load_hub(spec_text, revision, options, trust_remote_code)
+
+
+def _portable_source(spec_text: str) -> str:
+    """The spec as another process loads it: a local path made absolute (symlinks kept, so the
+    model's name is unchanged); aliases and hub ids as given."""
+    path = Path(spec_text).expanduser()
+    if spec_text in ALIASES or not path.exists():
+        return spec_text
+    return str(path.absolute())
 
 
 def _known_models() -> str:

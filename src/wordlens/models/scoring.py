@@ -60,6 +60,9 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from wordlens.distributed.backend import current_backend, in_order
+from wordlens.distributed.operations import LogProbBatch, log_probs_batch
+from wordlens.distributed.spec import ModelSpec
 from wordlens.errors import (
     EmptyInputError,
     ModelFilesError,
@@ -273,6 +276,9 @@ class LMScorer:
         self.max_length = _max_length(model.config, tokenizer)
         self._projection = model.get_output_embeddings()
         self.projects_read_positions = self._read_projection_matches()
+        #: How the loader made this scorer (set by :func:`load_scorer`): what a worker process of
+        #: a distributed backend loads its own copy from.
+        self.load_spec: ModelSpec | None = None
 
     def score(
         self, sentences: Sequence[str], method: ScoringMethod, *, progress: bool = False
@@ -338,15 +344,17 @@ class LMScorer:
             rows.extend(item_rows)
             row_sentences.extend([index] * len(item_rows))
         totals = np.zeros(len(encoded), dtype=np.float64)
-        lengths = [len(row.input_ids) for row in rows]
-        attention: AbstractContextManager[None] = (
-            _eager_attention(self.model) if method == "aula" else nullcontext()
-        )
-        bar = progress_bar(progress, len(rows), f"{method} {self.info.name}")
-        with attention, bar as advance:
-            for batch in length_batches(lengths, self.token_budget):
-                batch_rows = [rows[index] for index in batch]
-                values = self.read_log_probs(batch_rows, weighted=method == "aula")
+        batches = length_batches([len(row.input_ids) for row in rows], self.token_budget)
+        payloads = [
+            LogProbBatch(tuple(rows[index] for index in batch), weighted=method == "aula")
+            for batch in batches
+        ]
+        # the batches run on the current backend; sums are accumulated in batch order, so the
+        # totals do not depend on which batch finished first
+        results = in_order(current_backend().map(log_probs_batch, self, payloads))
+        with progress_bar(progress, len(rows), f"{method} {self.info.name}") as advance:
+            for index, values in results:
+                batch, batch_rows = batches[index], payloads[index].rows
                 reads_per_row = [len(row.reads) for row in batch_rows]
                 read_sentences = np.repeat([row_sentences[i] for i in batch], reads_per_row)
                 np.add.at(totals, read_sentences, values)
@@ -388,7 +396,8 @@ class LMScorer:
     ) -> npt.NDArray[np.float64]:
         """One forward pass over ``rows`` (right-padded into one batch): ``log P(target)`` at every
         read position, in row order ``[n_reads]`` float64 (log-softmax in float32); with
-        ``weighted`` (AULA) times the attention each token receives.
+        ``weighted`` (AULA) times the attention each token receives, from a pass with eager
+        attention (the one that returns attention probabilities).
 
         Raises
         ------
@@ -410,14 +419,18 @@ class LMScorer:
         read_columns = torch.tensor([c for row in rows for c in row.reads], device=self.device)
         targets = torch.tensor([t for row in rows for t in row.targets], device=self.device)
         attention_mask = attention_mask.to(self.device)
-        outputs, logits = self._forward(
-            input_ids.to(self.device),
-            attention_mask,
-            read_rows,
-            read_columns,
-            select=self.projects_read_positions,
-            attentions=weighted,
+        attention: AbstractContextManager[None] = (
+            _eager_attention(self.model) if weighted else nullcontext()
         )
+        with attention:
+            outputs, logits = self._forward(
+                input_ids.to(self.device),
+                attention_mask,
+                read_rows,
+                read_columns,
+                select=self.projects_read_positions,
+                attentions=weighted,
+            )
         log_probs = torch.log_softmax(logits.float(), dim=-1).gather(1, targets[:, None])[:, 0]
         values = log_probs.cpu().double()
         if weighted:
@@ -571,6 +584,7 @@ def load_scorer(
             "language model"
         )
     tokenizer, bos_token_id = embedder.tokenizer, embedder.bos_token_id
+    source = embedder.load_spec.source if embedder.load_spec is not None else spec
     del embedder  # its base model's weights; the language model is loaded next
     kind: ModelKind = "causal" if base.kind == "causal" else "masked"
     with _quiet_transformers():
@@ -579,9 +593,18 @@ def load_scorer(
         raise UntrainedHeadError(_untrained_message(base, type(model).__name__, new_weights))
     model.eval().to(device)
     info = _scorer_info(base, kind, type(model).__name__, new_weights)
-    return LMScorer(
+    scorer = LMScorer(
         model, tokenizer, info, bos_token_id=bos_token_id, token_budget=token_budget, device=device
     )
+    call = {
+        "device": device,
+        "dtype": dtype,
+        "token_budget": token_budget,
+        "trust_remote_code": trust_remote_code,
+        "allow_new_head": allow_new_head,
+    }
+    scorer.load_spec = ModelSpec.of("scorer", source, call)
+    return scorer
 
 
 @contextmanager

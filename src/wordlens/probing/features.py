@@ -29,6 +29,8 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from wordlens.distributed.backend import current_backend
+from wordlens.distributed.operations import FeatureBatch, feature_batch
 from wordlens.errors import EmptyInputError, TargetError, WordlensError
 from wordlens.models.cache import ActivationCache, CacheStore
 from wordlens.models.hf import Encoded, HFEmbedder, batches_by_token_budget
@@ -143,12 +145,19 @@ def sentence_features(
         done = np.logical_and.reduceat(found, offsets[:-1]) if len(found) else done
     batches = batches_by_token_budget(lengths, embedder.token_budget)
     todo = [[i for i in batch if not done[i]] for batch in batches]
+    todo = [batch for batch in todo if batch]
+    payloads = [
+        FeatureBatch(
+            tuple(Encoded(list(retokenized[i].input_ids), (0, lengths[i])) for i in batch),
+            layer_ids,
+        )
+        for batch in todo
+    ]
     n_todo = sum(len(batch) for batch in todo)
     with progress_bar(progress and n_todo > 0, n_todo, f"features {embedder.info.name}") as advance:
-        for batch in (batch for batch in todo if batch):
-            items = [Encoded(list(retokenized[i].input_ids), (0, lengths[i])) for i in batch]
-            states = embedder.hidden_states(items, layer_ids)  # [layers, rows, dim]
-            batch_vectors = states.permute(1, 0, 2).to(torch.float16).cpu().numpy()
+        # the batches run on the current backend; this process writes the cache
+        for index, batch_vectors in current_backend().map(feature_batch, embedder, payloads):
+            batch = todo[index]
             rows = np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in batch])
             vectors[rows] = batch_vectors
             if store is not None:
@@ -216,6 +225,8 @@ def randomize_encoder(embedder: HFEmbedder, seed: int = 0) -> HFEmbedder:
         details={**embedder.info.details, "randomized_seed": seed, "kept": lexical},
     )
     embedder._info = info
+    if embedder.load_spec is not None:  # a worker process loads, then randomizes, the same way
+        embedder.load_spec = embedder.load_spec.randomized(seed)
     return embedder
 
 
