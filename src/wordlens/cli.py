@@ -31,8 +31,13 @@ data_app = typer.Typer(
     help="List, inspect and fetch the registered data sets.", no_args_is_help=True
 )
 cache_app = typer.Typer(help="Inspect or clear the activation cache.", no_args_is_help=True)
+study_app = typer.Typer(
+    help="Run many models x methods from one study file; resumable; one report.",
+    no_args_is_help=True,
+)
 app.add_typer(data_app, name="data")
 app.add_typer(cache_app, name="cache")
+app.add_typer(study_app, name="study")
 
 # Tables are wide (a column per WEAT test): do not squeeze them to 80 columns when piped.
 console = Console(width=None if sys.stdout.isatty() else 200)
@@ -965,7 +970,8 @@ def probe(
         int | None, typer.Option(help="Seeded sample of dev and of test (sentences) [all].")
     ] = None,
     max_steps: Annotated[
-        int | None, typer.Option(help="Stop training after this many steps [patience only].")
+        int | None,
+        typer.Option(help="Stop training after this many steps [jiant's: 250 or 100 validations]."),
     ] = None,
     validate_every: Annotated[
         int | None, typer.Option(help="Steps between validations [task default: 1000 or 100].")
@@ -1032,3 +1038,112 @@ def probe(
     console.print(grid)
     written = write_probing(run, out)
     console.print(f"report: {out / 'report.html'} ({len(written)} files in {out})")
+
+
+StudyPath = Annotated[Path, typer.Argument(help="Study file (YAML).")]
+
+
+@study_app.command("run")
+@handle_errors
+def study_run(
+    study_file: StudyPath,
+    only: Annotated[
+        str | None,
+        typer.Option(help="Comma list of cells to run: MODEL/METHOD, a method or a model."),
+    ] = None,
+    force: Annotated[bool, typer.Option(help="Rerun cells that are done.")] = False,
+    backend: Annotated[
+        str, typer.Option(help="Where forward passes run: local (no Ray needed) or ray.")
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option(help="Ray cluster: host:port, ray://host:port or auto [a local Ray]."),
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Ray actors, one model copy each [one per CPU/GPU].")
+    ] = None,
+) -> None:
+    """Run every (model, method) cell of a study that is not done yet, then write its index."""
+    from wordlens.distributed import make_backend
+    from wordlens.report.study_report import write_study_report
+    from wordlens.study.runner import CellProgress, run_study, study_records
+    from wordlens.study.spec import load_study
+
+    study = load_study(study_file)
+
+    def announce(status: CellProgress) -> None:
+        cell = status.cell
+        verb = "skip (done)" if status.state == "done" and not force else "run"
+        console.print(f"[bold]{verb}[/] {cell.model.display_name} / {cell.method}")
+
+    with make_backend(backend, address, workers) as chosen:
+        records = run_study(
+            study,
+            only=parse_list(only) if only else (),
+            force=force,
+            backend=chosen,
+            on_cell=announce,
+        )
+    write_study_report(study.out_dir, study_records(study))
+    print_study_status(study)
+    console.print(f"report: {study.out_dir / 'index.html'}")
+    if any(record.status == "failed" for record in records):
+        raise typer.Exit(1)
+
+
+@study_app.command("status")
+@handle_errors
+def study_status_command(study_file: StudyPath) -> None:
+    """What is done, running, failed or still to run in a study."""
+    from wordlens.study.spec import load_study
+
+    print_study_status(load_study(study_file))
+
+
+@study_app.command("report")
+@handle_errors
+def study_report(study_file: StudyPath) -> None:
+    """Write the study's index.html from the cells' results so far."""
+    from wordlens.report.study_report import write_study_report
+    from wordlens.study.runner import study_records
+    from wordlens.study.spec import load_study
+
+    study = load_study(study_file)
+    written = write_study_report(study.out_dir, study_records(study))
+    console.print(f"report: {study.out_dir / 'index.html'} ({len(written)} files)")
+
+
+@study_app.command("schema")
+def study_schema() -> None:
+    """Print the JSON Schema of study files."""
+    import json
+
+    from wordlens.study.spec import study_json_schema
+
+    console.print_json(json.dumps(study_json_schema()))
+
+
+def print_study_status(study: Any) -> None:
+    from wordlens.study.runner import study_status
+
+    grid = Table(title=f"Study {study.name}: {study.out_dir}", title_justify="left")
+    for column in ("model", "method", "state", "seconds", "headline / error"):
+        grid.add_column(column)
+    colours = {"done": "green", "failed": "red", "running": "yellow", "interrupted": "red"}
+    for status in study_status(study):
+        record = status.record
+        detail = ""
+        if record is not None and record.error:
+            detail = record.error.splitlines()[0][:100]
+        elif record is not None and record.headline:
+            detail = ", ".join(f"{k} {v:.3g}" for k, v in list(record.headline.items())[:3])
+        seconds = "" if record is None or record.seconds is None else f"{record.seconds:.1f}"
+        colour = colours.get(status.state, "white")
+        grid.add_row(
+            status.cell.model.display_name,
+            status.cell.method,
+            f"[{colour}]{status.state}[/]",
+            seconds,
+            detail,
+        )
+    console.print(grid)

@@ -1,0 +1,406 @@
+"""The study report: one self-contained ``index.html`` for a whole study (models × methods).
+
+The page holds a model × method grid of each cell's headline numbers
+(:func:`wordlens.study.summary.summarize_cell`), linking every finished cell to its own report;
+failed cells show their error, running and pending cells say so. Below it, one figure per method
+and per-layer metric overlays the models' curves. Figures are embedded as PNG and also saved
+under ``<study>/figures/`` as PNG and SVG; the numbers go to ``study_headlines.csv`` (one row per
+cell and headline number) and ``study_curves.csv`` (one row per cell, metric and layer).
+
+Models differ in depth (GloVe: one layer; MiniLM: 7 hidden states; SmolLM2: 31), so by default
+(``x_axis="auto"``) a figure whose models have different top layers is drawn against relative
+depth, layer / top layer in 0..1 (embeddings at 0, last block at 1), and against the layer
+index otherwise. A one-layer (static) model has no depth: its value is drawn as a dashed
+horizontal line across the figure, a baseline for the contextual models.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+from collections import Counter
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from wordlens._files import atomic_write_text, atomic_writer
+from wordlens.errors import EmptyInputError, OutputError, WordlensError
+from wordlens.report.html import Report
+from wordlens.study.records import CELL_STATUSES, CellRecord, CellRecordError
+from wordlens.study.summary import CellSummary, summarize_cell
+
+XAxis = Literal["auto", "layer", "depth"]
+X_AXES: tuple[XAxis, ...] = ("auto", "layer", "depth")
+
+_GRID_STYLE = """
+table.study td, table.study th { text-align: left; vertical-align: top; min-width: 11em; }
+table.study .status { font-weight: 600; } .failed { color: #b00020; }
+table.study .pending, table.study .running { color: #777; }
+table.study ul { list-style: none; padding: 0; margin: 0.3em 0 0; font-size: 0.95em; }
+table.study li span { float: right; margin-left: 1em; font-variant-numeric: tabular-nums; }
+table.study pre { white-space: pre-wrap; max-width: 30em; font-size: 0.85em; }
+div.curves { display: flex; flex-wrap: wrap; gap: 1em; }
+div.curves figure { margin: 0; width: 560px; max-width: 100%; }
+div.curves figcaption { font-size: 0.85em; color: #444; }
+"""
+
+
+def write_study_report(
+    study_dir: Path,
+    records: Sequence[CellRecord],
+    *,
+    title: str | None = None,
+    x_axis: XAxis = "auto",
+) -> list[Path]:
+    """Write ``index.html``, the figures and the CSV files of a study into ``study_dir``.
+
+    Parameters
+    ----------
+    study_dir
+        The study directory; each record's ``out_dir`` is relative to it.
+    records
+        One record per cell (any status), in study order: models and methods are listed in the
+        order they first appear.
+    title
+        Page title [``Study <directory name>``].
+    x_axis
+        ``"auto"`` (relative depth when the models of a figure differ in depth, module notes),
+        ``"layer"`` or ``"depth"``.
+
+    Returns
+    -------
+    list of pathlib.Path
+        Every file written: ``index.html``, ``study_headlines.csv``, ``study_curves.csv`` and
+        each figure's ``.png`` and ``.svg``.
+
+    Raises
+    ------
+    EmptyInputError
+        If there is no record.
+    CellRecordError
+        If two records name the same (model, method) cell.
+    CellOutputError
+        If a finished cell's tables cannot be read.
+    OutputError
+        If a file cannot be written.
+    """
+    if not records:
+        raise EmptyInputError(f"no cell records for the study report of {study_dir}")
+    if x_axis not in X_AXES:
+        raise WordlensError(f"x_axis must be one of {', '.join(X_AXES)}; got {x_axis!r}")
+    cells = _index(records)
+    summaries = {
+        key: summarize_cell(record.method, study_dir / record.out_dir)
+        for key, record in cells.items()
+        if record.status == "done"
+    }
+    curves = _curves_table(cells, summaries)
+    report = Report(title or f"Study {study_dir.name}")
+    report.parts.append(f"<style>{_GRID_STYLE}</style>")
+    written = [
+        _write_csv(study_dir / "study_headlines.csv", _headlines_table(cells, summaries)),
+        _write_csv(study_dir / "study_curves.csv", curves),
+    ]
+    _overview(report, cells, written)
+    _grid(report, study_dir, cells, summaries)
+    written += _curve_figures(report, study_dir, curves, summaries, x_axis)
+    _definitions(report, cells, summaries)
+    return [report.write(study_dir / "index.html"), *written]
+
+
+def _index(records: Sequence[CellRecord]) -> dict[tuple[str, str], CellRecord]:
+    """Records keyed by (model, method), refusing duplicates."""
+    cells: dict[tuple[str, str], CellRecord] = {}
+    for record in records:
+        key = (record.model, record.method)
+        if key in cells:
+            raise CellRecordError(
+                f"two records for the cell ({record.model}, {record.method}): "
+                f"{cells[key].out_dir} and {record.out_dir}"
+            )
+        cells[key] = record
+    return cells
+
+
+def _headlines_table(
+    cells: dict[tuple[str, str], CellRecord], summaries: dict[tuple[str, str], CellSummary]
+) -> pd.DataFrame:
+    """One row per done cell and headline number; one row (no headline) per other cell."""
+    rows = []
+    for key, record in cells.items():
+        base = {
+            "model": record.model,
+            "model_slug": record.model_slug,
+            "method": record.method,
+            "status": record.status,
+            "seconds": record.seconds,
+        }
+        definitions = summaries[key].definitions if key in summaries else {}
+        numbers = record.headline.items() if record.headline else [(None, np.nan)]
+        rows += [
+            {**base, "headline": name, "value": value, "definition": definitions.get(name or "")}
+            for name, value in numbers
+        ]
+    return pd.DataFrame(rows)
+
+
+def _curves_table(
+    cells: dict[tuple[str, str], CellRecord], summaries: dict[tuple[str, str], CellSummary]
+) -> pd.DataFrame:
+    """Every done cell's curves, tidy: model, model_slug, method, metric, layer, depth, value."""
+    frames = [
+        summary.curves.assign(
+            model=cells[key].model, model_slug=cells[key].model_slug, method=cells[key].method
+        )
+        for key, summary in summaries.items()
+        if summary.curves is not None
+    ]
+    columns = ["model", "model_slug", "method", "metric", "layer", "depth", "value"]
+    if not frames:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(frames, ignore_index=True)[columns]
+
+
+def _write_csv(path: Path, table: pd.DataFrame) -> Path:
+    try:
+        atomic_write_text(path, table.to_csv(index=False, float_format="%.17g"))
+    except OSError as error:
+        raise OutputError(f"cannot write {path}: {error}") from error
+    return path
+
+
+def _overview(
+    report: Report, cells: dict[tuple[str, str], CellRecord], written: list[Path]
+) -> None:
+    counts = Counter(record.status for record in cells.values())
+    report.definitions(
+        {
+            "cells": ", ".join(
+                f"{counts[status]} {status}" for status in CELL_STATUSES if status in counts
+            ),
+            "written": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+    )
+    links = " · ".join(
+        f'<a href="{html.escape(path.name)}">{html.escape(path.name)}</a>' for path in written
+    )
+    report.parts.append(f'<p class="note">The numbers as CSV: {links}</p>')
+
+
+def _grid(
+    report: Report,
+    study_dir: Path,
+    cells: dict[tuple[str, str], CellRecord],
+    summaries: dict[tuple[str, str], CellSummary],
+) -> None:
+    """The model × method table: per cell its status, link and headline numbers."""
+    models = list(dict.fromkeys(model for model, _ in cells))
+    methods = list(dict.fromkeys(method for _, method in cells))
+    report.heading("Headline numbers (model × method)")
+    report.paragraph(
+        "Each finished cell links to its own report; hover a number for what it measures "
+        "(listed at the end of the page).",
+        note=True,
+    )
+    header = "".join(f"<th>{html.escape(method)}</th>" for method in methods)
+    body = []
+    for model in models:
+        row = [f"<td>{html.escape(model)}</td>"]
+        for method in methods:
+            summary = summaries.get((model, method))
+            definitions = summary.definitions if summary else {}
+            css, content = _cell_content(study_dir, cells.get((model, method)), definitions)
+            row.append(
+                f'<td class="{css}" data-model="{html.escape(model)}" '
+                f'data-method="{html.escape(method)}">{content}</td>'
+            )
+        body.append(f"<tr>{''.join(row)}</tr>")
+    report.parts.append(
+        f'<table class="study"><thead><tr><th>model</th>{header}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table>"
+    )
+
+
+def _cell_content(
+    study_dir: Path, record: CellRecord | None, definitions: dict[str, str]
+) -> tuple[str, str]:
+    """One grid cell's CSS class and content: the record's status, link, numbers or error."""
+    if record is None:
+        return "pending", "no record"
+    status = f'<span class="status {record.status}">{record.status}</span>'
+    if record.status == "failed":
+        return "failed", f"{status}<pre>{html.escape(record.error or 'no error recorded')}</pre>"
+    if record.status == "running":
+        where = f" (pid {record.pid} on {html.escape(record.host or '?')})" if record.pid else ""
+        return "running", f"{status}{where}"
+    if record.status == "pending":
+        return "pending", status
+    seconds = f" in {record.seconds:.1f} s" if record.seconds is not None else ""
+    numbers = "".join(
+        f'<li title="{html.escape(definitions.get(name, name))}">{html.escape(name)}'
+        f"<span>{_number(name, value)}</span></li>"
+        for name, value in record.headline.items()
+    )
+    return "done", f"{_cell_link(study_dir, record)} {status}{seconds}<ul>{numbers}</ul>"
+
+
+def _cell_link(study_dir: Path, record: CellRecord) -> str:
+    """A relative link to the cell's ``report.html`` (its directory when it wrote none)."""
+    cell = f"{record.out_dir.rstrip('/')}/"
+    target = f"{cell}report.html" if (study_dir / cell / "report.html").is_file() else cell
+    label = "report" if target.endswith(".html") else "tables"
+    return f'<a href="{html.escape(target)}">{label}</a>'
+
+
+def _number(name: str, value: float) -> str:
+    """``0.123`` as ``0.123``; layers as integers; NaN as an en dash."""
+    if np.isnan(value):
+        return "–"
+    return f"{value:.0f}" if name.endswith("_layer") else f"{value:.3f}"
+
+
+def _definitions(
+    report: Report,
+    cells: dict[tuple[str, str], CellRecord],
+    summaries: dict[tuple[str, str], CellSummary],
+) -> None:
+    """Per method, what each headline number measures (per model where settings differ)."""
+    methods = list(dict.fromkeys(method for _, method in cells))
+    for method in methods:
+        meanings: dict[str, dict[str, list[str]]] = {}
+        for (model, cell_method), summary in summaries.items():
+            if cell_method != method:
+                continue
+            for name in cells[(model, method)].headline:
+                text = summary.definitions.get(name, name)
+                meanings.setdefault(name, {}).setdefault(text, []).append(model)
+        if not meanings:
+            continue
+        report.heading(f"What the {method} numbers are")
+        report.definitions(
+            {
+                name: " | ".join(
+                    text if len(by_text) == 1 else f"{', '.join(models)}: {text}"
+                    for text, models in by_text.items()
+                )
+                for name, by_text in meanings.items()
+            }
+        )
+
+
+def _curve_figures(
+    report: Report,
+    study_dir: Path,
+    curves: pd.DataFrame,
+    summaries: dict[tuple[str, str], CellSummary],
+    x_axis: XAxis,
+) -> list[Path]:
+    """One figure per (method, metric), models overlaid; embedded and saved as PNG and SVG."""
+    if curves.empty:
+        return []
+    models = list(dict.fromkeys(curves["model"]))
+    colors = {model: f"C{index % 10}" for index, model in enumerate(models)}
+    meanings = {
+        (key[1], metric): text
+        for key, summary in summaries.items()
+        for metric, text in summary.definitions.items()
+    }
+    report.heading("Per-layer curves")
+    report.paragraph(
+        "One line per model. Models of different depth are drawn against relative depth "
+        "(layer / top layer: 0 = embeddings, 1 = last layer); a one-layer (static) model is a "
+        "dashed horizontal line.",
+        note=True,
+    )
+    report.parts.append('<div class="curves">')
+    written: list[Path] = []
+    for (method, metric), rows in curves.groupby(["method", "metric"], sort=False):
+        x_column = _x_column(rows, x_axis)
+        figure = _overlay(rows, x_column, colors, str(method))
+        stem = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{method}-{metric}")
+        paths = [study_dir / "figures" / f"{stem}.{suffix}" for suffix in ("png", "svg")]
+        images = [_render(figure, suffix) for suffix in ("png", "svg")]
+        plt.close(figure)
+        for path, image in zip(paths, images, strict=True):
+            _write_bytes(path, image)
+        written += paths
+        caption = html.escape(meanings.get((str(method), str(metric)), str(metric)))
+        links = " · ".join(
+            f'<a href="figures/{html.escape(path.name)}">{path.suffix[1:].upper()}</a>'
+            for path in paths
+        )
+        report.parts.append("<figure>")
+        report.figure(images[0], f"{method} {metric} by {x_column}")
+        report.parts.append(f"<figcaption>{caption} ({links})</figcaption></figure>")
+    report.parts.append("</div>")
+    return written
+
+
+def _x_column(rows: pd.DataFrame, x_axis: XAxis) -> str:
+    """``layer`` or ``depth`` for one figure's rows (``auto``: depth when top layers differ)."""
+    if x_axis != "auto":
+        return x_axis
+    layered = rows[rows["depth"].notna()]
+    return "depth" if layered.groupby("model")["layer"].max().nunique() > 1 else "layer"
+
+
+def _overlay(rows: pd.DataFrame, x_column: str, colors: dict[str, str], method: str) -> Figure:
+    """Each model's curve of one metric against ``x_column``; one-layer models as dashed
+    horizontal lines (NaN values leave gaps)."""
+    metric = str(rows["metric"].iloc[0])
+    figure, axis = plt.subplots(figsize=(5.0, 3.4))
+    for model, series in rows.groupby("model", sort=False):
+        label = str(model)
+        if series["depth"].isna().all():  # one layer: a baseline across the figure
+            if series["value"].notna().any():
+                axis.axhline(
+                    float(series["value"].iloc[0]),
+                    color=colors[label],
+                    linestyle="--",
+                    label=f"{label} (one layer)",
+                )
+            continue
+        ordered = series.sort_values("layer")
+        axis.plot(
+            ordered[x_column],
+            ordered["value"],
+            marker="o",
+            markersize=3,
+            color=colors[label],
+            label=label,
+        )
+    axis.set_title(f"{method}: {metric}", fontsize=10)
+    axis.set_xlabel("relative depth (layer / top layer)" if x_column == "depth" else "layer")
+    axis.set_ylabel(metric)
+    axis.grid(alpha=0.3)
+    if axis.get_legend_handles_labels()[0]:
+        axis.legend(fontsize=7)
+    figure.tight_layout()
+    return figure
+
+
+def _render(figure: Figure, suffix: str) -> bytes:
+    """The figure as PNG or SVG bytes (no creation date, so a rerun writes the same SVG)."""
+    buffer = io.BytesIO()
+    metadata = {"Date": None} if suffix == "svg" else None
+    figure.savefig(buffer, format=suffix, dpi=110, metadata=metadata)
+    return buffer.getvalue()
+
+
+def _write_bytes(path: Path, content: bytes) -> None:
+    try:
+        with atomic_writer(path) as stream:
+            stream.write(content)
+    except OSError as error:
+        raise OutputError(f"cannot write figure {path}: {error}") from error

@@ -1,0 +1,1 @@
+"""Studies: many models × methods run from one YAML file, resumable, with one report."""

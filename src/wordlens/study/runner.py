@@ -1,0 +1,227 @@
+"""Run a study's cells, skip the finished ones, and tell what is done, running or failed.
+
+Each cell runs its method's ``wordlens`` command (the same code as on the command line) into
+``<study>/cells/<model>/<method>/`` and leaves a ``cell.json`` record beside its tables:
+``running`` (with the process id and host) while it runs, then ``done`` with its headline numbers
+(:func:`wordlens.study.summary.summarize_cell`) or ``failed`` with the error. A cell whose record
+is ``done`` for the same options (the record's ``config_digest``) is skipped, and a cell that
+reruns finds its vectors in the activation cache. A failed cell does not stop the others.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import socket
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from wordlens.distributed import Backend, use_backend
+from wordlens.errors import WordlensError
+from wordlens.study.records import CellRecord, read_cell_record, write_cell_record
+from wordlens.study.spec import LOADING_OPTIONS, Cell, Study, method_command
+from wordlens.study.summary import summarize_cell
+
+RECORD_NAME = "cell.json"
+CellState = Literal["done", "running", "failed", "pending", "interrupted", "stale"]
+
+
+@dataclass(frozen=True)
+class CellProgress:
+    """Where one cell stands.
+
+    Attributes
+    ----------
+    cell : Cell
+    state : {"done", "running", "failed", "pending", "interrupted", "stale"}
+        ``interrupted``: its record says running but the process is gone (same host);
+        ``stale``: done, but with other options than the study's now (it will rerun).
+    record : CellRecord or None
+        The cell's record, if any.
+    """
+
+    cell: Cell
+    state: CellState
+    record: CellRecord | None
+
+
+def cell_status(cell: Cell) -> CellProgress:
+    """The state of ``cell`` from its record (see :class:`CellProgress`)."""
+    path = cell.out_dir / RECORD_NAME
+    if not path.exists():
+        return CellProgress(cell, "pending", None)
+    record = read_cell_record(path)
+    state: CellState = record.status
+    if record.status == "done" and record.config_digest != cell.digest():
+        state = "stale"
+    elif record.status == "running" and not _alive(record.pid, record.host):
+        state = "interrupted"
+    return CellProgress(cell, state, record)
+
+
+def study_status(study: Study) -> list[CellProgress]:
+    """The state of every cell of ``study``, in study order."""
+    return [cell_status(cell) for cell in study.cells]
+
+
+def study_records(study: Study) -> list[CellRecord]:
+    """A record for every cell of ``study`` (``pending`` for cells never run), for the report."""
+    return [
+        status.record if status.record is not None else _pending_record(status.cell)
+        for status in study_status(study)
+    ]
+
+
+def run_study(
+    study: Study,
+    *,
+    only: Sequence[str] = (),
+    force: bool = False,
+    backend: Backend | None = None,
+    on_cell: Callable[[CellProgress], None] | None = None,
+) -> list[CellRecord]:
+    """Run every cell of ``study`` that is not done yet.
+
+    Parameters
+    ----------
+    study
+        From :func:`wordlens.study.spec.load_study`.
+    only
+        Run only the cells whose ``<model>/<method>`` (model display name or directory name)
+        or method or model is in this list; all cells when empty.
+    force
+        Rerun cells that are done.
+    backend
+        Where the cells' forward passes run (:mod:`wordlens.distributed`, e.g. a
+        ``RayBackend``; the caller opens and closes it); in this process when ``None``.
+    on_cell
+        Called with each cell's status before it runs (or is skipped).
+
+    Returns
+    -------
+    list of CellRecord
+        The record of every selected cell after the run, in study order.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        Re-raised after the running cell's record is removed (it is pending again; what it
+        computed is in the activation cache).
+    """
+    chosen = [cell for cell in study.cells if _selected(cell, only)]
+    if only and not chosen:
+        raise WordlensError(f"no cell of study {study.name!r} matches {', '.join(only)}")
+    records = []
+    with use_backend(backend) if backend is not None else nullcontext():
+        for cell in chosen:
+            status = cell_status(cell)
+            if on_cell is not None:
+                on_cell(status)
+            if status.state == "done" and status.record is not None and not force:
+                records.append(status.record)
+                continue
+            records.append(run_cell(cell, study.cache_dir))
+    return records
+
+
+def run_cell(cell: Cell, cache_dir: Path | None) -> CellRecord:
+    """Run one cell's command and leave its record (done or failed); see the module notes."""
+    path = cell.out_dir / RECORD_NAME
+    cell.out_dir.mkdir(parents=True, exist_ok=True)
+    running = replace(
+        _pending_record(cell), status="running", pid=os.getpid(), host=socket.gethostname()
+    )
+    write_cell_record(path, running)
+    started = time.perf_counter()
+    try:
+        with _removed_on_interrupt(path):
+            method_command(cell.method)(**command_arguments(cell, cache_dir))
+        record = replace(
+            running, status="done", headline=summarize_cell(cell.method, cell.out_dir).headline
+        )
+    except Exception as error:  # a failed cell is recorded; the study goes on
+        record = replace(running, status="failed", error=_error_text(error))
+    record = replace(
+        record,
+        seconds=time.perf_counter() - started,
+        finished=datetime.now(UTC).isoformat(timespec="seconds"),
+        pid=None,
+        host=None,
+    )
+    write_cell_record(path, record)
+    return record
+
+
+def _pending_record(cell: Cell) -> CellRecord:
+    return CellRecord(
+        model=cell.model.display_name,
+        model_slug=cell.model.slug,
+        method=cell.method,
+        status="pending",
+        out_dir=cell.relative_dir,
+        headline={},
+        seconds=None,
+        error=None,
+        config_digest=cell.digest(),
+        finished=None,
+        pid=None,
+        host=None,
+    )
+
+
+def command_arguments(cell: Cell, cache_dir: Path | None) -> dict[str, Any]:
+    """Keyword arguments of the cell's command: its options, the model and its loading
+    options (those the command takes), the cell's directory and the study's cache."""
+    parameters = inspect.signature(method_command(cell.method)).parameters
+    arguments: dict[str, Any] = {**cell.options, "model": cell.model.model, "out": cell.out_dir}
+    for name in LOADING_OPTIONS:
+        if name in parameters:
+            arguments[name] = getattr(cell.model, name)
+    if cache_dir is not None and "cache_dir" in parameters:
+        arguments["cache_dir"] = cache_dir
+    return arguments
+
+
+def _selected(cell: Cell, only: Sequence[str]) -> bool:
+    if not only:
+        return True
+    names = {
+        cell.method,
+        cell.model.display_name,
+        cell.model.slug,
+        f"{cell.model.display_name}/{cell.method}",
+        f"{cell.model.slug}/{cell.method}",
+    }
+    return bool(names & set(only))
+
+
+@contextmanager
+def _removed_on_interrupt(path: Path) -> Iterator[None]:
+    try:
+        yield
+    except KeyboardInterrupt:
+        path.unlink(missing_ok=True)
+        raise
+
+
+def _error_text(error: BaseException) -> str:
+    text = str(error) or type(error).__name__
+    return text if isinstance(error, WordlensError) else f"{type(error).__name__}: {text}"
+
+
+def _alive(pid: int | None, host: str | None) -> bool:
+    """Whether the process that wrote a running record may still run (unknown hosts: yes)."""
+    if pid is None or host != socket.gethostname():
+        return host is not None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

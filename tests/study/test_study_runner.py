@@ -1,0 +1,134 @@
+"""Running a study: every cell once, finished cells skipped, failures recorded, status."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from wordlens.cli import app
+from wordlens.study.records import read_cell_record, write_cell_record
+from wordlens.study.runner import CellProgress, run_study, study_records, study_status
+from wordlens.study.spec import load_study
+
+STUDY = """\
+name: runner
+cache_dir: cache
+models:
+  - glove-6b-50d
+  - minilm-l6
+  - name: missing
+    model: ./no-such-model
+methods:
+  weat: {context: bleached, tests: [1], n_samples: 200}
+"""
+
+
+@pytest.fixture(scope="module")
+def study_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("study")
+    path = folder / "study.yaml"
+    path.write_text(STUDY)
+    return path
+
+
+@pytest.fixture(scope="module")
+def first_run(study_file: Path) -> list[CellProgress]:
+    seen: list[CellProgress] = []
+    run_study(load_study(study_file), on_cell=seen.append)
+    return seen
+
+
+def test_every_cell_runs_once_and_failures_are_recorded(
+    study_file: Path, first_run: list[CellProgress]
+) -> None:
+    assert [progress.state for progress in first_run] == ["pending"] * 3
+    study = load_study(study_file)
+    assert study.cache_dir == study_file.parent / "cache" and any(study.cache_dir.iterdir())
+    states = {p.cell.model.slug: p for p in study_status(study)}
+    assert {slug: p.state for slug, p in states.items()} == {
+        "glove-6b-50d": "done",
+        "minilm-l6": "done",
+        "missing": "failed",
+    }
+    failed = states["missing"].record
+    assert failed is not None and failed.error is not None
+    assert "no such file or directory: ./no-such-model" in failed.error
+    for slug in ("glove-6b-50d", "minilm-l6"):
+        record = states[slug].record
+        assert record is not None and record.seconds is not None and record.error is None
+        table = pd.read_csv(study.out_dir / record.out_dir / "weat.csv")
+        # the headline numbers are the cell's own results
+        top = table[table["layer"] == table["layer"].max()]
+        assert any(
+            value == pytest.approx(float(top["effect_size"].iloc[0]), abs=1e-9)
+            for value in record.headline.values()
+        )
+
+
+def test_a_second_run_skips_done_cells_and_retries_failed_ones(
+    study_file: Path, first_run: list[CellProgress]
+) -> None:
+    study = load_study(study_file)
+    before = {cell.model.slug: read_cell_record(cell.out_dir / "cell.json") for cell in study.cells}
+    seen: list[CellProgress] = []
+    records = run_study(study, on_cell=seen.append)
+    assert [p.state for p in seen] == ["done", "done", "failed"]
+    assert records[0] == before["glove-6b-50d"] and records[1] == before["minilm-l6"]
+    assert records[2].status == "failed" and records[2].finished is not None
+    # a changed option makes the done cells stale; `only` picks cells
+    changed = load_study(Path(_rewrite(study_file, "n_samples: 200", "n_samples: 300")))
+    assert [p.state for p in study_status(changed)] == ["stale", "stale", "failed"]
+    rerun = run_study(changed, only=["glove-6b-50d/weat"])
+    assert len(rerun) == 1 and rerun[0].status == "done"
+    assert rerun[0].config_digest == changed.cells[0].digest()
+    assert [p.state for p in study_status(changed)] == ["done", "stale", "failed"]
+    with pytest.raises(Exception, match="no cell of study 'runner' matches nothing"):
+        run_study(changed, only=["nothing"])
+
+
+def test_a_running_record_of_a_dead_process_reads_as_interrupted(
+    study_file: Path, first_run: list[CellProgress]
+) -> None:
+    study = load_study(study_file)
+    cell = study.cells[2]
+    finished = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    record = read_cell_record(cell.out_dir / "cell.json")
+    write_cell_record(
+        cell.out_dir / "cell.json",
+        replace(record, status="running", pid=int(finished.stdout), host=socket.gethostname()),
+    )
+    assert study_status(study)[2].state == "interrupted"
+    assert [r.status for r in study_records(study)] == ["done", "done", "running"]
+
+
+def test_study_commands(study_file: Path, first_run: list[CellProgress]) -> None:
+    runner = CliRunner()
+    status = runner.invoke(app, ["study", "status", str(study_file)])
+    assert status.exit_code == 0, status.output
+    assert "glove-6b-50d" in status.output and "interrupted" in status.output
+    run = runner.invoke(app, ["study", "run", str(study_file), "--only", "weat"])
+    assert run.exit_code == 1  # the missing model's cell failed again
+    assert "skip (done) minilm-l6 / weat" in run.output
+    assert (load_study(study_file).out_dir / "index.html").exists()
+    bad = study_file.parent / "bad.yaml"
+    bad.write_text("name: bad\nmodels: [glove-6b-50d]\nmethods:\n  weat: {tests: x, n: 1}\n")
+    invalid = runner.invoke(app, ["study", "status", str(bad)])
+    assert invalid.exit_code == 2 and f"{bad}:4: methods.weat.n: Extra inputs" in invalid.output
+
+
+def _rewrite(path: Path, old: str, new: str) -> str:
+    changed = path.parent / "changed.yaml"
+    changed.write_text(path.read_text().replace(old, new))
+    return str(changed)
