@@ -108,7 +108,8 @@ def test_loaders_record_their_call(shared: Path, minilm: Any, monkeypatch: Any) 
     scorer = load_scorer("minilm-l6-mlm", token_budget=300)
     scorer_spec = model_spec(scorer)
     assert scorer_spec.loader == "scorer"
-    assert scorer_spec.source == str(shared / "models" / "minilm-l6-mlm")  # absolute for workers
+    # absolute (symlinks resolved) for workers
+    assert scorer_spec.source == str((shared / "models" / "minilm-l6-mlm").resolve())
     assert dict(scorer_spec.options)["token_budget"] == 300
     assert dict(scorer_spec.options)["allow_new_head"] is False
     assert dict(scorer_spec.replace_options(device="cuda").options)["device"] == "cuda"
