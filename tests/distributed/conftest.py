@@ -22,6 +22,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+import torch
 
 RAY = str(Path(sys.executable).with_name("ray"))
 #: Bytes of object store per node (Ray's minimum is 75 MB); the test payloads are small.
@@ -149,3 +150,16 @@ def ray_cluster() -> Iterator[LocalRayCluster]:
         cluster.stop()
     # a second run of the suite must find nothing left of this one
     assert not cluster.processes(), "Ray processes survived the teardown"
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread() -> Iterator[None]:
+    """The local runs use one torch thread, as the one-CPU actors do (Ray sets their
+    ``OMP_NUM_THREADS``): CPU kernels sum in another order with another thread count, so only
+    then must the two backends agree bit for bit (else to float32 rounding, ~1e-6)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)

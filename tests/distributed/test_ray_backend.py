@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd
 import psutil
 import pytest
-import torch
 
 from wordlens.contexts import targets_from_template
 from wordlens.distributed import ModelSpec, RayBackend, use_backend
@@ -35,20 +34,8 @@ from wordlens.resources.tagger import load_ewt
 
 from .conftest import LocalRayCluster
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_torch_thread() -> Iterator[None]:
-    """The local runs use one torch thread, as the one-CPU actors do (Ray sets their
-    ``OMP_NUM_THREADS``): CPU kernels sum in another order with another thread count, so only
-    then must the two backends agree bit for bit (else to float32 rounding, ~1e-6)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
+# the local runs use one torch thread, as the actors do (see conftest.one_torch_thread)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("one_torch_thread")]
 
 
 @pytest.fixture(scope="module")

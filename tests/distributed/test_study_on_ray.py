@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 import psutil
 import pytest
-import torch
 
 from wordlens.distributed import RayBackend
 from wordlens.study.runner import run_study
@@ -34,18 +33,6 @@ methods:
   weat: {{context: bleached, tests: [1], n_samples: 300}}
   likelihood-bias: {{benchmark: crows, sample: 6, methods: all, bootstrap: 100}}
 """
-
-
-@pytest.fixture(scope="module")
-def one_torch_thread() -> Iterator[None]:
-    """The local study uses one torch thread, as each one-CPU actor does (see
-    test_ray_backend.py): then the two backends agree bit for bit."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
 
 
 class KillingBackend:
