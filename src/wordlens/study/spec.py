@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -289,8 +290,9 @@ def _joined(value: Any) -> Any:
 
 
 def _under(base: Path, path: Path) -> Path:
+    """``path`` relative to ``base`` (the study file's folder), ``..`` folded away."""
     expanded = path.expanduser()
-    return expanded if expanded.is_absolute() else base / expanded
+    return Path(os.path.normpath(expanded if expanded.is_absolute() else base / expanded))
 
 
 def _check_unique(
