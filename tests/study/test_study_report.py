@@ -206,8 +206,11 @@ def test_a_study_with_nothing_finished_yet(study: Study, tmp_path: Path) -> None
     written = write_study_report(tmp_path, study.records[-2:])
     assert [path.name for path in written] == [
         "index.html",
-        "study_headlines.csv",
-        "study_curves.csv",
+        *(
+            f"study_{name}.{suffix}"
+            for name in ("headlines", "curves")
+            for suffix in ("parquet", "csv", "json")
+        ),
     ]
     page = (tmp_path / "index.html").read_text()
     assert "1 failed, 1 pending" in page and "<img" not in page and "Per-layer" not in page

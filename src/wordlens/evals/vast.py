@@ -311,7 +311,7 @@ def setting_targets(
     raise WordlensError(f"unknown setting {setting!r}; choose from {', '.join(SETTINGS)}")
 
 
-def _primary_pooling(poolings: Sequence[Pooling]) -> Pooling:
+def primary_pooling(poolings: Sequence[Pooling]) -> Pooling:
     """The pooling of the single-pooling experiments: ``last`` as in the paper, if requested."""
     return "last" if "last" in poolings else poolings[0]
 
@@ -486,7 +486,7 @@ def nullification_experiment(study: _Study, layers_table: pd.DataFrame) -> pd.Da
     same fit. ``k = 0`` is the mean-centred input (cosines change, so the score may differ from
     the raw one).
     """
-    pooling = _primary_pooling(study.poolings)
+    pooling = primary_pooling(study.poolings)
     rows: list[dict[str, Any]] = []
     top = study.bank("bleached").layers[-1]
     for lexicon in study.lexica:
@@ -542,7 +542,7 @@ def weat_experiment(study: _Study, k_after: int) -> pd.DataFrame:
     The PCs are fitted per layer on every word embedded in the bleached setting (lexica, polar
     and WEAT words), as the authors' VAST.py fits on its whole embedding dictionary.
     """
-    pooling = _primary_pooling(study.poolings)
+    pooling = primary_pooling(study.poolings)
     bank = study.bank("bleached")
     words = list(bank.targets)
     everything = bank.get(words, pooling)  # [n, L, d]
@@ -629,7 +629,7 @@ def tokenization_experiment(study: _Study) -> pd.DataFrame:
 def multilingual_experiment(study: _Study) -> pd.DataFrame:
     """VAST by layer for non-English lexica with their own polar words (bleached setting in the
     lexicon's language, :data:`BLEACHED_BY_LANGUAGE`)."""
-    pooling = _primary_pooling(study.poolings)
+    pooling = primary_pooling(study.poolings)
     rows: list[dict[str, Any]] = []
     for name in study.config.multilingual:
         lexicon = load_lexicon(name)
@@ -708,9 +708,7 @@ def run_vast(
         with study.timings.stage("weat"):
             tables["weat"] = weat_experiment(study, k_best)
     top = study.bank("bleached").layers[-1]
-    best = best_layer(
-        tables["layers"], lexica[0].name, "bleached", _primary_pooling(study.poolings)
-    )
+    best = best_layer(tables["layers"], lexica[0].name, "bleached", primary_pooling(study.poolings))
     if config.similarity:
         with study.timings.stage("similarity"):
             tables["similarity"] = run_similarity(
@@ -718,7 +716,7 @@ def run_vast(
                 list(config.similarity),
                 layers=config.layers,
                 k_nullified=[None, k_best],
-                pooling=_primary_pooling(study.poolings),
+                pooling=primary_pooling(study.poolings),
                 cache=cache,
                 progress=progress,
             ).table

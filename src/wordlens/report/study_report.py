@@ -5,7 +5,8 @@ The page holds a model × method grid of each cell's headline numbers
 failed cells show their error, running and pending cells say so. Below it, one figure per method
 and per-layer metric overlays the models' curves. Figures are embedded as PNG and also saved
 under ``<study>/figures/`` as PNG and SVG; the numbers go to ``study_headlines.csv`` (one row per
-cell and headline number) and ``study_curves.csv`` (one row per cell, metric and layer).
+cell and headline number) and ``study_curves.csv`` (one row per cell, metric and layer), each
+beside its ``.parquet`` and ``.json`` (:class:`wordlens.results.Result`).
 
 Models differ in depth (GloVe: one layer; MiniLM: 7 hidden states; SmolLM2: 31), so by default
 (``x_axis="auto"``) a figure whose models have different top layers is drawn against relative
@@ -34,9 +35,10 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from wordlens._files import atomic_write_text, atomic_writer
+from wordlens._files import atomic_writer
 from wordlens.errors import EmptyInputError, OutputError, WordlensError
 from wordlens.report.html import Report
+from wordlens.results import Result
 from wordlens.study.records import CELL_STATUSES, CellRecord, CellRecordError
 from wordlens.study.summary import CellSummary, summarize_cell
 
@@ -81,8 +83,8 @@ def write_study_report(
     Returns
     -------
     list of pathlib.Path
-        Every file written: ``index.html``, ``study_headlines.csv``, ``study_curves.csv`` and
-        each figure's ``.png`` and ``.svg``.
+        Every file written: ``index.html``, ``study_headlines`` and ``study_curves`` as
+        ``.parquet`` / ``.csv`` / ``.json``, and each figure's ``.png`` and ``.svg``.
 
     Raises
     ------
@@ -109,10 +111,10 @@ def write_study_report(
     report = Report(title or f"Study {study_dir.name}")
     report.parts.append(f"<style>{_GRID_STYLE}</style>")
     written = [
-        _write_csv(study_dir / "study_headlines.csv", _headlines_table(cells, summaries)),
-        _write_csv(study_dir / "study_curves.csv", curves),
+        *Result("study_headlines", _headlines_table(cells, summaries)).write(study_dir),
+        *Result("study_curves", curves).write(study_dir),
     ]
-    _overview(report, cells, written)
+    _overview(report, cells, [path for path in written if path.suffix == ".csv"])
     _grid(report, study_dir, cells, summaries)
     written += _curve_figures(report, study_dir, curves, summaries, x_axis)
     _definitions(report, cells, summaries)
@@ -170,14 +172,6 @@ def _curves_table(
     if not frames:
         return pd.DataFrame(columns=columns)
     return pd.concat(frames, ignore_index=True)[columns]
-
-
-def _write_csv(path: Path, table: pd.DataFrame) -> Path:
-    try:
-        atomic_write_text(path, table.to_csv(index=False, float_format="%.17g"))
-    except OSError as error:
-        raise OutputError(f"cannot write {path}: {error}") from error
-    return path
 
 
 def _overview(

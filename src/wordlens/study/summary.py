@@ -196,12 +196,12 @@ def _summarize_weat(out_dir: Path) -> CellSummary:
 
 
 def _summarize_vast(out_dir: Path) -> CellSummary:
-    from wordlens.evals.vast import _primary_pooling
+    from wordlens.evals.vast import primary_pooling
 
     result = _read(out_dir, "vast_layers")
     layers = result.table
     lexicon = layers["lexicon"].iloc[0]  # the run's first lexicon, as its best_bleached_layer
-    pooling = _primary_pooling(result.metadata["poolings_run"])
+    pooling = primary_pooling(result.metadata["poolings_run"])
     rows = layers[
         (layers["lexicon"] == lexicon)
         & (layers["dimension"] == "valence")
