@@ -74,6 +74,13 @@ TrustOption = Annotated[
     bool,
     typer.Option(help="Allow a hub model's own code to run (only for repositories you trust)."),
 ]
+ConventionsOption = Annotated[
+    str,
+    typer.Option(
+        help="Input conventions: wordlens (--bos as given) or paper (the paper authors' BOS "
+        "choice; see wordlens.conventions)."
+    ),
+]
 
 
 def handle_errors(function: F) -> F:
@@ -401,6 +408,13 @@ def vast(
     poolings: Annotated[str, typer.Option(help="Subtoken poolings.")] = "first,last,mean,max",
     layers: LayersOption = "all",
     max_pcs: Annotated[int, typer.Option(help="Nullification sweep k = 0..K.")] = 12,
+    pc_population: Annotated[
+        str,
+        typer.Option(
+            help="Vectors the nullified PCs are fitted on: authors (every Bellezza, ANEW, "
+            "Warriner and WEAT word, as VAST.py) or lexicon (the lexicon and polar words only)."
+        ),
+    ] = "authors",
     seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
     tokenization: Annotated[
         bool, typer.Option(help="Singly vs multiply tokenized Warriner words (slow: 13,915).")
@@ -426,15 +440,17 @@ def vast(
     device: DeviceOption = "cpu",
     dtype: DtypeOption = "float32",
     bos: BosOption = "auto",
+    conventions: ConventionsOption = "wordlens",
     token_budget: TokenBudgetOption = None,
     no_cache: NoCacheOption = False,
     cache_dir: CacheDirOption = None,
     trust_remote_code: TrustOption = False,
 ) -> None:
     """Run every experiment of the VAST paper (Wolfe & Caliskan 2022) on a model."""
+    from wordlens.conventions import bos_policy
     from wordlens.evals.vast import VastConfig, run_vast
     from wordlens.models.base import check_pooling
-    from wordlens.report.vast_report import write_vast
+    from wordlens.report.vast_report import headline, write_vast
 
     config = VastConfig(
         lexica=parse_list(lexica),
@@ -451,12 +467,22 @@ def vast(
         multilingual=parse_list(multilingual),
         n_samples=n_samples,
         templates=templates,
+        pc_population=pc_population,  # type: ignore[arg-type]
     )
-    embedder = open_model(model, device, dtype, bos, token_budget, trust_remote_code)
+    chosen_bos = bos_policy("vast", conventions, bos)  # type: ignore[arg-type]
+    embedder = open_model(model, device, dtype, chosen_bos, token_budget, trust_remote_code)
     run = run_vast(embedder, config, cache=open_cache(no_cache, cache_dir), progress=True)
+    print_headline(headline(run.metadata))
     print_vast_summary(run.tables["layers"], embedder.info.name)
+    print_nullification_summary(run.tables["nullification"], run.metadata["pc_population"])
     written = write_vast(run, out)
     console.print(f"report: {out / 'report.html'} ({len(written)} files in {out})")
+
+
+def print_headline(lines: dict[str, object]) -> None:
+    """The report's headline lines (model, conventions) on the console."""
+    for name, value in lines.items():
+        console.print(f"[bold]{name}[/bold]: {value}", highlight=False)
 
 
 def print_vast_summary(layers_table: Any, model_name: str) -> None:
@@ -477,6 +503,29 @@ def print_vast_summary(layers_table: Any, model_name: str) -> None:
             f"{row.r:.3f}",
             f"[{row.ci_low:.3f}, {row.ci_high:.3f}]",
         )
+    console.print(grid)
+
+
+def print_nullification_summary(table: Any, population: dict[str, Any]) -> None:
+    """Valence VAST by PCs nullified (k = 0..K) at the top layer, per lexicon and setting."""
+    rows = table[
+        (table["dimension"] == "valence")
+        & (table["representation"] == "nullified")
+        & (table["layer_role"] == "top")
+    ]
+    ks = sorted(rows["k"].unique())
+    sizes = population["n_rows"]
+    vectors = ", ".join(f"{k}: {v}" for k, v in sizes.items()) if isinstance(sizes, dict) else sizes
+    grid = Table(
+        title=f"VAST by PCs nullified, top layer (PC population: {population['name']}, "
+        f"{vectors} vectors)",
+        title_justify="left",
+    )
+    for column in ("lexicon", "setting", *(f"k={k}" for k in ks)):
+        grid.add_column(column)
+    for (lexicon, setting), group in rows.groupby(["lexicon", "setting"], sort=False):
+        by_k = dict(zip(group["k"], group["r"], strict=True))
+        grid.add_row(lexicon, setting, *(f"{by_k[k]:.3f}" if k in by_k else "" for k in ks))
     console.print(grid)
 
 
@@ -524,6 +573,7 @@ def intersectional(
     device: DeviceOption = "cpu",
     dtype: DtypeOption = "float32",
     bos: BosOption = "auto",
+    conventions: ConventionsOption = "wordlens",
     token_budget: TokenBudgetOption = None,
     no_cache: NoCacheOption = False,
     cache_dir: CacheDirOption = None,
@@ -531,9 +581,10 @@ def intersectional(
 ) -> None:
     """Run the intersectional valence bias experiments (Omrani Sabbaghi, Wolfe & Caliskan 2023)."""
     from wordlens.contexts.intersectional import load_study
+    from wordlens.conventions import bos_policy
     from wordlens.evals.intersectional import IntersectionalConfig, run_intersectional
     from wordlens.models.base import check_pooling
-    from wordlens.report.intersectional_report import write_intersectional
+    from wordlens.report.intersectional_report import headline, write_intersectional
     from wordlens.stats import DirectionSettings
 
     if class_weight not in ("none", "balanced"):
@@ -559,8 +610,10 @@ def intersectional(
         fraction=fraction,
         experiments=parse_list(experiments),  # type: ignore[arg-type]
     )
-    embedder = open_model(model, device, dtype, bos, token_budget, trust_remote_code)
+    chosen_bos = bos_policy("intersectional", conventions, bos)  # type: ignore[arg-type]
+    embedder = open_model(model, device, dtype, chosen_bos, token_budget, trust_remote_code)
     run = run_intersectional(embedder, config, cache=open_cache(no_cache, cache_dir), progress=True)
+    print_headline(headline(run.metadata))
     print_intersectional_summary(run.tables, embedder.info.name)
     written = write_intersectional(run, out)
     console.print(f"report: {out / 'report.html'} ({len(written)} files in {out})")

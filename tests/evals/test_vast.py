@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,11 +19,12 @@ from wordlens.evals.vast import (
     run_vast,
     vast_scores,
 )
+from wordlens.evals.vast_population import authors_population, authors_weat_terms
 from wordlens.models.base import WordEmbedder
 from wordlens.models.hf import HFEmbedder
-from wordlens.resources import load_lexicon, pleasant_unpleasant
+from wordlens.resources import load_lexicon, load_weat_tests, pleasant_unpleasant
 from wordlens.results import Timings
-from wordlens.stats import pearson, sc_weat
+from wordlens.stats import pearson, sc_weat, weat
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "vast_glove_layers.csv"
 GLOVE_CONFIG = VastConfig(
@@ -67,42 +69,153 @@ def test_regression_fixture(glove_run: object) -> None:
     )
 
 
-def test_nullification_matches_numpy(glove: WordEmbedder, glove_run: object) -> None:
-    table = glove_run.tables["nullification"]  # type: ignore[attr-defined]
+def _numpy_nullification_r(
+    glove: WordEmbedder, fit_words: list[str], polar_again: list[str], k: int
+) -> float:
+    """Bellezza valence VAST after nullifying k PCs fitted by hand on ``fit_words`` plus the
+    ``polar_again`` vectors (VAST.py:362-365; helper_functions.py:164-179)."""
     lexicon = load_lexicon("bellezza").data
     polar = pleasant_unpleasant()
-    words = list(lexicon["word"])
-    polar_words = [
-        w for pair in _polar_pairs(["valence", "dominance", "arousal"]).values() for w in pair.words
-    ]
-    polar_words = list(dict.fromkeys(w for w in polar_words if not glove.missing_words([w])))
-    own = glove.embed_words(words).at_layer(0).astype(np.float64)
-    polar_vectors = glove.embed_words(polar_words).at_layer(0).astype(np.float64)
-    fit = np.concatenate([own, polar_vectors])
+
+    def vectors(words: list[str]) -> np.ndarray:
+        present = [w for w in words if not glove.missing_words([w])]
+        return glove.embed_words(present).at_layer(0).astype(np.float64)
+
+    fit = np.concatenate([vectors(fit_words), vectors(polar_again)])
     mean = fit.mean(axis=0)
     _, _, directions = np.linalg.svd(fit - mean, full_matrices=False)
 
-    def transform(x: np.ndarray, k: int) -> np.ndarray:
+    def transform(x: np.ndarray) -> np.ndarray:
         centered = x - mean
         return centered - centered @ directions[:k].T @ directions[:k]
 
-    index = {w: i for i, w in enumerate(polar_words)}
-    for k in (0, 2):
-        direct = pearson(
-            sc_weat(
-                transform(own, k),
-                transform(polar_vectors[[index[w] for w in polar.pleasant]], k),
-                transform(polar_vectors[[index[w] for w in polar.unpleasant]], k),
-            ),
-            lexicon["valence"].to_numpy(),
+    return pearson(
+        sc_weat(
+            transform(vectors(list(lexicon["word"]))),
+            transform(vectors(list(polar.pleasant))),
+            transform(vectors(list(polar.unpleasant))),
+        ),
+        lexicon["valence"].to_numpy(),
+    ).r
+
+
+def _nullified_r(table: pd.DataFrame, k: int) -> float:
+    row = table[
+        (table["lexicon"] == "bellezza")
+        & (table["dimension"] == "valence")
+        & (table["representation"] == "nullified")
+        & (table["k"] == k)
+    ]
+    assert len(row) == 1
+    return float(row["r"].iloc[0])
+
+
+def _all_polar_words() -> list[str]:
+    pairs = _polar_pairs(["valence", "dominance", "arousal"])
+    return list(dict.fromkeys(w for pair in pairs.values() for w in pair.words))
+
+
+def test_authors_weat_terms_equal_vast_py() -> None:
+    """The WEAT words of the authors' PC population are VAST.py's weat_terms (line 74): tests
+    1-7 and 10, test 8's targets, no test 9, and every polar word."""
+    authors = json.loads((FIXTURE.parent / "vast_py_weat_terms.json").read_text())["words"]
+    ours = authors_weat_terms(_all_polar_words())
+    assert len(ours) == len(set(ours)) == 421
+    assert set(ours) == set(authors)
+
+
+def test_authors_population_is_the_union_of_lexica_and_weat_terms() -> None:
+    authors = json.loads((FIXTURE.parent / "vast_py_weat_terms.json").read_text())["words"]
+    population = authors_population(_all_polar_words())
+    union = set(authors)
+    for name in ("bellezza", "anew", "warriner"):
+        union |= set(load_lexicon(name).data["word"].astype(str))
+    assert set(population.words) == union and len(population.words) == 14_071
+    assert len(population.polar_words) == 144  # 6 x 25 polar words, 6 shared by two lists
+
+
+def test_nullification_fits_on_the_authors_population(
+    glove: WordEmbedder, glove_run: object
+) -> None:
+    """Default: PCs fitted on every English lexicon and WEAT word plus the polar words again
+    (VAST.py:116, 359-365), whatever ``lexica`` says; Bellezza k = 2 gives r = .74 on GloVe."""
+    table = glove_run.tables["nullification"]  # type: ignore[attr-defined]
+    population = authors_population(_all_polar_words())
+    for k in (0, 2, 4):
+        direct = _numpy_nullification_r(
+            glove, list(population.words), list(population.polar_words), k
         )
+        assert _nullified_r(table, k) == pytest.approx(direct, abs=1e-9)
+    assert _nullified_r(table, 2) == pytest.approx(0.738, abs=0.002)
+    missing = glove.missing_words(list(population.words))
+    assert set(table["pc_population"]) == {"authors"}
+    assert set(table["n_fit"]) == {len(population.words) - len(missing) + 144}
+    meta = glove_run.metadata["pc_population"]  # type: ignore[attr-defined]
+    assert meta["name"] == "authors" and meta["n_words"] == 14_071
+    assert meta["missing"] == missing and meta["n_missing"] == len(missing) > 0
+
+
+def test_lexicon_population_is_the_old_fit(glove: WordEmbedder) -> None:
+    """``pc_population="lexicon"``: the lexicon and the study's polar words only (r = .27 at
+    k = 2 on GloVe's Bellezza, where the authors' population gives .74)."""
+    run = run_vast(glove, replace(GLOVE_CONFIG, lexica=("bellezza",), pc_population="lexicon"))
+    table = run.tables["nullification"]
+    lexicon_words = list(load_lexicon("bellezza").data["word"])
+    polar = list(pleasant_unpleasant().pleasant + pleasant_unpleasant().unpleasant)
+    for k in (0, 2):
+        direct = _numpy_nullification_r(glove, lexicon_words, polar, k)
+        assert _nullified_r(table, k) == pytest.approx(direct, abs=1e-9)
+    assert _nullified_r(table, 2) == pytest.approx(0.274, abs=0.002)
+    assert run.metadata["pc_population"]["name"] == "lexicon"
+
+
+def test_weat_after_nullification_uses_the_population_fit(glove: WordEmbedder) -> None:
+    """WEAT 1 after nullifying k PCs fitted on the population words alone (VAST.py:485-495)."""
+    run = run_vast(glove, replace(GLOVE_CONFIG, lexica=("bellezza",), weat=True, n_samples=100))
+    table = run.tables["weat"]
+    population = authors_population(_all_polar_words())
+    present = [w for w in population.words if not glove.missing_words([w])]
+    fit = glove.embed_words(present).at_layer(0).astype(np.float64)
+    mean = fit.mean(axis=0)
+    _, _, directions = np.linalg.svd(fit - mean, full_matrices=False)
+    test = load_weat_tests([1])[0]
+    sets = [
+        glove.embed_words([w for w in ws.words if not glove.missing_words([w])])
+        .at_layer(0)
+        .astype(np.float64)
+        for ws in (test.x, test.y, test.a, test.b)
+    ]
+    for k in (0, 3):
+        nullified = [(v - mean) - (v - mean) @ directions[:k].T @ directions[:k] for v in sets]
+        expected = weat(*nullified, n_samples=100, seed=0).effect_size
         row = table[
-            (table["lexicon"] == "bellezza")
-            & (table["dimension"] == "valence")
+            (table["test"] == 1)
             & (table["representation"] == "nullified")
-            & (table["k"] == k)
-        ].iloc[0]
-        assert row["r"] == pytest.approx(direct.r, abs=1e-9)
+            & (table["k_nullified"] == k)
+        ]
+        assert float(row["effect_size"].iloc[0]) == pytest.approx(float(expected), abs=1e-9)
+    raw = table[(table["test"] == 1) & (table["representation"] == "raw")]
+    assert float(raw["effect_size"].iloc[0]) == pytest.approx(
+        float(weat(*[v.astype(np.float32) for v in sets], n_samples=100).effect_size), abs=1e-6
+    )
+
+
+def test_aligned_templates_of_unrated_weat_words() -> None:
+    """WEAT words no lexicon rates take 8.0 on the pleasant side of the valence tests, 2.0 on the
+    unpleasant side, 5.0 otherwise (embedding_collection.py:66-67, 167-177)."""
+    from wordlens.evals.vast import template_valences
+
+    lexica = [load_lexicon("bellezza")]
+    valence = template_valences(
+        ["aster", "weevil", "Einstein", "Tyrone", "happy"],
+        lexica,
+        _polar_pairs(["valence"])["valence"],
+    )
+    assert valence["aster"] == 8.0  # a flower (WEAT 1 X), rated by no lexicon
+    assert valence["weevil"] == 2.0  # an insect (WEAT 1 Y)
+    assert valence["Tyrone"] == 2.0  # WEAT 3 Y
+    assert valence["Einstein"] == 5.0  # WEAT 8 target: neutral
+    assert valence["happy"] != 8.0  # rated by Warriner: its rating wins
 
 
 def test_smollm2_settings_and_misaligned_polar_vectors(smollm2: WordEmbedder) -> None:

@@ -11,10 +11,13 @@ Experiments (paper "Experiments"):
 
 - ``layers``: VAST by layer per lexicon, setting, pooling and dimension (Fig. 1);
 - ``tokenization``: singly vs multiply tokenized Warriner words, balanced sets (Fig. 2);
-- ``nullification``: VAST after mean subtraction and nullification of the top k PCs fitted on the
-  union of lexicon and polar vectors at the layer, and with the top PCs only, at the top and best
-  layers, k = 0..K (Table 1, Fig. 3);
-- ``weat``: the ten WEAT tests per layer before and after nullification (Fig. 5).
+- ``nullification``: VAST after mean subtraction and nullification of the top k PCs, and with the
+  top PCs only, at the top and best layers, k = 0..K (Table 1, Fig. 3). The PCs are fitted on the
+  authors' population (every Bellezza, ANEW, Warriner and WEAT word in the same setting, pooling
+  and layer, ``VAST.py:116, 359-365``; :mod:`wordlens.evals.vast_population`), or, as an option
+  that departs from the authors, on the lexicon and polar words only;
+- ``weat``: the ten WEAT tests per layer, and after nullifying k = 0..K PCs at the top and best
+  layers (Fig. 5).
 
 Similarity tasks (Fig. 4), CoLA/POS probes and multilingual lexica reuse the same code path via
 :mod:`wordlens.evals.similarity` and :mod:`wordlens.evals.top_pcs`.
@@ -22,6 +25,7 @@ Similarity tasks (Fig. 4), CoLA/POS probes and multilingual lexica reuse the sam
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +36,16 @@ import numpy.typing as npt
 import pandas as pd
 
 from wordlens.contexts import BLEACHED_TEMPLATE, Target, targets_from_template
+from wordlens.conventions import bos_convention
 from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.evals.vast_population import (
+    PC_POPULATIONS,
+    PcPopulation,
+    PopulationWords,
+    authors_population,
+    lexicon_population,
+    weat_valence_sides,
+)
 from wordlens.models.base import Pooling, WordEmbedder
 from wordlens.models.cache import ActivationCache
 from wordlens.resources import Lexicon, load_lexicon, load_weat_tests
@@ -183,6 +196,11 @@ class VastConfig:
         Hidden-state layers; None for all.
     max_pcs
         K of the nullification sweep k = 0..K.
+    pc_population
+        Vectors the nullified PCs are fitted on: ``"authors"`` (default, as ``VAST.py:116,
+        359-365``: every Bellezza, ANEW, Warriner and WEAT word in the same setting and pooling,
+        whatever ``lexica`` says) or ``"lexicon"`` (the scored lexicon and the polar words only,
+        a departure); :mod:`wordlens.evals.vast_population`.
     seed
         Seed of every random choice (corpus contexts, balancing, permutations).
     tokenization
@@ -209,6 +227,7 @@ class VastConfig:
     poolings: tuple[Pooling, ...] = ("first", "last", "mean", "max")
     layers: tuple[int, ...] | None = None
     max_pcs: int = 12
+    pc_population: PcPopulation = "authors"
     seed: int = 0
     tokenization: bool = True
     similarity: tuple[str, ...] = ("ws353", "simlex999", "rw", "men")
@@ -272,6 +291,25 @@ def term_valences(
     return {word: valence[word] for word in words}
 
 
+def template_valences(
+    words: Sequence[str], lexica: Sequence[Lexicon], valence_pair: PolarPair
+) -> dict[str, float]:
+    """Valence on 1-9 that picks each word's aligned/misaligned template.
+
+    Rated words take Warriner's, else ANEW's, else Bellezza's rating (then any other lexicon's);
+    unrated words take :data:`DEFAULT_VALENCE` by side, the sides being the valence WEAT tests'
+    pleasant and unpleasant words and the polar words (``embedding_collection.py:156-177``;
+    :func:`wordlens.evals.vast_population.weat_valence_sides`).
+    """
+    positive, negative = weat_valence_sides()
+    return term_valences(
+        words,
+        _valence_reference(lexica),
+        positive | set(valence_pair.positive),
+        negative | set(valence_pair.negative),
+    )
+
+
 def setting_targets(
     setting: Setting,
     words: Sequence[str],
@@ -328,6 +366,7 @@ class _Study:
     lexica: list[Lexicon]
     polar: dict[Dimension, PolarPair]
     banks: dict[Setting, VectorBank] = field(default_factory=dict)
+    population_banks: dict[Setting, VectorBank] = field(default_factory=dict)
     reports: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -348,6 +387,26 @@ class _Study:
     def polar_bank(self, setting: Setting) -> VectorBank:
         """Misaligned lexicon words are scored against polar words in the aligned setting."""
         return self.banks["aligned" if setting == "misaligned" else setting]
+
+    @functools.cached_property
+    def authors_population(self) -> PopulationWords:
+        """The authors' words: every English lexicon, WEAT term and polar word of all three
+        dimensions (``VAST.py:140`` holds the six polar lists whatever the lexicon)."""
+        every = _polar_pairs(["valence", "dominance", "arousal"])
+        return authors_population([w for pair in every.values() for w in pair.words])
+
+    def population_for(self, lexicon: Lexicon) -> PopulationWords:
+        """The words whose vectors the PCs used on ``lexicon`` are fitted on."""
+        if self.config.pc_population == "lexicon":
+            return lexicon_population(lexicon, [w for p in self.polar.values() for w in p.words])
+        return self.authors_population
+
+    def population_bank(self, setting: Setting) -> VectorBank:
+        """Vectors of the population's words in ``setting`` (the study's own bank for the
+        ``lexicon`` population, whose words it holds)."""
+        if self.config.pc_population == "lexicon":
+            return self.banks[setting]
+        return self.population_banks[setting]
 
     def present(self, words: Iterable[str]) -> list[str]:
         """The distinct ``words`` the model can embed, in order."""
@@ -383,40 +442,84 @@ def _rated(study: _Study, lexicon: Lexicon, dimension: Dimension) -> pd.DataFram
 
 def _build_banks(study: _Study, extra_words: Sequence[str]) -> None:
     """Embed lexicon, polar and extra (WEAT) words once in every setting needed."""
-    words = study.present(
-        [
-            *(w for lexicon in study.lexica for w in lexicon.data["word"].astype(str)),
-            *(w for pair in study.polar.values() for w in pair.words),
-            *extra_words,
-        ]
+    words = [
+        *(w for lexicon in study.lexica for w in lexicon.data["word"].astype(str)),
+        *(w for pair in study.polar.values() for w in pair.words),
+        *extra_words,
+    ]
+    study.banks = _embed_settings(
+        study, words, layers=study.config.layers, poolings=study.poolings, name="words"
     )
+
+
+def _build_population_banks(study: _Study, layers: Sequence[int]) -> None:
+    """Embed the authors' population (:mod:`wordlens.evals.vast_population`) in every setting
+    needed, at ``layers`` only and with the primary pooling; nothing for the ``lexicon``
+    population, whose words the study's banks hold."""
+    if study.config.pc_population == "lexicon":
+        return
+    population = study.authors_population
+    study.population_banks = _embed_settings(
+        study,
+        population.words,
+        layers=layers,
+        poolings=(primary_pooling(study.poolings),),
+        name="pc_population",
+    )
+    missing = study.model.missing_words(list(population.words))
+    study.reports["pc_population"] = {
+        "name": population.name,
+        "description": population.description,
+        "n_words": len(population.words),
+        "n_polar_repeated": len(study.present(population.polar_words)),
+        "n_rows": len(population.words) - len(missing) + len(study.present(population.polar_words)),
+        "layers": list(layers),
+        "n_missing": len(missing),
+        "missing": missing,
+    }
+
+
+def _embed_settings(
+    study: _Study,
+    words: Sequence[str],
+    *,
+    layers: Sequence[int] | None,
+    poolings: Sequence[Pooling],
+    name: str,
+) -> dict[Setting, VectorBank]:
+    """A bank of the ``words`` the model can embed in each setting the study needs (the aligned
+    one too when misaligned is run, for its polar words). ``name`` keys the context reports."""
+    present = study.present(words)
     needed: list[Setting] = list(study.settings)
     if "misaligned" in needed and "aligned" not in needed:
         needed.append("aligned")
     valence9: dict[str, float] = {}
     if {"aligned", "misaligned"} & set(needed):
-        valence_pair = study.polar["valence"]
-        reference = [lexicon for lexicon in _valence_reference(study.lexica)]
-        valence9 = term_valences(
-            words, reference, set(valence_pair.positive), set(valence_pair.negative)
-        )
+        valence9 = template_valences(present, study.lexica, study.polar["valence"])
+    banks: dict[Setting, VectorBank] = {}
+    suffix = "" if name == "words" else f":{name}"
     for setting in needed:
-        with study.timings.stage(f"contexts:{setting}"):
+        with study.timings.stage(f"contexts:{setting}{suffix}"):
             targets, report = setting_targets(
-                setting, words, valence9, seed=study.config.seed, templates=study.config.templates
+                setting,
+                present,
+                valence9,
+                seed=study.config.seed,
+                templates=study.config.templates,
             )
         if report:
-            study.reports[f"{setting}_contexts"] = report
-        with study.timings.stage(f"embed:{setting}"):
-            study.banks[setting] = embed_bank(
+            study.reports[f"{setting}_contexts{suffix.replace(':', '_')}"] = report
+        with study.timings.stage(f"embed:{setting}{suffix}"):
+            banks[setting] = embed_bank(
                 study.model,
                 setting,
                 targets,
-                layers=study.config.layers,
-                poolings=study.poolings,
+                layers=layers,
+                poolings=poolings,
                 cache=study.cache,
                 progress=study.progress,
             )
+    return banks
 
 
 def _valence_reference(lexica: Sequence[Lexicon]) -> list[Lexicon]:
@@ -477,32 +580,65 @@ def best_layer(layers_table: pd.DataFrame, lexicon: str, setting: Setting, pooli
     )
 
 
-def nullification_experiment(study: _Study, layers_table: pd.DataFrame) -> pd.DataFrame:
-    """VAST after nullifying k = 0..K top PCs, and with the top PCs only (Table 1, Fig. 3).
+def nullification_layers(study: _Study, layers_table: pd.DataFrame) -> list[int]:
+    """The layers the nullification sweep runs at: the top layer and each lexicon's best bleached
+    layer (paper "PC Nullification": "the top and highest scoring layers")."""
+    pooling = primary_pooling(study.poolings)
+    top = study.bank("bleached").layers[-1]
+    best = [best_layer(layers_table, lexicon.name, "bleached", pooling) for lexicon in study.lexica]
+    return sorted({top, *best})
 
-    At the top layer and the best bleached layer of each lexicon, the mean and principal
-    directions are fitted on the union of the lexicon's and all polar words' vectors in the
-    setting (as the authors' VAST.py); lexicon and polar vectors are then transformed with the
-    same fit. ``k = 0`` is the mean-centred input (cosines change, so the score may differ from
-    the raw one).
+
+def population_vectors(
+    study: _Study, population: PopulationWords, setting: Setting, layer: int
+) -> FloatArray:
+    """``[n_rows, dim]`` vectors the principal components are fitted on, at one layer.
+
+    The rows are the population's words in ``setting`` followed by its polar words again from the
+    polar setting (the aligned one for misaligned), as ``VAST.py:362-365`` stacks
+    ``embedding_dict`` and ``weat_dict``; see :mod:`wordlens.evals.vast_population`.
+    """
+    pooling = primary_pooling(study.poolings)
+    bank = study.population_bank(setting)
+    polar_bank = study.population_bank("aligned" if setting == "misaligned" else setting)
+    words = bank.get(study.present(population.words), pooling)[:, bank.layers.index(layer)]
+    polar = polar_bank.get(study.present(population.polar_words), pooling)
+    return np.concatenate([words, polar[:, polar_bank.layers.index(layer)]]).astype(np.float64)
+
+
+def nullification_experiment(study: _Study, layers_table: pd.DataFrame) -> pd.DataFrame:
+    r"""VAST after nullifying k = 0..K top PCs, and with the top PCs only (Table 1, Fig. 3).
+
+    At the top layer and the best bleached layer of each lexicon, in every setting, the mean
+    :math:`\mu` and top principal directions :math:`U_k` are fitted once on the population of
+    :func:`population_vectors` (default: the authors' union of every English lexicon and WEAT word,
+    ``VAST.py:116, 359-365``; ``pc_population="lexicon"``: the lexicon and polar words only, a
+    departure). Each lexicon word's and polar word's vector :math:`y` is then transformed with that
+    one fit: nullified :math:`\tilde y - \tilde y U_k U_k^\top` with :math:`\tilde y = y - \mu`
+    (``helper_functions.py:164-179``), or its top PCs :math:`\tilde y U_k U_k^\top`, whose cosines
+    equal those of the PC scores the authors use. ``k = 0`` is the mean-centred input (cosines
+    change, so the score may differ from the raw one). The SC-WEAT (eq. 1) of each transformed
+    lexicon word against the transformed polar words is correlated with the ratings (Pearson).
     """
     pooling = primary_pooling(study.poolings)
     rows: list[dict[str, Any]] = []
     top = study.bank("bleached").layers[-1]
     for lexicon in study.lexica:
         best = best_layer(layers_table, lexicon.name, "bleached", pooling)
+        population = study.population_for(lexicon)
         for setting in study.settings:
             bank, polar_bank = study.bank(setting), study.polar_bank(setting)
             polar_words = study.present(w for p in study.polar.values() for w in p.words)
+            lexicon_words = study.present(lexicon.data["word"].astype(str))
+            row_of = {w: i for i, w in enumerate(lexicon_words)}
+            polar_row = {w: i for i, w in enumerate(polar_words)}
             for layer in dict.fromkeys((top, best)):
+                fit_on = population_vectors(study, population, setting, layer)
                 column = bank.layers.index(layer)
-                lexicon_words = study.present(lexicon.data["word"].astype(str))
                 own = bank.get(lexicon_words, pooling)[:, column]
                 polar_vectors = polar_bank.get(polar_words, pooling)[:, column]
-                k_max = min(study.config.max_pcs, len(lexicon_words) + len(polar_words) - 2)
-                fitted = fit_principal_components(np.concatenate([own, polar_vectors]), k_max)
-                row_of = {w: i for i, w in enumerate(lexicon_words)}
-                polar_row = {w: i for i, w in enumerate(polar_words)}
+                k_max = min(study.config.max_pcs, fit_on.shape[0] - 2, fit_on.shape[1] - 1)
+                fitted = fit_principal_components(fit_on, k_max)
                 for k in range(k_max + 1):
                     for representation in ("nullified", "top") if k else ("nullified",):
                         transform = fitted.remove if representation == "nullified" else fitted.top
@@ -531,42 +667,58 @@ def nullification_experiment(study: _Study, layers_table: pd.DataFrame) -> pd.Da
                                 layer_role="top" if layer == top else "best",
                                 representation=representation,
                                 k=k,
+                                pc_population=population.name,
+                                n_fit=fit_on.shape[0],
                             )
     return pd.DataFrame(rows)
 
 
-def weat_experiment(study: _Study, k_after: int) -> pd.DataFrame:
-    """The ten WEAT tests at every layer in the bleached setting, before (raw vectors) and after
-    mean subtraction and nullification of ``k_after`` top PCs (paper Fig. 5).
+def weat_experiment(study: _Study, layers: Sequence[int]) -> pd.DataFrame:
+    """The ten WEAT tests in the bleached setting: raw at every layer, and after mean subtraction
+    and nullification of k = 0..K top PCs at ``layers`` (paper Fig. 5; ``VAST.py:476-513``).
 
-    The PCs are fitted per layer on every word embedded in the bleached setting (lexica, polar
-    and WEAT words), as the authors' VAST.py fits on its whole embedding dictionary.
+    The PCs of a layer are fitted on the population's words alone (``VAST.py:485-495`` fits on
+    the embedding dictionary, without the polar words again); every WEAT word is transformed with
+    that fit. Rows with ``representation == "raw"`` have ``k_nullified = 0`` and are the untouched
+    vectors; ``"nullified"`` rows with ``k_nullified = 0`` are the mean-centred vectors.
     """
     pooling = primary_pooling(study.poolings)
     bank = study.bank("bleached")
-    words = list(bank.targets)
-    everything = bank.get(words, pooling)  # [n, L, d]
-    k = min(k_after, len(words) - 2, everything.shape[2] - 1)
-    fitted = fit_principal_components(everything, k)
-    versions = {0: None, k: fitted.remove(everything, k)} if k else {0: None}
-    row_of = {word: i for i, word in enumerate(words)}
+    population_bank = study.population_bank("bleached")
+    population = study.population_for(study.lexica[0])
+    fit_words = study.present(population.words)
     rows: list[dict[str, Any]] = []
     for test in load_weat_tests():
         sets = [study.present(ws.words) for ws in (test.x, test.y, test.a, test.b)]
         if not all(sets):
             continue
-        for k_used, transformed in versions.items():
-            source = everything if transformed is None else transformed
-            vectors = [source[[row_of[w] for w in ws]] for ws in sets]
+        raw = [bank.get(words, pooling).astype(np.float64) for words in sets]  # each [n, L, d]
+        versions: list[tuple[str, list[int], list[int], list[FloatArray]]] = [
+            ("raw", list(bank.layers), [0] * len(bank.layers), raw)
+        ]
+        for layer in layers:
+            column = bank.layers.index(layer)
+            fit_on = population_bank.get(fit_words, pooling)[:, population_bank.layers.index(layer)]
+            k_max = min(study.config.max_pcs, fit_on.shape[0] - 2, fit_on.shape[1] - 1)
+            fitted = fit_principal_components(fit_on, k_max)
+            # the k versions side by side on the layer axis: one permutation test per set of k
+            swept = [
+                np.stack([fitted.remove(vectors[:, column], k) for k in range(k_max + 1)], axis=1)
+                for vectors in raw
+            ]
+            versions.append(("nullified", [layer] * (k_max + 1), list(range(k_max + 1)), swept))
+        for representation, version_layers, ks, vectors in versions:
             outcome = weat(*vectors, n_samples=study.config.n_samples, seed=study.config.seed)
-            for column, layer in enumerate(bank.layers):
+            for column, (layer, k) in enumerate(zip(version_layers, ks, strict=True)):
                 rows.append(
                     {
                         "test": test.id,
                         "title": test.title,
                         "layer": layer,
-                        "k_nullified": k_used,
+                        "representation": representation,
+                        "k_nullified": k,
                         "pooling": pooling,
+                        "pc_population": population.name,
                         "effect_size": float(outcome.effect_size[column]),
                         "p_one_sided": float(outcome.p_one_sided[column]),
                         "p_two_sided": float(outcome.p_two_sided[column]),
@@ -682,8 +834,12 @@ def run_vast(
     unknown = set(config.settings) - set(SETTINGS)
     if unknown:
         raise WordlensError(f"unknown setting(s) {sorted(unknown)}; choose from {SETTINGS}")
+    if config.pc_population not in PC_POPULATIONS:
+        raise WordlensError(
+            f"unknown PC population {config.pc_population!r}; choose from {PC_POPULATIONS}"
+        )
     lexica = [load_lexicon(name) for name in config.lexica]
-    if config.tokenization and "warriner" not in config.lexica:
+    if config.tokenization and model.info.kind != "static" and "warriner" not in config.lexica:
         lexica.append(load_lexicon("warriner"))
     dimensions = [d for lexicon in lexica for d in _dimensions(lexicon)]
     study = _Study(
@@ -698,6 +854,8 @@ def run_vast(
     tables: dict[str, pd.DataFrame] = {}
     with study.timings.stage("layers"):
         tables["layers"] = layers_experiment(study)
+    pc_layers = nullification_layers(study, tables["layers"])
+    _build_population_banks(study, pc_layers)
     with study.timings.stage("nullification"):
         tables["nullification"] = nullification_experiment(study, tables["layers"])
     k_best = _best_k(tables["nullification"], lexica[0].name)
@@ -706,7 +864,7 @@ def run_vast(
             tables["tokenization"] = tokenization_experiment(study)
     if config.weat:
         with study.timings.stage("weat"):
-            tables["weat"] = weat_experiment(study, k_best)
+            tables["weat"] = weat_experiment(study, pc_layers)
     top = study.bank("bleached").layers[-1]
     best = best_layer(tables["layers"], lexica[0].name, "bleached", primary_pooling(study.poolings))
     if config.similarity:
@@ -743,6 +901,11 @@ def run_vast(
         "top_layer": top,
         "best_bleached_layer": best,
         "k_best": k_best,
+        "pc_population": _population_metadata(study),
+        "conventions": {
+            "bos": bos_convention(model.info, "vast"),
+            "random_setting": random_setting_summary(study.reports),
+        },
         "polar_words": {
             d: {"positive": p.positive, "negative": p.negative} for d, p in study.polar.items()
         },
@@ -750,6 +913,39 @@ def run_vast(
         "timings_s": study.timings.seconds,
     }
     return VastRun(tables, metadata)
+
+
+def random_setting_summary(reports: Mapping[str, Any]) -> str | None:
+    """One line: how many words had no corpus sentence in the random setting and what happened to
+    them (None when the random setting was not run)."""
+    parts = []
+    for key, what in (("random_contexts", "words"), ("random_contexts_pc_population", "")):
+        drawn = reports.get(key)
+        if drawn is None:
+            continue
+        missing, total = len(drawn["without_corpus_context"]), drawn["n_words"]
+        where = f"{what} " if what else "words of the PC population "
+        parts.append(f"{missing:,} of {total:,} {where}had no corpus sentence")
+    if not parts:
+        return None
+    policy = reports["random_contexts"]["policy"]
+    return f"{'; '.join(parts)}: {policy} (none dropped)"
+
+
+def _population_metadata(study: _Study) -> dict[str, Any]:
+    """Name, description and size of the PC population(s), for results and the report."""
+    if study.config.pc_population == "authors":
+        return dict(study.reports.pop("pc_population"))
+    populations = [study.population_for(lexicon) for lexicon in study.lexica]
+    return {
+        "name": "lexicon",
+        "description": "; ".join(population.description for population in populations),
+        "n_rows": {
+            lexicon.name: len(study.present(population.words))
+            + len(study.present(population.polar_words))
+            for lexicon, population in zip(study.lexica, populations, strict=True)
+        },
+    }
 
 
 def _best_k(nullification: pd.DataFrame, lexicon: str) -> int:

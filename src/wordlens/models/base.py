@@ -25,6 +25,9 @@ Pooling = Literal["first", "last", "mean", "max"]
 POOLINGS: tuple[Pooling, ...] = get_args(Pooling)
 
 ModelKind = Literal["causal", "masked", "encoder", "encoder-decoder", "static"]
+#: Whether a causal model's texts start with a BOS token (:mod:`wordlens.models.hf`).
+BosPolicy = Literal["auto", "always", "never"]
+BOS_POLICIES: tuple[BosPolicy, ...] = get_args(BosPolicy)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -37,7 +37,13 @@ from wordlens.distributed.operations import WordVectorBatch, embed_batch
 from wordlens.distributed.spec import ModelSpec
 from wordlens.errors import AlignmentError, EmptyInputError, TargetError
 from wordlens.models.align import pool_subtokens, subtoken_span
-from wordlens.models.base import Embeddings, ModelInfo, Pooling, WordEmbedder, check_pooling
+from wordlens.models.base import (
+    Embeddings,
+    ModelInfo,
+    Pooling,
+    WordEmbedder,
+    check_pooling,
+)
 from wordlens.models.cache import ActivationCache, target_key
 from wordlens.models.prefix import (
     MIN_PREFIX_TOKENS,
@@ -51,8 +57,6 @@ from wordlens.models.prefix import (
     tree_passes,
 )
 from wordlens.progress import progress_bar
-
-BosPolicy = Literal["auto", "always", "never"]
 
 #: Outputs larger than this are written to a memory-mapped temporary file instead of RAM.
 MEMMAP_THRESHOLD_BYTES = 1 << 30

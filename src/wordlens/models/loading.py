@@ -35,8 +35,8 @@ from typing import Any, Literal
 from wordlens._files import is_offline, sha256_file_cached, user_home
 from wordlens.distributed.spec import ModelSpec
 from wordlens.errors import MissingPackageError, ModelFilesError, UnknownModelError
-from wordlens.models.base import ModelInfo, ModelKind, WordEmbedder
-from wordlens.models.hf import BosPolicy, HFEmbedder
+from wordlens.models.base import BosPolicy, ModelInfo, ModelKind, WordEmbedder
+from wordlens.models.hf import HFEmbedder
 
 DType = Literal["float32", "float16", "bfloat16"]
 

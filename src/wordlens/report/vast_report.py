@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
+from wordlens.conventions import describe_bos
 from wordlens.evals.vast import VastRun
 from wordlens.report.figures import Panel, line_panels
 from wordlens.report.html import Report
@@ -18,19 +20,7 @@ def build_vast_report(run: VastRun) -> Report:
     meta = run.metadata
     model = meta["model"]
     report = Report(f"VAST — {model['name']}")
-    report.definitions(
-        {
-            "model": f"{model['name']} ({model['kind']}, {model['n_layers']} layers, "
-            f"{model['hidden_size']} d)",
-            "fingerprint": model["fingerprint"],
-            "settings": ", ".join(meta["settings_run"]),
-            "poolings": ", ".join(meta["poolings_run"]),
-            "top layer": meta["top_layer"],
-            "best bleached layer": meta["best_bleached_layer"],
-            "PCs nullified for 'after'": meta["k_best"],
-            "seed": meta["config"]["seed"],
-        }
-    )
+    report.definitions(headline(meta))
     tables = run.tables
     _layers_section(report, tables["layers"])
     if "tokenization" in tables:
@@ -39,7 +29,7 @@ def build_vast_report(run: VastRun) -> Report:
     if "similarity" in tables:
         _similarity_section(report, tables["similarity"])
     if "weat" in tables:
-        _weat_section(report, tables["weat"])
+        _weat_section(report, tables["weat"], int(meta["k_best"]))
     if "cola" in tables or "pos" in tables:
         report.heading("What the top PCs encode (CoLA and POS probes)")
         for name in ("cola", "pos"):
@@ -64,17 +54,65 @@ def build_vast_report(run: VastRun) -> Report:
             ),
             "multilingual VAST by layer",
         )
-    contexts = meta.get("contexts", {}).get("random_contexts")
-    if contexts:
-        report.heading("Random setting: corpus coverage")
-        report.paragraph(
-            f"{contexts['coverage']:.1%} of {contexts['n_words']} words got a corpus sentence; "
-            f"{len(contexts['without_corpus_context'])} got the bleached context instead "
-            f"({contexts['policy']})."
-        )
+    _random_section(report, meta.get("contexts", {}))
     report.heading("Timings (seconds)")
     report.table(pd.DataFrame(sorted(meta["timings_s"].items()), columns=["stage", "seconds"]))
     return report
+
+
+def _random_section(report: Report, contexts: dict[str, Any]) -> None:
+    """Coverage of the random setting, and every word that had no corpus sentence."""
+    drawn_sets = [
+        (key, contexts[key])
+        for key in ("random_contexts", "random_contexts_pc_population")
+        if key in contexts
+    ]
+    if not drawn_sets:
+        return
+    report.heading("Random setting: corpus coverage")
+    for key, drawn in drawn_sets:
+        which = "scored words" if key == "random_contexts" else "words of the PC population"
+        missing = drawn["without_corpus_context"]
+        report.paragraph(
+            f"{which}: {drawn['coverage']:.1%} of {drawn['n_words']:,} words got a corpus "
+            f"sentence; {len(missing):,} got the bleached context instead ({drawn['policy']})"
+            + (f": {', '.join(missing)}." if missing else ".")
+        )
+
+
+def headline(meta: dict[str, Any]) -> dict[str, object]:
+    """The report's first lines: model, conventions (BOS, PC population, random setting), layers."""
+    model = meta["model"]
+    conventions = meta["conventions"]
+    population = meta["pc_population"]
+    lines: dict[str, object] = {
+        "model": f"{model['name']} ({model['kind']}, {model['n_layers']} layers, "
+        f"{model['hidden_size']} d)",
+        "fingerprint": model["fingerprint"],
+        "texts start with": describe_bos(conventions["bos"], model["kind"]),
+        "PCs fitted on": _population_line(population),
+    }
+    if conventions["random_setting"]:
+        lines["random setting"] = conventions["random_setting"]
+    lines |= {
+        "settings": ", ".join(meta["settings_run"]),
+        "poolings": ", ".join(meta["poolings_run"]),
+        "top layer": meta["top_layer"],
+        "best bleached layer": meta["best_bleached_layer"],
+        "PCs nullified for 'after'": meta["k_best"],
+        "seed": meta["config"]["seed"],
+    }
+    return lines
+
+
+def _population_line(population: dict[str, Any]) -> str:
+    """The PC population's description, with the words the model lacks counted and listed."""
+    line = str(population["description"])
+    missing = population.get("missing") or []
+    if missing:
+        shown = ", ".join(missing[:20]) + (", ..." if len(missing) > 20 else "")
+        line += f"; {len(missing):,} not in the model's vocabulary, left out: {shown}"
+    return line
 
 
 def _layers_section(report: Report, layers: pd.DataFrame) -> None:
@@ -175,25 +213,55 @@ def _similarity_section(report: Report, table: pd.DataFrame) -> None:
     report.figure(line_panels(panels), "similarity tasks by layer")
 
 
-def _weat_section(report: Report, table: pd.DataFrame) -> None:
-    report.heading("Figure 5 — WEAT effect sizes by layer, before and after nullification")
-    frame = table.assign(
-        version=table["k_nullified"].map(lambda k: "before" if k == 0 else f"after ({k} PCs)")
+def _weat_section(report: Report, table: pd.DataFrame, k_after: int) -> None:
+    report.heading("Figure 5 — WEAT effect sizes by PCs nullified, and by layer")
+    report.paragraph(
+        "Effect size d of the ten WEAT tests in the bleached setting after mean subtraction and "
+        "nullification of k top PCs (fitted on the same population as Figure 3; k = 0: mean "
+        "subtracted only), at the top and best layers (VAST.py:476-513); then the raw vectors "
+        "at every layer."
     )
+    nullified = table[table["representation"] == "nullified"]
     panels = [
         Panel(
             f"WEAT {test}: {str(title).split(',')[0]}",
-            rows,
-            "layer",
+            rows.assign(curve=rows["layer"].map(lambda layer: f"layer {layer}")),
+            "k_nullified",
             "effect_size",
-            "version",
+            "curve",
+            xlabel="principal components",
             ylabel="effect size d",
         )
-        for (test, title), rows in frame.groupby(["test", "title"], sort=False)
+        for (test, title), rows in nullified.groupby(["test", "title"], sort=False)
     ]
-    report.figure(line_panels(panels, columns=5), "WEAT by layer before and after nullification")
-    top = frame[frame["layer"] == frame["layer"].max()]
-    report.table(top[["test", "title", "version", "effect_size", "p_one_sided", "p_two_sided"]])
+    report.figure(line_panels(panels, columns=5), "WEAT by PCs nullified")
+    raw = table[table["representation"] == "raw"]
+    panels = [
+        Panel(
+            f"WEAT {test}: {str(title).split(',')[0]}",
+            rows.assign(curve="raw"),
+            "layer",
+            "effect_size",
+            "curve",
+            ylabel="effect size d",
+        )
+        for (test, title), rows in raw.groupby(["test", "title"], sort=False)
+    ]
+    report.figure(line_panels(panels, columns=5), "WEAT by layer, raw vectors")
+    top = table["layer"].max()
+    before_after = table[
+        (table["layer"] == top)
+        & (
+            (table["representation"] == "raw")
+            | ((table["representation"] == "nullified") & (table["k_nullified"] == k_after))
+        )
+    ]
+    report.paragraph(
+        f"Top layer {top}: raw vectors and {k_after} PCs nullified (the best k for VAST). "
+        "p: one-sided permutation p-value of Caliskan et al. (2017)."
+    )
+    columns = ["test", "title", "representation", "k_nullified", "effect_size"]
+    report.table(before_after[[*columns, "p_one_sided", "p_two_sided"]])
 
 
 def write_vast(run: VastRun, out_dir: Path) -> list[Path]:
