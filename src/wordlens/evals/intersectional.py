@@ -65,6 +65,7 @@ from wordlens.contexts.intersectional import (
     membership_table,
     permutation_phrases,
 )
+from wordlens.conventions import bos_convention
 from wordlens.errors import EmptyInputError, WordlensError
 from wordlens.models.base import Pooling, WordEmbedder, check_pooling
 from wordlens.models.cache import ActivationCache
@@ -524,6 +525,7 @@ def run_intersectional(
         "model": model.info.as_dict(),
         "config": config.as_dict(),
         "context_layer": model.resolve_layers([config.context_layer])[0],
+        "conventions": {"bos": bos_convention(model.info, "intersectional")},
         "experiments": sections,
         "timings_s": timings.seconds,
     }

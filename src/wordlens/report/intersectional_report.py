@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from wordlens.conventions import describe_bos
 from wordlens.evals.intersectional import IntersectionalRun
 from wordlens.report.bias_figures import PairedDots, grouped_bars, paired_dots
 from wordlens.report.figures import Panel, line_panels
@@ -19,22 +20,8 @@ _METHODS = {"projection": "projection on the SVC direction", "cosine": "cosine S
 def build_intersectional_report(run: IntersectionalRun) -> Report:
     """The sections of the experiments the run holds, with its configuration and timings."""
     meta = run.metadata
-    model = meta["model"]
-    config = meta["config"]
-    report = Report(f"Intersectional valence bias — {model['name']}")
-    report.definitions(
-        {
-            "model": f"{model['name']} ({model['kind']}, {model['n_layers']} layers, "
-            f"{model['hidden_size']} d)",
-            "fingerprint": model["fingerprint"],
-            "study": f"{config['study']['name']} ({config['study']['source']})",
-            "template": config["study"]["template"],
-            "pooling": config["pooling"],
-            "direction": ", ".join(f"{k}={v}" for k, v in config["direction"].items()),
-            "permutations": config["n_samples"],
-            "seed": config["seed"],
-        }
-    )
+    report = Report(f"Intersectional valence bias — {meta['model']['name']}")
+    report.definitions(headline(meta))
     tables = run.tables
     if "valnorm" in tables:
         _valnorm_section(report, tables["valnorm"], meta["experiments"]["valnorm"])
@@ -45,6 +32,24 @@ def build_intersectional_report(run: IntersectionalRun) -> Report:
     report.heading("Timings (seconds)")
     report.table(pd.DataFrame(sorted(meta["timings_s"].items()), columns=["stage", "seconds"]))
     return report
+
+
+def headline(meta: dict[str, Any]) -> dict[str, object]:
+    """The report's first lines: model, BOS convention, study, template and settings."""
+    model = meta["model"]
+    config = meta["config"]
+    return {
+        "model": f"{model['name']} ({model['kind']}, {model['n_layers']} layers, "
+        f"{model['hidden_size']} d)",
+        "fingerprint": model["fingerprint"],
+        "texts start with": describe_bos(meta["conventions"]["bos"], model["kind"]),
+        "study": f"{config['study']['name']} ({config['study']['source']})",
+        "template": config["study"]["template"],
+        "pooling": config["pooling"],
+        "direction": ", ".join(f"{k}={v}" for k, v in config["direction"].items()),
+        "permutations": config["n_samples"],
+        "seed": config["seed"],
+    }
 
 
 def _valnorm_section(report: Report, table: pd.DataFrame, meta: dict[str, Any]) -> None:
