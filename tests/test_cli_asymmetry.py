@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from tests.conceptnet5_sample import write_sample
 from tests.conftest import shared_dir
 from wordlens.cli import app
 
@@ -35,6 +36,23 @@ def test_asymmetry_command_on_glove(shared: Path, tmp_path: Path) -> None:
     assert not (tmp_path / "work").exists()  # static vectors need no work list
 
 
+def test_asymmetry_command_with_a_conceptnet5_file(shared: Path, tmp_path: Path) -> None:
+    sample = write_sample(tmp_path / "assertions.csv.gz")
+    args = ["asymmetry", "-m", "glove-6b-50d", "--norms", "usf", "--similarity", "none"]
+    options = ["--conceptnet", str(sample), "--out", str(tmp_path / "out")]
+    result = runner.invoke(app, [*args, *options])
+    assert result.exit_code == 0, result.output
+    alar = pd.read_parquet(tmp_path / "out" / "asymmetry_alar.parquet")
+    assert {"antonym", "synonym", "distinctFrom"} <= set(alar["relation"])
+    relations = pd.read_parquet(tmp_path / "out" / "asymmetry_relations.parquet")
+    assert int(relations.loc[relations["relation"] == "antonym", "n_pairs"].iloc[0]) == 3
+    meta = json.loads((tmp_path / "out" / "asymmetry_alar.json").read_text())
+    assert meta["config"]["conceptnet"] == str(sample)
+    assert (
+        meta["conceptnet"]["source"] == "ConceptNet 5 assertions, English edges (assertions.csv.gz)"
+    )
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
@@ -43,6 +61,7 @@ def test_asymmetry_command_on_glove(shared: Path, tmp_path: Path) -> None:
         (["--shards", "2", "--shard", "2"], "out of range"),
         (["--pairs", "many"], "--pairs takes a number"),
         (["--thresholds", "0,high"], "cannot read thresholds"),
+        (["--conceptnet", "no/such/file.csv.gz"], "no ConceptNet 'no/such/file.csv.gz'"),
     ],
 )
 def test_asymmetry_command_refuses_bad_options(options: list[str], message: str) -> None:

@@ -893,6 +893,13 @@ def asymmetry(
     swow_file: Annotated[
         Path | None, typer.Option(help="Your SWOW-EN file (strength or raw response file).")
     ] = None,
+    conceptnet: Annotated[
+        str,
+        typer.Option(
+            help="Relation annotation: conceptnet-100k, conceptnet5 (on a data root) or the path "
+            "of conceptnet-assertions-5.7.0.csv.gz (see `wordlens data show conceptnet5`)."
+        ),
+    ] = "conceptnet-100k",
     pairs: Annotated[
         str,
         typer.Option(
@@ -953,6 +960,7 @@ def asymmetry(
     config = AsymmetryConfig(
         norms=parse_list(norms),
         swow_file=swow_file,
+        conceptnet=conceptnet,
         n_pairs=parse_sample_size(pairs, "--pairs"),
         similarity_pairs=parse_sample_size(similarity_pairs, "--similarity-pairs"),
         thresholds=theta,

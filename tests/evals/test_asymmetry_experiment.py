@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from tests.conceptnet5_sample import write_sample
 from tests.conftest import shared_dir
 
 from wordlens.contexts.paragraphs import ParagraphIndex, build_paragraph_index
@@ -100,11 +101,78 @@ def test_glove_similarity_and_table1(glove_run: AsymmetryRun) -> None:
     assert isa["count_eat"] == 384 and isa["cam_eat_usf"] == pytest.approx(0.726, abs=1e-3)
 
 
+def test_relations_of_the_paper_missing_from_conceptnet_100k_are_listed(
+    glove_run: AsymmetryRun,
+) -> None:
+    relations = glove_run.tables["relations"]
+    eat = relations[relations["norm"] == "eat"].set_index("relation")
+    assert len(eat) == 27 and eat.index[0] == "relatedTo"  # Table 5, in its order
+    absent = set(eat.index[~eat["in_source"]])
+    assert absent == {
+        "antonym",
+        "synonym",
+        "distinctFrom",
+        "similarTo",
+        "hasContext",
+        "formOf",
+        "derivedFrom",
+    }
+    assert set(eat.index[~eat["has_pairs"]]) == absent
+    assert eat.loc["isA", "n_pairs"] == 384 and eat.loc["relatedTo", "n_pairs"] == 18_700
+    assert not {"antonym", "synonym"} & set(glove_run.tables["alar"]["relation"])
+    assert glove_run.metadata["conceptnet"]["source"] == "ConceptNet-100K (CKBC, Li et al. 2016)"
+
+
+def test_conceptnet5_file_gives_alar_rows_to_relations_conceptnet_100k_lacks(
+    shared: Path, glove: WordEmbedder, tmp_path: Path
+) -> None:
+    sample = write_sample(tmp_path / "assertions.csv.gz")
+    config = AsymmetryConfig(norms=("eat", "usf"), similarity=(), conceptnet=str(sample))
+    run = run_asymmetry(config, glove)  # type: ignore[arg-type]
+    # Eq. 9 with the sample's vocabulary: 12 EAT and 9 USF pairs, every LAR defined.
+    coverage = run.tables["coverage"]
+    kept = _row(coverage, norm="eat", step="in ConceptNet and model vocabularies (eq. 9)")
+    assert kept["n_pairs"] == 12
+    assert _row(coverage, norm="usf", step="model LAR defined")["n_pairs"] == 9
+    alar = run.tables["alar"]
+    counts = {(r.norm, r.relation): r.n_pairs for r in alar.itertuples()}
+    assert counts[("eat", "antonym")] == counts[("usf", "antonym")] == 3  # hot, black, wet
+    assert counts[("eat", "synonym")] == 2 and counts[("eat", "distinctFrom")] == 1
+    # queen -> king (a RelatedTo edge, head -> tail) and 4 EAT pairs under no relation.
+    assert counts[("eat", "relatedTo")] == 5
+    pairs = run.tables["pairs"]
+    related = pairs[(pairs["norm"] == "eat") & (pairs["relation"] == "relatedTo")]
+    assert ("queen", "king") in set(zip(related["a"], related["b"], strict=True))
+    antonym = _row(alar, norm="eat", relation="antonym")
+    assert antonym["alar_data"] == pytest.approx(0.1468, abs=5e-4)
+    assert antonym["alar_model"] == pytest.approx(0.1907, abs=5e-4)
+    synonym = _row(alar, norm="usf", relation="synonym")
+    assert synonym["alar_data"] == pytest.approx(1.0045, abs=5e-4)
+    assert synonym["alar_model"] == pytest.approx(0.2712, abs=5e-4)
+    relations = run.tables["relations"]
+    usf = relations[relations["norm"] == "usf"].set_index("relation")
+    in_source = {"relatedTo", "antonym", "synonym", "distinctFrom", "partOf"}
+    assert set(usf.index[usf["in_source"]]) == in_source
+    assert usf.loc["relatedTo", "n_assertions"] == 1  # queen -> king
+    meta = run.metadata
+    assert meta["config"]["conceptnet"] == str(sample)
+    assert meta["conceptnet"]["skipped"] == {
+        "English edge of relation mannerOf (not read)": 1,
+        "non-English edge": 3,
+    }
+    write_asymmetry(run, tmp_path / "out")
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "ConceptNet 5 assertions, English edges (assertions.csv.gz)" in html
+    assert "22 have no single-word assertion in this source: isA, atLocation," in html
+    assert "usf: no pair under isA, atLocation, similarTo," in html
+
+
 def test_report_and_results_are_written(glove_run: AsymmetryRun, tmp_path: Path) -> None:
     written = write_asymmetry(glove_run, tmp_path)
     html = (tmp_path / "report.html").read_text()
     for title in ("Table 1", "Figure 1", "Tables 2-3", "Figure 4", "Table 4", "Coverage"):
         assert title in html
+    assert "Of the paper&#x27;s 27 relations, 7 have no single-word assertion" in html
     assert "Figure 2 " not in html and html.count("<img") == 3  # ALAR x 2 data sets, accuracy
     cam = pd.read_parquet(tmp_path / "asymmetry_cam.parquet")
     numbers = ["n", "cam", "p_value", "ci_low", "ci_high"]  # exact floats through parquet
@@ -184,7 +252,7 @@ def test_masked_lm_shards_stop_then_merge(
         for k in (1, 0)
     ]
     assert not any(run.complete for run in sharded)
-    assert set(sharded[0].tables) == {"data_alar"}
+    assert set(sharded[0].tables) == {"data_alar", "relations"}
     merged = run_asymmetry(
         AsymmetryConfig(**{**MLM_CONFIG.as_dict(), "n_shards": 2}),
         mlm,
@@ -227,6 +295,7 @@ def test_estimated_conditionals_look_up_both_directions() -> None:
         ({"n_pairs": 0}, "n_pairs"),
         ({"similarity_pairs": "some"}, "similarity_pairs"),
         ({"max_contexts": 0}, "max_contexts"),
+        ({"conceptnet": "conceptnet6"}, "no ConceptNet 'conceptnet6'"),
     ],
 )
 def test_bad_configurations_are_refused(settings: dict[str, object], message: str) -> None:

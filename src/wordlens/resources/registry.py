@@ -15,7 +15,10 @@ bytes.
    names an HTTP mirror of a data root, then from the canonical URL. The bytes must match the
    recorded sha256 (else :class:`~wordlens.errors.ChecksumError`, and nothing is cached); the file
    is written atomically. Offline mode (``$WORDLENS_OFFLINE`` or ``$HF_HUB_OFFLINE`` set to
-   ``1``/``true``/``yes``/``on``) skips this step.
+   ``1``/``true``/``yes``/``on``) skips this step, and so does a file whose sha256 is not
+   recorded (``sha256=None``, e.g. a large upstream file never downloaded when the resource was
+   registered): an unverifiable download is refused, and the message names the URL to fetch the
+   file from by hand.
 
 Local files (steps 1-3) are trusted as they are; only downloads are verified. A file found nowhere
 raises :class:`~wordlens.errors.ResourceNotFoundError` listing every place looked and how to
@@ -58,6 +61,8 @@ _CHUNK = 1 << 16
 _NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _NETWORK_ERRORS = (urllib.error.URLError, http.client.HTTPException, TimeoutError, ConnectionError)
+UNRECORDED_SHA256 = "not recorded (never downloaded by wordlens: download it from the url)"
+"""What ``describe`` shows for a file whose sha256 is None."""
 
 
 @dataclass(frozen=True)
@@ -69,35 +74,42 @@ class ResourceFile:
     relpath
         POSIX path relative to a data root, e.g. ``"lexica/en/bellezza.csv"``.
     sha256
-        Hex sha256 of the file's bytes; downloads must match it.
+        Hex sha256 of the file's bytes; downloads must match it. None when it is not recorded:
+        the file is then never downloaded (the user provides it, see :func:`resolve`).
     repo, commit, path
         Where the file comes from: GitHub repository ``owner/name``, full commit hash and the
-        file's path in that repository.
+        file's path in that repository (empty for a file hosted elsewhere, see `download_url`).
+    download_url
+        The upstream URL of a file that is not on GitHub (empty: the raw GitHub file).
     """
 
     relpath: str
-    sha256: str
+    sha256: str | None
     repo: str
     commit: str
     path: str
+    download_url: str = ""
 
     def __post_init__(self) -> None:
         parts = PurePosixPath(self.relpath).parts
         if not parts or PurePosixPath(self.relpath).is_absolute() or ".." in parts:
             raise ValueError(f"relpath must be relative to a data root: {self.relpath!r}")
-        if not _SHA256.match(self.sha256):
+        if self.sha256 is not None and not _SHA256.match(self.sha256):
             raise ValueError(f"not a hex sha256: {self.sha256!r}")
 
     @property
     def url(self) -> str:
-        """Canonical download URL: the raw GitHub file at the pinned commit."""
+        """Canonical download URL: `download_url`, else the raw GitHub file at the pinned
+        commit."""
+        if self.download_url:
+            return self.download_url
         quoted = urllib.parse.quote(self.path)
         return f"https://raw.githubusercontent.com/{self.repo}/{self.commit}/{quoted}"
 
     @property
     def source(self) -> str:
-        """``owner/repo@commit:path``."""
-        return f"{self.repo}@{self.commit}:{self.path}"
+        """``owner/repo@commit:path``, or `download_url` for a file hosted elsewhere."""
+        return self.download_url or f"{self.repo}@{self.commit}:{self.path}"
 
 
 @dataclass(frozen=True)
@@ -176,7 +188,7 @@ class Resource:
                 {
                     "relpath": file.relpath,
                     "url": file.url,
-                    "sha256": file.sha256,
+                    "sha256": file.sha256 or UNRECORDED_SHA256,
                     "location": str(where) if where is not None else "not available",
                 }
                 for file, where in zip(self.files, located, strict=True)
@@ -286,6 +298,9 @@ def resolve(
             f"{resource.name}: {file.relpath} is not at the explicit location given; looked "
             f"for {looked[0]}"
         )
+    if file.sha256 is None:
+        looked.append("download: refused (no recorded sha256 to verify it against)")
+        raise ResourceNotFoundError(_not_found_message(resource, file, looked))
     if is_offline():
         looked.append("download: skipped (offline mode)")
         raise ResourceNotFoundError(_not_found_message(resource, file, looked))
@@ -370,9 +385,14 @@ def _download(
 
 def _not_found_message(resource: Resource, file: ResourceFile, looked: Sequence[str]) -> str:
     places = "\n".join(f"  - {place}" for place in looked)
+    fetch = (
+        f"run `wordlens data fetch {resource.name}` while online"
+        if file.sha256 is not None
+        else f"download {file.url} yourself"
+    )
     return (
         f"resource {resource.name!r}: {file.relpath} is not available. Looked in:\n{places}\n"
         f"Provide it by one of: set {DATA_PATH_ENV} to a data root that contains "
         f"{file.relpath} (several roots separated by {os.pathsep!r}); pass an explicit path; "
-        f"or run `wordlens data fetch {resource.name}` while online."
+        f"or {fetch}."
     )
