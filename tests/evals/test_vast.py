@@ -262,6 +262,44 @@ def test_smollm2_settings_and_misaligned_polar_vectors(smollm2: WordEmbedder) ->
     assert "random_contexts" in study.reports
 
 
+def test_population_vectors_of_a_contextual_model(minilm: HFEmbedder) -> None:
+    """The population is embedded in each setting at the nullification layers only; the
+    misaligned fit holds the misaligned words, then the aligned polar words (VAST.py:136-138,
+    362-365). A sample of the population keeps this test short."""
+    from wordlens.evals.vast import _build_population_banks, population_vectors
+
+    config = VastConfig(
+        lexica=("bellezza",),
+        settings=("bleached", "misaligned"),
+        poolings=("last",),
+        layers=(0, 6),
+        tokenization=False,
+    )
+    lexicon = _sample_lexicon("bellezza", 10)
+    study = _Study(minilm, config, None, False, Timings(), [lexicon], _polar_pairs(["valence"]))
+    full = study.authors_population
+    sample = replace(full, words=full.words[::100])  # 141 words
+    study.__dict__["authors_population"] = sample  # replaces the cached property
+    _build_banks(study, [])
+    _build_population_banks(study, [6])
+    assert set(study.population_banks) == {"bleached", "misaligned", "aligned"}
+    assert study.population_banks["misaligned"].layers == (6,)
+    fit = population_vectors(study, sample, "misaligned", 6)
+    expected = np.concatenate(
+        [
+            study.population_banks["misaligned"].get(list(sample.words), "last")[:, 0],
+            study.population_banks["aligned"].get(list(sample.polar_words), "last")[:, 0],
+        ]
+    )
+    np.testing.assert_array_equal(fit, expected.astype(np.float64))
+    assert fit.shape == (len(sample.words) + 144, 384)
+    word = sample.words[0]
+    misaligned = study.population_banks["misaligned"].targets[word].text
+    assert misaligned != study.population_banks["aligned"].targets[word].text
+    info = study.reports["pc_population"]
+    assert info["n_rows"] == fit.shape[0] and info["layers"] == [6] and info["n_missing"] == 0
+
+
 def test_tokenizer_without_offsets_is_refused(minilm: HFEmbedder) -> None:
     """ByT5's byte tokenizer is a pure-Python tokenizer with no offset mapping."""
     from transformers import ByT5Tokenizer

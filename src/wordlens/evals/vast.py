@@ -461,7 +461,7 @@ def _build_population_banks(study: _Study, layers: Sequence[int]) -> None:
     population = study.authors_population
     study.population_banks = _embed_settings(
         study,
-        population.words,
+        [*population.words, *population.polar_words],
         layers=layers,
         poolings=(primary_pooling(study.poolings),),
         name="pc_population",
