@@ -10,7 +10,9 @@ The three experiments of the paper [1]_ on any model :func:`wordlens.load_model`
    Caliskan) of the same layer. Every word is embedded alone (after BOS for causal models) and,
    by default, its LAST subtoken is used, as in the authors' code.
 2. **Differential bias** (sections 4.4 and 5.2, Table 2, Figure 3): the 4,096 combination phrases
-   "a {c1} ... {c12} person" (:func:`wordlens.contexts.intersectional.combination_phrases`); the
+   "a {c1} ... {c12} person", with "an" before "old" ("an old fat ... person"), equal to the
+   authors' ``data/experiment-phrases/experiment2.txt`` (shivaomrani/LLM-Bias)
+   (:func:`wordlens.contexts.intersectional.combination_phrases`); the
    vector of "person" at the top layer (any layer on request) is projected on the direction
    learned at that layer. Per bias, group A holds the projections of the phrases containing the
    first category and group B those containing the second (the same phrases with the category

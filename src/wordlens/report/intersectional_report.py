@@ -39,7 +39,12 @@ def build_intersectional_report(run: IntersectionalRun) -> Report:
     if "valnorm" in tables:
         _valnorm_section(report, tables["valnorm"], meta["experiments"]["valnorm"])
     if "differential" in tables:
-        _differential_section(report, tables["differential"], meta["experiments"]["differential"])
+        _differential_section(
+            report,
+            tables["differential"],
+            tables["combination_projections"]["phrase"],
+            meta["experiments"]["differential"],
+        )
     if "strongest_categories" in tables:
         _strongest_section(report, tables, meta["experiments"]["strongest"])
     report.heading("Timings (seconds)")
@@ -84,10 +89,14 @@ def _valnorm_section(report: Report, table: pd.DataFrame, meta: dict[str, Any]) 
         )
 
 
-def _differential_section(report: Report, table: pd.DataFrame, meta: dict[str, Any]) -> None:
+def _differential_section(
+    report: Report, table: pd.DataFrame, phrases: pd.Series, meta: dict[str, Any]
+) -> None:
     report.heading(f"Table 2 — differential bias at layer {meta['layer']} (projection SC-WEAT)")
     report.paragraph(
-        f"{meta['n_phrases']:,} phrases with one category of each bias in the fixed order; "
+        f"{meta['n_phrases']:,} phrases with one category of each bias in the fixed order, from "
+        f"“{phrases.iloc[0]}” to “{phrases.iloc[-1]}” (an “a”/“an” before the categories agrees "
+        "with the first one, as in the authors' experiment2.txt); "
         f"group A: the '{meta['study']['target']}' vectors of the phrases with the first "
         "category, group B: the same phrases with the second. Effect size (eq. 2, ddof=1): "
         "positive means the first category is more pleasant. p: permutation test over distinct "
