@@ -32,10 +32,14 @@ The three experiments of the paper [1]_ on any model :func:`wordlens.load_model`
 **p-values differ from the authors' code on purpose.** Their ``SC_WEAT_Projection`` draws 1,000
 random permutations *with* replacement and reports ``min(Phi(s), 1 - Phi(s))`` of a normal fitted
 to the permutation statistics. Here :func:`wordlens.stats.permutation_test` counts over
-``n_samples`` (default 10,000) distinct partitions drawn without replacement from a seeded
-generator (exact enumeration when there are few): ``p_one_sided`` is the share of partitions whose
-mean difference exceeds the observed one (tests "first more pleasant"), ``p_two_sided`` the share at
-least as extreme in either direction; no normal approximation. Bias-group membership is by exact
+``N = n_samples`` (default 10,000) distinct partitions: the observed one and ``N - 1`` drawn
+without replacement from a seeded generator (exact enumeration when there are few):
+``p_one_sided`` (tests "first more pleasant") is ``(b + 1) / N`` with ``b`` the random partitions
+whose mean difference exceeds the observed one, the observed partition counted (Phipson & Smyth
+2010, "Permutation p-values should never be zero"; ``b / N`` over all partitions when enumerated,
+as Caliskan et al. 2017), ``p_two_sided`` the share at least as extreme in either direction, the
+observed partition included; no normal approximation. The smallest sampled p is ``1 / N``
+(0.0001). Bias-group membership is by exact
 token, where the authors' experiment-2 script uses substring matching (``'male' in phrase`` also
 matches "female"); that bug is not reproduced.
 
@@ -73,6 +77,7 @@ from wordlens.models.cache import ActivationCache
 from wordlens.resources import Lexicon, load_lexicon, pleasant_unpleasant
 from wordlens.results import Timings
 from wordlens.stats import (
+    P_VALUE_RULE,
     CorrelationResult,
     Direction,
     DirectionSettings,
@@ -344,8 +349,7 @@ def run_differential_bias(
         "layer": resolved,
         "pooling": pooling,
         "direction": _direction_summary(direction),
-        "p_value": "permutation test over distinct partitions drawn without replacement "
-        "(wordlens.stats.permutation_test), not the authors' normal approximation",
+        "p_value": f"{P_VALUE_RULE} Not the authors' normal approximation.",
     }
     tables = {
         "differential": differential,

@@ -12,6 +12,7 @@ from wordlens.evals.intersectional import IntersectionalRun
 from wordlens.report.bias_figures import PairedDots, grouped_bars, paired_dots
 from wordlens.report.figures import Panel, line_panels
 from wordlens.report.html import Report
+from wordlens.stats import P_VALUE_RULE
 
 _METHODS = {"projection": "projection on the SVC direction", "cosine": "cosine SC-WEAT"}
 
@@ -99,10 +100,10 @@ def _differential_section(
         "with the first one, as in the authors' experiment2.txt); "
         f"group A: the '{meta['study']['target']}' vectors of the phrases with the first "
         "category, group B: the same phrases with the second. Effect size (eq. 2, ddof=1): "
-        "positive means the first category is more pleasant. p: permutation test over distinct "
-        "random partitions (without replacement), one-sided (first more pleasant) and "
-        "two-sided."
+        "positive means the first category is more pleasant. p: one-sided (first more "
+        "pleasant) and two-sided."
     )
+    report.paragraph(P_VALUE_RULE, note=True)
     report.table(
         table[
             ["test", "n_a", "n_b", "mean_a", "mean_b", "effect_size", "p_one_sided", "p_two_sided"]

@@ -9,6 +9,7 @@ import pandas as pd
 from wordlens.evals.vast import VastRun
 from wordlens.report.figures import Panel, line_panels
 from wordlens.report.html import Report
+from wordlens.stats import P_VALUE_RULE
 
 _R = "Pearson's r"
 
@@ -194,6 +195,7 @@ def _weat_section(report: Report, table: pd.DataFrame) -> None:
     report.figure(line_panels(panels, columns=5), "WEAT by layer before and after nullification")
     top = frame[frame["layer"] == frame["layer"].max()]
     report.table(top[["test", "title", "version", "effect_size", "p_one_sided", "p_two_sided"]])
+    report.paragraph(P_VALUE_RULE, note=True)
 
 
 def write_vast(run: VastRun, out_dir: Path) -> list[Path]:
