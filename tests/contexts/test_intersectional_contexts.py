@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from pathlib import Path
 
@@ -58,7 +59,7 @@ def test_4096_combinations_each_category_in_2048(combinations: list[Phrase]) -> 
     )
     assert combinations[1].text.endswith("cisgender female person")  # last bias varies fastest
     assert combinations[-1].text == (
-        "a old fat short stupid ignorant illiterate destitute black homosexual muslim "
+        "an old fat short stupid ignorant illiterate destitute black homosexual muslim "
         "transgender female person"
     )
     table = membership_table(combinations, default_study().categories)
@@ -69,6 +70,8 @@ def test_4096_combinations_each_category_in_2048(combinations: list[Phrase]) -> 
         assert phrase.target.word == "person"
         assert phrase.target.end == len(phrase.text)
         assert phrase.text.split()[1:-1] == list(phrase.categories)
+    assert {phrase.text.split()[0] for phrase in combinations} == {"a", "an"}
+    assert all(p.text.startswith("an old ") for p in combinations if p.contains("old"))
 
 
 def test_membership_is_exact_token_never_substring(combinations: list[Phrase]) -> None:
@@ -107,6 +110,48 @@ def test_3840_permutations_of_the_five_biases() -> None:
     two = permutation_phrases(study, ["sex", "race"])
     assert [p.text for p in two[:2]] == ["a male white person", "a white male person"]
     assert len(two) == 8
+
+
+def _sha256_of_sorted_lines(phrases: list[Phrase]) -> str:
+    """As ``sed 's/[ \\t]*$//' FILE | LC_ALL=C sort | sha256sum``: the sorted lines, each ending
+    with a newline."""
+    lines = sorted(phrase.text for phrase in phrases)
+    return hashlib.sha256("".join(f"{line}\n" for line in lines).encode()).hexdigest()
+
+
+def test_phrase_sets_equal_the_authors_files(combinations: list[Phrase]) -> None:
+    """shivaomrani/LLM-Bias, data/experiment-phrases/experiment2.txt (4,096 lines; 2,048 start
+    "an old") and experiment3.txt (3,840 lines), hashed as in _sha256_of_sorted_lines."""
+    assert _sha256_of_sorted_lines(combinations) == (
+        "a3140a1d3edaf8e1267617d6691df3ba654a9d5f0a747608ec020364bd261f24"
+    )
+    assert _sha256_of_sorted_lines(permutation_phrases(default_study())) == (
+        "b66e2539154ece52b66ac48abae3acaa7e90064930859bbee9b1ea5da245b60a"
+    )
+
+
+@pytest.mark.parametrize(
+    ("template", "expected"),
+    [
+        ("a {categories} person", ["a young person", "an old person"]),
+        ("an {categories} person", ["a young person", "an old person"]),
+        ("A {categories} person", ["A young person", "An old person"]),
+        ("she met a  {categories} person", ["she met a  young person", "she met an  old person"]),
+        ("(a {categories} person)", ["(a young person)", "(an old person)"]),
+        ("my {categories} person", ["my young person", "my old person"]),
+        ("the {categories} person", ["the young person", "the old person"]),
+        ("banana {categories} person", ["banana young person", "banana old person"]),
+        ("{categories} person", ["young person", "old person"]),
+    ],
+)
+def test_article_before_the_slot_agrees_with_the_first_category(
+    template: str, expected: list[str]
+) -> None:
+    study = IntersectionalStudy((Bias("age", "young", "old"),), template=template)
+    phrases = combination_phrases(study)
+    assert [p.text for p in phrases] == expected
+    assert all(p.target.word == "person" for p in phrases)
+    assert [p.text for p in permutation_phrases(study, ["age"])] == expected
 
 
 def test_target_is_the_last_occurrence() -> None:

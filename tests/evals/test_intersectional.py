@@ -167,6 +167,10 @@ def test_report_and_files(small_run: object, tmp_path: Path) -> None:
     for heading in ("Figure 2", "Table 2", "Figure 3", "Figure 4", "male vs. female"):
         assert heading in html
     assert html.count("<img") == 3
+    # the phrases as measured, the article agreeing with the first category
+    assert "“an affluent heterosexual cisgender male person”" in html
+    assert "“a destitute homosexual transgender female person”" in html
+    assert "p = (b + 1) / (m + 1)" in html  # how the sampled p-values are counted
     table = pd.read_parquet(tmp_path / "intersectional_differential.parquet")
     assert len(table) == 4
 

@@ -173,15 +173,57 @@ def test_integer_scores_with_many_ties() -> None:
 
 
 def test_observed_partition_is_counted_in_n() -> None:
-    """With n_samples=1 only the observed partition is left: p_one = 0/1 and p_two = 1/1."""
+    """With n_samples=1 only the observed partition is left (m = 0 random ones): p = 1/1.
+
+    Enumerated, the one-sided p is Caliskan's share of partitions exceeding the observed one, 0
+    when it is the largest.
+    """
     result = permutation_test([3.0, 2.0], [0.0, 1.0, -1.0], n_samples=1)
     assert result.n_partitions == 1
     assert not result.exact
-    assert (float(result.p_one_sided), float(result.p_two_sided)) == (0.0, 1.0)
+    assert (float(result.p_one_sided), float(result.p_two_sided)) == (1.0, 1.0)
     largest = permutation_test([3.0, 2.0], [0.0, 1.0, -1.0])  # the largest of all 10
+    assert largest.exact
     assert float(largest.p_one_sided) == 0.0
     # m = (2 - 3) * mean = -1; only the observed {3, 2} and {0, -1} are >= |5 - m| from m
     assert float(largest.p_two_sided) == pytest.approx(0.2)
+
+
+def test_sampled_p_is_never_zero_even_when_no_partition_reaches_the_observed_one() -> None:
+    """Perfectly separated groups: no random partition reaches the observed statistic (b = 0),
+    and the sampled p is 1 / (m + 1) = 1 / N (Phipson & Smyth 2010), not 0."""
+    rng = np.random.default_rng(1)
+    scores_x = 100.0 + rng.normal(size=(10, 3))  # [10, 3 layers], every x above every y
+    scores_y = rng.normal(size=(12, 3))
+    result = permutation_test(scores_x, scores_y, n_samples=500, seed=2)
+    assert not result.exact and result.n_partitions == 500
+    np.testing.assert_array_equal(result.p_one_sided, 1 / 500)
+    np.testing.assert_array_equal(result.p_two_sided, 1 / 500)  # unequal sizes: no mirror
+    negated = permutation_test(-scores_x, -scores_y, n_samples=500, seed=2)
+    np.testing.assert_array_equal(negated.p_one_sided, 1.0)  # every partition is above
+    np.testing.assert_array_equal(negated.p_two_sided, 1 / 500)
+
+
+@pytest.mark.parametrize(("n_samples", "seed"), [(200, 3), (37, 0)])
+def test_sampled_p_is_b_plus_one_over_m_plus_one_by_hand(n_samples: int, seed: int) -> None:
+    """The drawn partitions scored one by one: p = (b + 1) / (m + 1), m = n_samples - 1 random
+    partitions besides the observed one, b those more extreme (one-sided: s_i > s_obs;
+    two-sided: |s_i - mu| >= |s_obs - mu|)."""
+    n_x, n_y = 6, 7  # C(13, 6) = 1,716 partitions
+    scores = np.random.default_rng(5).normal(0.3, 1.0, size=n_x + n_y)
+    scores[:n_x] += 0.8
+    rows = _all_rows(n_x, n_y, n_samples=n_samples, seed=seed)  # [n_samples, 13]
+    assert rows[0].tolist() == [True] * n_x + [False] * n_y  # the observed partition first
+    drawn = [scores[row].sum() - scores[~row].sum() for row in rows[1:]]  # the m random ones
+    observed = scores[:n_x].sum() - scores[n_x:].sum()
+    mu = (n_x - n_y) * scores.mean()
+    b_one = sum(s > observed for s in drawn)
+    b_two = sum(abs(s - mu) >= abs(observed - mu) for s in drawn)
+    assert 0 < b_one < len(drawn)  # a case where the counts matter
+    result = permutation_test(scores[:n_x], scores[n_x:], n_samples=n_samples, seed=seed)
+    assert not result.exact and result.n_partitions == len(drawn) + 1 == n_samples
+    assert float(result.p_one_sided) == (b_one + 1) / (len(drawn) + 1)
+    assert float(result.p_two_sided) == (b_two + 1) / (len(drawn) + 1)
 
 
 def test_nan_and_constant_scores_give_nan_p_at_their_layer_only() -> None:

@@ -14,6 +14,15 @@ person", and measure the vector of "person" (section 4.2):
   :func:`permutation_phrases` yields, for each choice in product order, the choice's
   :func:`itertools.permutations`.
 
+**The indefinite article agrees with the first category.** A template whose slot directly follows
+"a" or "an" (any case; :data:`DEFAULT_TEMPLATE` is ``"a {categories} person"``) gets the article
+the first category takes (:func:`wordlens.contexts.articles.indefinite_article`, by sound): "a
+young ... person", "an old ... person", as in the authors' phrase files (shivaomrani/LLM-Bias,
+``data/experiment-phrases/experiment2.txt``: 2,048 lines "a young ...", 2,048 "an old ...";
+``experiment3.txt``: every first category takes "a"). The generated phrase sets equal those files
+line for line (as sets; tested). A template without an article before the slot is used as
+written.
+
 A study (biases with their two categories, template, target word, the experiment-3 subset) is data:
 the packaged default (``data/intersectional_biases.yaml``) or a user's YAML or CSV file
 (:func:`load_study`), validated with :class:`StudyFormatError` naming the problem.
@@ -49,6 +58,7 @@ import pandas as pd
 import yaml
 
 from wordlens.contexts import Target
+from wordlens.contexts.articles import with_article_for
 from wordlens.errors import WordlensError
 
 #: Where a phrase's categories go in a template.
@@ -57,6 +67,9 @@ DEFAULT_TEMPLATE = "a {categories} person"
 DEFAULT_TARGET = "person"
 #: Most phrases a generator builds unless told otherwise (2^k * k! grows fast: k = 7 is 645,120).
 MAX_PHRASES = 100_000
+
+#: An indefinite article (a whole word) followed by the whitespace before the slot.
+_ARTICLE_BEFORE_SLOT = re.compile(r"(?<!\w)(an?)(\s+)$", re.IGNORECASE)
 
 _PACKAGED = "intersectional_biases.yaml"
 _YAML_KEYS = frozenset({"name", "citation", "template", "target", "biases", "strongest_biases"})
@@ -132,7 +145,8 @@ class IntersectionalStudy:
     biases
         At least one, in the fixed order of the combination phrases.
     template
-        Contains :data:`SLOT` once, with whitespace (or the text's edge) on both sides.
+        Contains :data:`SLOT` once, with whitespace (or the text's edge) on both sides. An "a" or
+        "an" right before the slot becomes the article the phrase's first category takes.
     target
         A single token occurring in the template outside the slot; its last occurrence in a
         phrase is measured.
@@ -232,7 +246,8 @@ def load_study(
 
 @functools.cache
 def default_study() -> IntersectionalStudy:
-    """The paper's study: Table 1's 12 biases in its fixed order, "a {categories} person"."""
+    """The paper's study: Table 1's 12 biases in its fixed order, template "a {categories}
+    person" (the article agreeing with the first category: "a young ...", "an old ...")."""
     resource = package_files.files("wordlens.contexts").joinpath("data", _PACKAGED)
     return _from_mapping(yaml.safe_load(resource.read_text("utf-8")), f"packaged {_PACKAGED}")
 
@@ -341,10 +356,21 @@ def membership_table(phrases: Sequence[Phrase], categories: Iterable[str]) -> pd
 
 
 def _phrase(study: IntersectionalStudy, categories: Sequence[str]) -> Phrase:
-    """The phrase of ``categories`` with the span of the target's last occurrence."""
-    text = study.template.replace(SLOT, " ".join(categories))
+    """The phrase of ``categories`` with the span of the target's last occurrence; an indefinite
+    article right before the slot is the one the first category takes."""
+    before, after = study.template.split(SLOT)
+    text = _agree_article(before, categories[0]) + " ".join(categories) + after
     last = list(_target_pattern(study.target).finditer(text))[-1]
     return Phrase(Target(text, last.start(), last.end()), tuple(categories))
+
+
+def _agree_article(before: str, word: str) -> str:
+    """``before`` (the template up to the slot) with a final "a"/"an" replaced by the article
+    `word` takes, in the same case; unchanged when it does not end with one."""
+    article = _ARTICLE_BEFORE_SLOT.search(before)
+    if article is None:
+        return before
+    return before[: article.start(1)] + with_article_for(article.group(1), word) + article.group(2)
 
 
 def _check_size(count: int, max_phrases: int, design: str) -> None:

@@ -10,7 +10,9 @@ The three experiments of the paper [1]_ on any model :func:`wordlens.load_model`
    Caliskan) of the same layer. Every word is embedded alone (after BOS for causal models) and,
    by default, its LAST subtoken is used, as in the authors' code.
 2. **Differential bias** (sections 4.4 and 5.2, Table 2, Figure 3): the 4,096 combination phrases
-   "a {c1} ... {c12} person" (:func:`wordlens.contexts.intersectional.combination_phrases`); the
+   "a {c1} ... {c12} person", with "an" before "old" ("an old fat ... person"), equal to the
+   authors' ``data/experiment-phrases/experiment2.txt`` (shivaomrani/LLM-Bias)
+   (:func:`wordlens.contexts.intersectional.combination_phrases`); the
    vector of "person" at the top layer (any layer on request) is projected on the direction
    learned at that layer. Per bias, group A holds the projections of the phrases containing the
    first category and group B those containing the second (the same phrases with the category
@@ -30,10 +32,14 @@ The three experiments of the paper [1]_ on any model :func:`wordlens.load_model`
 **p-values differ from the authors' code on purpose.** Their ``SC_WEAT_Projection`` draws 1,000
 random permutations *with* replacement and reports ``min(Phi(s), 1 - Phi(s))`` of a normal fitted
 to the permutation statistics. Here :func:`wordlens.stats.permutation_test` counts over
-``n_samples`` (default 10,000) distinct partitions drawn without replacement from a seeded
-generator (exact enumeration when there are few): ``p_one_sided`` is the share of partitions whose
-mean difference exceeds the observed one (tests "first more pleasant"), ``p_two_sided`` the share at
-least as extreme in either direction; no normal approximation. Bias-group membership is by exact
+``N = n_samples`` (default 10,000) distinct partitions: the observed one and ``N - 1`` drawn
+without replacement from a seeded generator (exact enumeration when there are few):
+``p_one_sided`` (tests "first more pleasant") is ``(b + 1) / N`` with ``b`` the random partitions
+whose mean difference exceeds the observed one, the observed partition counted (Phipson & Smyth
+2010, "Permutation p-values should never be zero"; ``b / N`` over all partitions when enumerated,
+as Caliskan et al. 2017), ``p_two_sided`` the share at least as extreme in either direction, the
+observed partition included; no normal approximation. The smallest sampled p is ``1 / N``
+(0.0001). Bias-group membership is by exact
 token, where the authors' experiment-2 script uses substring matching (``'male' in phrase`` also
 matches "female"); that bug is not reproduced.
 
@@ -72,6 +78,7 @@ from wordlens.models.cache import ActivationCache
 from wordlens.resources import Lexicon, load_lexicon, pleasant_unpleasant
 from wordlens.results import Timings
 from wordlens.stats import (
+    P_VALUE_RULE,
     CorrelationResult,
     Direction,
     DirectionSettings,
@@ -343,8 +350,7 @@ def run_differential_bias(
         "layer": resolved,
         "pooling": pooling,
         "direction": _direction_summary(direction),
-        "p_value": "permutation test over distinct partitions drawn without replacement "
-        "(wordlens.stats.permutation_test), not the authors' normal approximation",
+        "p_value": f"{P_VALUE_RULE} Not the authors' normal approximation.",
     }
     tables = {
         "differential": differential,

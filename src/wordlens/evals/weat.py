@@ -3,7 +3,10 @@
 Each test word is embedded once — in the semantically bleached context ``"This is {word}"`` (May et
 al. 2019; the VAST paper's setting for bias tests) or alone — and every test is evaluated at every
 requested layer with :func:`wordlens.stats.weat`: effect size (sample std, ddof=1 by default),
-one-sided permutation p-value as in Caliskan et al. and the two-sided value beside it.
+one-sided permutation p-value as in Caliskan et al. when all partitions are enumerated, and
+``(b + 1) / (m + 1)`` over the observed and ``m`` random partitions otherwise (Phipson & Smyth 2010:
+never 0; :mod:`wordlens.stats.permutation`), the two-sided value beside it. The result's metadata
+states the rule (``config.p_values``).
 
 Words a static vocabulary lacks are dropped from their set and listed in the result's metadata;
 a set left empty is an error.
@@ -24,7 +27,7 @@ from wordlens.models.base import Pooling, WordEmbedder
 from wordlens.models.cache import ActivationCache
 from wordlens.resources import WeatTest, WordSet, load_weat_tests
 from wordlens.results import Result, Timings
-from wordlens.stats import weat
+from wordlens.stats import P_VALUE_RULE, weat
 
 Context = Literal["bleached", "none"]
 CONTEXTS: tuple[Context, ...] = ("bleached", "none")
@@ -149,7 +152,7 @@ def run_weat(
             "seed": seed,
             "ddof": ddof,
             "effect_size": f"Cohen's d with sample std (ddof={ddof})",
-            "p_one_sided": "share of partitions with s(Xi, Yi, A, B) > s(X, Y, A, B)",
+            "p_values": P_VALUE_RULE,
         },
         "tests": [test.id for test in chosen],
         "dropped_words": dropped,

@@ -13,6 +13,7 @@ from wordlens.evals.intersectional import IntersectionalRun
 from wordlens.report.bias_figures import PairedDots, grouped_bars, paired_dots
 from wordlens.report.figures import Panel, line_panels
 from wordlens.report.html import Report
+from wordlens.stats import P_VALUE_RULE
 
 _METHODS = {"projection": "projection on the SVC direction", "cosine": "cosine SC-WEAT"}
 
@@ -26,7 +27,12 @@ def build_intersectional_report(run: IntersectionalRun) -> Report:
     if "valnorm" in tables:
         _valnorm_section(report, tables["valnorm"], meta["experiments"]["valnorm"])
     if "differential" in tables:
-        _differential_section(report, tables["differential"], meta["experiments"]["differential"])
+        _differential_section(
+            report,
+            tables["differential"],
+            tables["combination_projections"]["phrase"],
+            meta["experiments"]["differential"],
+        )
     if "strongest_categories" in tables:
         _strongest_section(report, tables, meta["experiments"]["strongest"])
     report.heading("Timings (seconds)")
@@ -89,16 +95,20 @@ def _valnorm_section(report: Report, table: pd.DataFrame, meta: dict[str, Any]) 
         )
 
 
-def _differential_section(report: Report, table: pd.DataFrame, meta: dict[str, Any]) -> None:
+def _differential_section(
+    report: Report, table: pd.DataFrame, phrases: pd.Series, meta: dict[str, Any]
+) -> None:
     report.heading(f"Table 2 — differential bias at layer {meta['layer']} (projection SC-WEAT)")
     report.paragraph(
-        f"{meta['n_phrases']:,} phrases with one category of each bias in the fixed order; "
+        f"{meta['n_phrases']:,} phrases with one category of each bias in the fixed order, from "
+        f"“{phrases.iloc[0]}” to “{phrases.iloc[-1]}” (an “a”/“an” before the categories agrees "
+        "with the first one, as in the authors' experiment2.txt); "
         f"group A: the '{meta['study']['target']}' vectors of the phrases with the first "
         "category, group B: the same phrases with the second. Effect size (eq. 2, ddof=1): "
-        "positive means the first category is more pleasant. p: permutation test over distinct "
-        "random partitions (without replacement), one-sided (first more pleasant) and "
-        "two-sided."
+        "positive means the first category is more pleasant. p: one-sided (first more "
+        "pleasant) and two-sided."
     )
+    report.paragraph(P_VALUE_RULE, note=True)
     report.table(
         table[
             ["test", "n_a", "n_b", "mean_a", "mean_b", "effect_size", "p_one_sided", "p_two_sided"]

@@ -13,6 +13,7 @@ from wordlens.report.bias_figures import grouped_bars
 from wordlens.report.figures import Panel, line_panels
 from wordlens.report.html import Report
 from wordlens.results import Result
+from wordlens.stats import P_VALUE_RULE
 
 _REPRESENTATIONS = {
     "word": "word (eq. 7: mean of senses)",
@@ -90,6 +91,7 @@ def _weat_section(report: Report, table: pd.DataFrame, top: int) -> None:
     sizes = chosen[chosen["representation"] == "sense"].set_index(["test", "title"])
     wide["words X/Y/A/B"] = sizes[["n_x", "n_y", "n_a", "n_b"]].astype(str).agg("/".join, axis=1)
     report.table(wide.rename_axis(columns=None).reset_index())
+    report.paragraph(P_VALUE_RULE, note=True)
     layered = table[table["representation"] != "baseline"]
     if layered["layer"].nunique() > 1:
         panels = [

@@ -11,6 +11,7 @@ from wordlens.conventions import describe_bos
 from wordlens.evals.vast import VastRun
 from wordlens.report.figures import Panel, line_panels
 from wordlens.report.html import Report
+from wordlens.stats import P_VALUE_RULE
 
 _R = "Pearson's r"
 
@@ -257,11 +258,11 @@ def _weat_section(report: Report, table: pd.DataFrame, k_after: int) -> None:
         )
     ]
     report.paragraph(
-        f"Top layer {top}: raw vectors and {k_after} PCs nullified (the best k for VAST). "
-        "p: one-sided permutation p-value of Caliskan et al. (2017)."
+        f"Top layer {top}: raw vectors and {k_after} PCs nullified (the best k for VAST)."
     )
     columns = ["test", "title", "representation", "k_nullified", "effect_size"]
     report.table(before_after[[*columns, "p_one_sided", "p_two_sided"]])
+    report.paragraph(P_VALUE_RULE, note=True)
 
 
 def write_vast(run: VastRun, out_dir: Path) -> list[Path]:

@@ -37,6 +37,7 @@ from wordlens.stats.direction import (
     scalar_projection,
 )
 from wordlens.stats.permutation import (
+    P_VALUE_RULE,
     PermutationResult,
     WeatResult,
     iter_partitions,
@@ -50,6 +51,7 @@ from wordlens.stats.subspace import (
 )
 
 __all__ = [
+    "P_VALUE_RULE",
     "RELATIVE_TOLERANCE",
     "ConditionalSource",
     "CorrelationResult",

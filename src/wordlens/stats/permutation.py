@@ -3,9 +3,21 @@ r"""Permutation test of the WEAT statistic, and the complete WEAT (Caliskan et a
 The null distribution of ``s(X, Y, A, B)`` is taken over partitions ``(X_i, Y_i)`` of ``X ∪ Y``
 into two sets of sizes ``|X|`` and ``|Y|`` ([1]_, Methods). When there are at most `n_samples`
 such partitions all of them are enumerated (exact test); otherwise `n_samples` distinct partitions
-are used: the observed one plus ``n_samples - 1`` others drawn uniformly at random without
-replacement from ``numpy.random.default_rng(seed)``. Either way the observed partition is one of
-the ``N`` partitions the p-values are counted over.
+are used: the observed one plus ``m = n_samples - 1`` others drawn uniformly at random without
+replacement, from the partitions other than the observed one, by
+``numpy.random.default_rng(seed)``. Either way the observed partition is one of the ``N``
+partitions the p-values are counted over, exactly once.
+
+**p-values** (:func:`permutation_test`). Exact: the share of all ``N`` partitions whose statistic
+exceeds the observed one, ``b / N`` (Caliskan et al. [1]_; 0 when the observed statistic is the
+largest of all). Sampled: ``(b + 1) / (m + 1)``, ``b`` counting the ``m`` random partitions, the
+observed one counted as at least as extreme as itself (Phipson & Smyth [2]_), so a sampled p is at
+least ``1 / (m + 1) = 1 / N``, never 0. As the random partitions are drawn without replacement
+from the others, the observed partition is, under the null hypothesis, a uniformly random member of
+the ``m + 1``, and ``(b + 1) / (m + 1)`` is an exact p-value (``P(p <= alpha) <= alpha``), not
+only a conservative one; for the one-sided p this holds up to random partitions tied with the
+observed one, which the strict ``>`` of Caliskan et al. does not count (a tie needs partial sums
+of the scores that coincide, as with repeated values).
 
 Each partition costs one row of a 0/1 indicator matrix times the ``[n, n_layers]`` matrix of
 per-word scores, since
@@ -20,6 +32,9 @@ References
 ----------
 .. [1] Caliskan, A., Bryson, J. J. & Narayanan, A. (2017). Semantics derived automatically from
    language corpora contain human-like biases. *Science* 356(6334), 183-186.
+.. [2] Phipson, B. & Smyth, G. K. (2010). Permutation p-values should never be zero: calculating
+   exact p-values when permutations are randomly drawn. *Statistical Applications in Genetics and
+   Molecular Biology* 9(1), Article 39.
 """
 
 from __future__ import annotations
@@ -45,6 +60,16 @@ from wordlens.stats.association import (
 
 BoolArray = npt.NDArray[np.bool_]
 
+#: How the p-values are counted, for reports and result metadata.
+P_VALUE_RULE = (
+    "Permutation p over partitions of the two groups. All N enumerated (exact): one-sided "
+    "p = #{s_i > s_obs} / N (Caliskan et al. 2017). Otherwise the observed partition and "
+    "m = N - 1 distinct random others (drawn without replacement): p = (b + 1) / (m + 1), b "
+    "counting the random ones, the observed one counted itself (Phipson & Smyth 2010), so "
+    "p >= 1 / N, never 0. Two-sided: b counts |s_i - mean| >= |s_obs - mean|, the observed "
+    "partition included, over N in both cases."
+)
+
 _CHUNK_ELEMENTS = 1 << 21
 """Elements per chunk (16 MiB of int64/float64): ``rows * n_items`` and ``rows * n_layers``."""
 
@@ -58,13 +83,17 @@ class PermutationResult:
     statistic : FloatArray, shape ``[n_layers]`` or ``()``
         Observed ``sum(scores_x) - sum(scores_y)``.
     p_one_sided : FloatArray, shape ``[n_layers]`` or ``()``
-        ``#{i : s_i > s_obs} / N``: the share of partitions whose statistic exceeds the observed one
-        by more than the tie tolerance (Caliskan et al. 2017). The observed partition never counts.
+        Exact: ``#{i : s_i > s_obs} / N``, the share of partitions whose statistic exceeds the
+        observed one by more than the tie tolerance (Caliskan et al. 2017); the observed
+        partition does not count, so p may be 0. Sampled: ``(#{i : s_i > s_obs} + 1) / N``, the
+        observed partition counted (Phipson & Smyth 2010), so ``p >= 1/N``.
     p_two_sided : FloatArray, shape ``[n_layers]`` or ``()``
-        ``#{i : |s_i - m| >= |s_obs - m|} / N`` with ``m`` the mean of the statistic over all
-        partitions; ties count, so the observed partition always does and ``p >= 1/N``.
+        ``#{i : |s_i - mu| >= |s_obs - mu|} / N`` with ``mu`` the mean of the statistic over all
+        partitions; ties count, so the observed partition always does and ``p >= 1/N`` (for
+        sampled partitions this is ``(b + 1) / (m + 1)`` with ``b`` counting the random ones).
     n_partitions : int
-        ``N``, the number of partitions counted over, the observed one included.
+        ``N``, the number of partitions counted over, the observed one included (sampled:
+        ``m + 1`` with ``m`` random ones).
     exact : bool
         Whether all partitions were enumerated.
     seed : int
@@ -195,16 +224,30 @@ def permutation_test(
     For WEAT the scores are ``s(w, A, B)`` of the words of ``X`` and ``Y`` and the statistic is
     ``s(X, Y, A, B)``; any per-item score works (e.g. projections on a valence direction).
     Partitions: see :func:`iter_partitions`. With ``s_i`` the statistic of partition ``i``,
-    ``s_obs`` the observed one and ``N`` the number of partitions (the observed one included):
+    ``s_obs`` the observed one and ``N`` the number of partitions (the observed one included),
+    when all partitions are enumerated (exact test):
 
     .. math:: p_{\text{one}} = \frac{\#\{i : s_i > s_{\text{obs}}\}}{N}, \qquad
-              p_{\text{two}} = \frac{\#\{i : |s_i - m| \ge |s_{\text{obs}} - m|\}}{N}
+              p_{\text{two}} = \frac{\#\{i : |s_i - \mu| \ge |s_{\text{obs}} - \mu|\}}{N}
 
-    The one-sided p is that of Caliskan et al. (2017) [1]_ (strict ``>``). ``m`` is the mean of
-    the statistic over all partitions, ``m = (n_x - n_y) * mean(scores)`` (0 for equal sizes),
-    also in random mode. Two statistics within ``RELATIVE_TOLERANCE * sum |scores|`` (1e-12) of
-    each other are tied: a tie is not ``>`` but is ``>=``, so rounding never makes the observed
-    partition (or a mathematically equal one) exceed itself.
+    and when the observed partition and ``m = N - 1`` random ones are used (Phipson & Smyth
+    2010 [2]_: the observed partition counts as at least as extreme as itself, so p is never 0)
+
+    .. math:: p_{\text{one}} = \frac{\#\{i \ne \text{obs} : s_i > s_{\text{obs}}\} + 1}{m + 1},
+              \qquad
+              p_{\text{two}} = \frac{\#\{i \ne \text{obs} : |s_i - \mu| \ge
+                                |s_{\text{obs}} - \mu|\} + 1}{m + 1}
+
+    (the two-sided formula is the same in both modes: the observed partition is always as extreme
+    as itself). The exact one-sided p is that of Caliskan et al. (2017) [1]_ (strict ``>``, the
+    observed partition not counted: 0 when it is the largest of all). With random partitions
+    drawn without replacement from those other than the observed one, ``(b + 1) / (m + 1)`` is an
+    exact p-value (see the module docstring). ``mu`` is the mean of the statistic over all
+    partitions, ``(n_x - n_y) * mean(scores)`` (0 for equal sizes), also in random mode. Two
+    statistics within ``RELATIVE_TOLERANCE * sum |scores|`` (1e-12) of each other are tied: a tie
+    is not ``>`` but is ``>=``, so rounding never makes the observed partition (or a
+    mathematically equal one) exceed itself; random partitions tied with the observed one are
+    not counted in the one-sided ``b`` (strict ``>``, as in the exact test).
 
     Parameters
     ----------
@@ -262,6 +305,9 @@ def permutation_test(
                     axis=0,
                 )
             n_partitions += len(chunk)
+    exact = is_exact(n_x, n_y, n_samples)
+    if not exact:  # the observed partition never exceeds itself; sampled, it counts (P&S 2010)
+        exceeding += 1
     undefined = ~np.isfinite(scores).all(axis=0) | is_constant(scores, axis=0)
     p_one_sided = np.where(undefined, np.nan, exceeding / n_partitions)
     p_two_sided = np.where(undefined, np.nan, as_extreme / n_partitions)
@@ -270,7 +316,7 @@ def permutation_test(
         p_one_sided=_drop_layer_axis(p_one_sided, layered),
         p_two_sided=_drop_layer_axis(p_two_sided, layered),
         n_partitions=n_partitions,
-        exact=is_exact(n_x, n_y, n_samples),
+        exact=exact,
         seed=seed,
     )
 
