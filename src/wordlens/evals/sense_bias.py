@@ -828,8 +828,9 @@ def run_dimension_sweep(
     tests, assignments
         As :func:`run_sense_weat`.
     dimensions
-        Sizes ``k``; None for ``d/8, d/4, d/2, d``. Sizes above ``min(n_senses, d)`` are skipped
-        (listed in the metadata).
+        Sizes ``k``; None for ``d/8, d/4, d/2, d``. Sizes above ``d`` are skipped (listed in the
+        metadata). With fewer senses than ``d`` the matrix has rank at most ``n_senses``, and
+        every size from there on keeps all of it (the extra coordinates are 0).
     n_samples, seed, ddof
         As :func:`wordlens.stats.weat`.
 
@@ -847,15 +848,15 @@ def run_dimension_sweep(
     """
     layer = senses.layers[-1]
     matrix = senses.at_layer(layer).vectors[:, 0, :].astype(np.float64)  # [n, d]
-    _, singular, directions = np.linalg.svd(matrix, full_matrices=False)  # directions: [r, d]
+    _, singular, directions = np.linalg.svd(matrix, full_matrices=True)  # directions: [d, d]
     full = matrix.shape[1]
     sizes = dimensions or sorted({max(1, full // part) for part in (8, 4, 2, 1)})
-    kept = [k for k in dict.fromkeys(sizes) if k <= directions.shape[0]]
+    kept = [k for k in dict.fromkeys(sizes) if k <= full]
     if not kept:
-        raise EmptyInputError(
-            f"no size of {list(sizes)} fits {matrix.shape[0]} sense vectors of size {full}"
-        )
-    energy = np.cumsum(singular**2) / np.sum(singular**2)
+        raise EmptyInputError(f"no size of {list(sizes)} fits sense vectors of size {full}")
+    squares = np.zeros(full)
+    squares[: singular.size] = singular**2
+    energy = np.cumsum(squares) / squares.sum()
     frames = []
     for size in kept:
         reduced = (matrix @ directions[:size].T).astype(np.float32)  # [n, k]

@@ -14,7 +14,7 @@ Evaluation Dataset"). As the authors:
 is a head adjective (``ss_type`` 3; satellites, 5, do not count), words without one or whose key
 the store lacks are skipped, and both lists are cut to the shorter one's length ``t``
 (``eval-sssb-sense.py:69-114``). The first lemma need not be the word ("Likable" gives
-``sympathetic%3:00:02::``); repeats stay. In WordNet 3.0, 66 of the 130 pleasant and 31 of the 53
+``sympathetic%3:00:02::``); repeats stay. In WordNet 3.0, 66 of the 130 pleasant and 31 of the 54
 unpleasant words have such a key, so ``t = 31``.
 
 **black, nationality, language** (``two_sided_sampling``, ``eval-sssb-sense.py:48-67``): 5,000
@@ -87,7 +87,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from scipy import stats
 
 from wordlens.errors import EmptyInputError, WordlensError
 from wordlens.models.base import WordEmbedder
@@ -357,20 +356,29 @@ def summarize_draws(per_draw: npt.ArrayLike) -> DrawScore:
     valid = ~np.isnan(values)
     counts = valid.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        score = np.where(counts > 0, np.nansum(values, axis=0) / counts, np.nan)
-        sem = stats.sem(values, axis=0, ddof=1, nan_policy="omit")
+        score = np.where(valid, values, 0.0).sum(axis=0) / counts
+        squares = (np.where(valid, values - score, 0.0) ** 2).sum(axis=0)
+        sem = np.sqrt(squares / (counts - 1) / counts)  # as scipy.stats.sem, ddof 1
     return DrawScore(
-        np.asarray(score, dtype=np.float64),
-        np.asarray(sem, dtype=np.float64),
+        np.where(counts > 0, score, np.nan),
+        np.where(counts > 1, sem, np.nan),
         (values.shape[0] - counts).astype(np.int64),
     )
 
 
 def _cosines(target: npt.ArrayLike, attributes: npt.ArrayLike) -> FloatArray:
-    """Cosine of a ``[n_layers, d]`` target with ``[n, n_layers, d]`` attributes: ``[n, L]``."""
+    """Cosine of a ``[n_layers, d]`` target with ``[n, n_layers, d]`` attributes: ``[n, L]``.
+
+    A zero attribute vector has cosine 0, as the authors' ``cosine`` returns 0 when ``|y| = 0``
+    (``eval-sssb-sense.py:24-26``): a gender pair whose two words take the same key
+    (chairman/chairwoman and chairmen/chairwomen both give ``president%1:18:03::``,
+    congressman/congresswoman ``congressman%1:18:00::``) has a zero offset.
+    """
     layered = np.moveaxis(np.asarray(attributes, dtype=np.float64), 0, 1)  # [L, n, d]
     target_rows = np.asarray(target, dtype=np.float64)[:, np.newaxis, :]  # [L, 1, d]
-    result: FloatArray = cosine_similarity(target_rows, layered)[:, 0, :].T
+    cosines = cosine_similarity(target_rows, layered)[:, 0, :]  # [L, n]
+    zero = ~np.any(layered != 0.0, axis=2)  # [L, n]
+    result: FloatArray = np.where(zero, 0.0, cosines).T
     return result
 
 

@@ -274,7 +274,7 @@ def _dimensions_section(
         f"WEAT effect sizes of the sense vectors of layer {meta['layer']} and of their eq. 7 word "
         f"vectors, reduced to the top k right singular vectors of the {meta['n_senses']} x "
         f"{meta['full_dimension']} sense matrix (uncentred, so the full size reproduces Table 2)"
-        + (f"; sizes skipped (above the rank bound): {skipped}." if skipped else ".")
+        + (f"; sizes skipped (above the full size): {skipped}." if skipped else ".")
     )
     report.figure(figures["figure_1_dimensions"], "WEAT effect size by dimension")
     wide = table.pivot_table(

@@ -478,7 +478,7 @@ register(
         description=(
             "The attribute words of the context-independent SSSB evaluation (static sense "
             "embeddings, Table 2): 130 pleasant (positive-adjectives; 'Sincere' and 'Glowing' "
-            "twice) and 53 unpleasant adjectives (negative-adjectives), one per line."
+            "twice) and 54 unpleasant adjectives (negative-adjectives), one per line."
         ),
         files=tuple(
             ResourceFile(
