@@ -979,22 +979,24 @@ def _wat_table2(tables: dict[str, pd.DataFrame], layer: int) -> dict[str, Any]:
 
 
 def _sssb_table2(tables: dict[str, pd.DataFrame], layer: int) -> list[dict[str, Any]]:
-    if "sssb" not in tables:
-        return [
-            _table2_row("SSSB", row, "", layer, {}, "experiment sssb not run") for row in SSSB_ROWS
-        ]
-    aggregated = sssb_table2_rows(tables["sssb"])
+    aggregated = sssb_table2_rows(tables["sssb"]) if "sssb" in tables else None
     rows = []
     for row in SSSB_ROWS:
-        found = aggregated[aggregated["row"] == row]
-        values = _representation_values(found, "value", layer)
-        counts = _representation_values(found, "n_targets", layer)
         several = row not in BLACK_SENSES
-        statistic = "mean |score| over targets" if several else "score"
+        method = "sample_and_average" if row in ("noun", "verb") else "two_sided_sampling"
+        statistic = f"{'mean |score| over targets' if several else 'score'} ({method})"
+        if aggregated is None:
+            rows.append(_table2_row("SSSB", row, statistic, layer, {}, "experiment sssb not run"))
+            continue
+        found = aggregated[aggregated["row"] == row]
+        counts = _representation_values(found, "n_targets", layer)
         note = ", ".join(f"{rep} {int(n)}" for rep, n in counts.items()) + " target(s)"
         if not len(found):
             note = "no target of this row has vectors"
-        rows.append(_table2_row("SSSB", row, statistic, layer, values, note if several else ""))
+        elif not several:
+            note = ""
+        values = _representation_values(found, "value", layer)
+        rows.append(_table2_row("SSSB", row, statistic, layer, values, note))
     return rows
 
 

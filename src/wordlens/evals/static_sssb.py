@@ -33,7 +33,10 @@ gender vectors are ``m - f`` for the GN-GloVe pairs (Kaneko & Bollegala's 222; t
 ``gn-glove-gender-pairs``), each word taken as the key of the first lemma of its first synset
 (``:200-209``; "he" is ``helium%1:27:00::``, and pairs with a word without synsets, such as
 he/she, are skipped). 5,000 times, ``len(L) // 2`` gender vectors are drawn with replacement and
-the draw's score is ``mean cos / sd cos`` of the target with them.
+the draw's score is ``mean cos / sd cos`` of the target with them. Three pairs give both words the
+same key (chairman/chairwoman and chairmen/chairwomen: ``president%1:18:03::``,
+congressman/congresswoman), hence a zero offset, whose cosine the authors' guard makes 0
+(``:24-26``); so here.
 
 **Rows.** *black (ethnicity)* and *black (colour)* are the scores of ``black%3:00:02::`` and
 ``black%3:00:01::`` (``:124-138``), sign kept; at the word level both are the score of the eq. 7

@@ -224,7 +224,7 @@ def _sssb_section(report: Report, table: pd.DataFrame, meta: dict[str, Any], top
     sense = meta["sense"]
     report.paragraph(
         f"Attributes: the first head-adjective sense of each pleasant and unpleasant word, cut "
-        f"to t = {sense['t']} each ({len(meta['no_key']['pleasant'])} pleasant and "
+        f"to t = {sense['t']} each ({len(meta['no_key']['pleasant'])} distinct pleasant and "
         f"{len(meta['no_key']['unpleasant'])} unpleasant words have no such sense; "
         f"{len(sense['cut_to_t'])} cut to t; keys the store lacks: "
         f"{meta['not_in_store'] or 'none'}). Gender vectors: {sense['n_pairs']} pairs "
