@@ -44,8 +44,32 @@ def test_sense_bias_command_rejects_bad_input(tmp_path: Path) -> None:
         (["-m", "glove-6b-50d", "--experiments", "wet"], "choose experiments among"),
         (["-m", "glove-6b-50d", "--wat-reference", "swow"], "unknown WAT reference 'swow'"),
         (["-m", "glove-6b-50d", "--pooling", "median"], "median"),
+        (["-m", "glove-6b-50d", "--dimensions", "4x"], "cannot read --dimensions '4x'"),
+        (["-m", "glove-6b-50d", "--dimensions", "0,10"], "dimensions must be positive"),
+        (["-m", "glove-6b-50d", "--sssb-draws", "1"], "sssb_draws must be at least 2"),
     ]
     for options, message in cases:
         result = runner.invoke(app, ["sense-bias", *options, "--out", str(tmp_path)])
         assert result.exit_code == 2, result.output
         assert message in result.output
+
+
+def test_sense_bias_command_writes_table2_and_figure_1(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    args = ["sense-bias", "-m", "glove-6b-50d", "--baseline", "glove-6b-50d"]
+    options = [
+        *("--experiments", "weat,sssb,dimensions", "--weat-tests", "9", "--permutations", "100"),
+        *("--dimensions", "10,50", "--sssb-draws", "100", "--no-cache", "--out", str(out)),
+    ]
+    result = runner.invoke(app, [*args, *options])
+    assert result.exit_code == 0, result.output
+    assert "Table 2 (word / sense / baseline), top layer" in result.output
+    assert "experiment wat not run" in result.output
+    table2 = pd.read_parquet(out / "sense_bias_table2.parquet")
+    assert len(table2) == 12 and table2.tail(6)["baseline"].notna().all()
+    sweep = pd.read_parquet(out / "sense_bias_dimensions.parquet")
+    assert sweep.groupby("dimension").size().to_dict() == {10: 2, 50: 2}
+    meta = json.loads((out / "sense_bias_table2.json").read_text())
+    assert meta["config"]["dimensions"] == [10, 50] and meta["config"]["sssb_draws"] == 100
+    assert (out / "figure_1_dimensions.png").stat().st_size > 0
+    assert "Figure 1" in (out / "report.html").read_text()

@@ -751,8 +751,11 @@ def sense_bias(
         str, typer.Option(help="Word-level model beside the senses (e.g. glove-6b-50d), or 'none'.")
     ] = "glove-6b-50d",
     experiments: Annotated[
-        str, typer.Option(help="Experiments (comma list): weat, wat, gender-direction.")
-    ] = "weat,wat,gender-direction",
+        str,
+        typer.Option(
+            help="Experiments (comma list): weat, wat, gender-direction, sssb, dimensions."
+        ),
+    ] = "weat,wat,gender-direction,sssb,dimensions",
     layers: LayersOption = "all",
     pooling: PoolingOption = "mean",
     gloss_template: Annotated[
@@ -782,6 +785,13 @@ def sense_bias(
     alpha: Annotated[
         float, typer.Option(help="Label-propagation weight for the eat/usf references.")
     ] = 0.99,
+    dimensions: Annotated[
+        str | None,
+        typer.Option(
+            help="Sizes of the dimensionality sweep (comma list) [default: d/8,d/4,d/2,d]."
+        ),
+    ] = None,
+    sssb_draws: Annotated[int, typer.Option(help="Bootstrap draws per SSSB score.")] = 5_000,
     device: DeviceOption = "cpu",
     dtype: DtypeOption = "float32",
     bos: BosOption = "auto",
@@ -790,8 +800,9 @@ def sense_bias(
     cache_dir: CacheDirOption = None,
     trust_remote_code: TrustOption = False,
 ) -> None:
-    """Social bias in sense embeddings (Zhou, Kaneko & Bollegala 2022): WEAT with sense ids,
-    WAT and the gender direction, at the sense and the word level."""
+    """Social bias in sense embeddings (Zhou, Kaneko & Bollegala 2022): WEAT with sense ids, WAT,
+    SSSB and the gender direction at the sense and the word level (Table 2, Figure 2), and WEAT by
+    dimension (Figure 1)."""
     from wordlens.evals.sense_bias import SenseBiasConfig, run_sense_bias
     from wordlens.models.base import check_pooling
     from wordlens.report.sense_report import write_sense_bias
@@ -799,6 +810,12 @@ def sense_bias(
     if (model is None) == (senses is None):
         raise WordlensError("give exactly one of --model and --senses")
     chosen_layers = parse_layers(layers)
+    try:
+        sizes = None if dimensions is None else tuple(int(k) for k in parse_list(dimensions))
+    except ValueError:
+        raise WordlensError(
+            f"cannot read --dimensions {dimensions!r}: use e.g. '48,96,384'"
+        ) from None
     config = SenseBiasConfig(
         experiments=parse_list(experiments),  # type: ignore[arg-type]
         layers=None if chosen_layers is None else tuple(chosen_layers),
@@ -813,6 +830,8 @@ def sense_bias(
         seed=seed,
         ddof=ddof,
         alpha=alpha,
+        dimensions=sizes,
+        sssb_draws=sssb_draws,
     )
 
     def opened(name: str) -> WordEmbedder:
@@ -835,6 +854,15 @@ def print_sense_bias_summary(tables: dict[str, Any]) -> None:
     """Top-layer WEAT effect sizes, WAT correlations and occupation cosines per representation
     (the baseline's rows are at its own single layer)."""
     top = {name: top_layer_rows(table) for name, table in tables.items() if "layer" in table}
+    if "table2" in tables:
+        grid = Table(title="Table 2 (word / sense / baseline), top layer", title_justify="left")
+        for column in ("section", "row", "word", "sense", "baseline", "note"):
+            grid.add_column(column)
+        for row in tables["table2"].itertuples():
+            values = (row.word, row.sense, row.baseline)
+            cells = ["–" if value != value else f"{value:+.3f}" for value in values]  # NaN: –
+            grid.add_row(row.section, row.row, *cells, row.note)
+        console.print(grid)
     if "weat" in top:
         grid = Table(title="WEAT with sense ids, top layer", title_justify="left")
         for column in ("test", "representation", "effect size", "p one-sided", "n x/y/a/b"):

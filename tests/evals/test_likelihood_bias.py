@@ -13,6 +13,8 @@ import pytest
 from wordlens.errors import EmptyInputError, WordlensError
 from wordlens.evals.likelihood_bias import run_likelihood_bias, table3
 from wordlens.models.scoring import LMScorer, ScoringMethod, SentenceScores, load_scorer
+from wordlens.report.likelihood_report import write_likelihood_bias
+from wordlens.resources.bias_benchmarks import load_bias_pairs
 
 FLUENT = [
     "The children played in the park after school.",
@@ -165,3 +167,35 @@ def test_table3_keeps_the_paper_layout() -> None:
     assert list(layout["aul"]) == [-1.5, 2.0, 10.0] and layout["pll"].isna().all()
     assert (layout["aul_ci_low"] == -60.0).all() and layout["pll_ci_high"].isna().all()
     assert (layout["n"] == 5).all()
+
+
+def test_figure_3_scores_each_occupation_and_sense(masked: LMScorer, tmp_path: Path) -> None:
+    sssb = load_bias_pairs("sssb")
+    gender = sssb.query("category == 'gender-noun-vs-verb'")
+    few = gender.groupby(["target", "sense_type"], sort=False).head(3)  # 6 x 2 x 3 pairs
+    run = run_likelihood_bias(masked, {"sssb": few}, ["aul", "pll"], n_resamples=200)
+    occupations = run.tables["sssb_occupations"]
+    assert len(occupations) == 2 * 6 * 2 and (occupations["n"] == 3).all()
+    assert list(occupations["occupation"][:2]) == ["engineer", "engineer"]
+    assert set(occupations["sense_type"]) == {"noun", "verb"}
+    pair_scores = run.tables["pair_scores"]
+    for row in occupations.itertuples():
+        group = pair_scores[
+            (pair_scores["method"] == row.method)
+            & (pair_scores["target"] == row.occupation)
+            & (pair_scores["sense_type"] == row.sense_type)
+        ]
+        higher = (group["score_stereo"] > group["score_anti"]).mean()
+        assert row.bias_score == pytest.approx(100 * higher - 50)
+    written = write_likelihood_bias(run, tmp_path)
+    figure = tmp_path / "figure_3_occupations.png"
+    assert figure in written and figure.read_bytes().startswith(b"\x89PNG")
+    report = (tmp_path / "report.html").read_text()
+    assert "Figure 3" in report and report.count("data:image/png") == 2  # Figure 3 and SSSB
+    # without gender pairs there is no Figure 3
+    race = sssb.query("category == 'race-vs-colour'").head(3)
+    other = run_likelihood_bias(masked, {"sssb": race}, ["aul"], n_resamples=0)
+    assert "sssb_occupations" not in other.tables
+    assert not (tmp_path / "other").exists()
+    write_likelihood_bias(other, tmp_path / "other")
+    assert not (tmp_path / "other" / "figure_3_occupations.png").exists()

@@ -5,6 +5,7 @@ end to end on real models."""
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,18 +14,22 @@ import pytest
 
 from wordlens.errors import EmptyInputError, WordlensError
 from wordlens.evals.sense_bias import (
+    TABLE2_COLUMNS,
+    WEAT_ROWS,
     SenseBiasConfig,
     eq4_max_over_senses,
     eq4_scores,
     gender_direction,
     max_cosine_by_group,
     propagated_gender_scores,
+    run_dimension_sweep,
     run_gender_direction,
     run_sense_bias,
     run_sense_weat,
     run_wat,
     wat_reference,
 )
+from wordlens.evals.static_sssb import SSSB_ROWS
 from wordlens.models.base import WordEmbedder
 from wordlens.models.senses import SenseVectors, build_sense_vectors
 from wordlens.report.sense_report import write_sense_bias
@@ -293,6 +298,10 @@ def test_config_validation() -> None:
         SenseBiasConfig(gender_pairs="bolukbasi")
     with pytest.raises(WordlensError, match="at least 3"):
         SenseBiasConfig(wat_words=2)
+    with pytest.raises(WordlensError, match="dimensions must be positive"):
+        SenseBiasConfig(dimensions=(0, 10))
+    with pytest.raises(WordlensError, match="sssb_draws must be at least 2"):
+        SenseBiasConfig(sssb_draws=1)
     with pytest.raises(WordlensError, match="either a model"):
         run_sense_bias(SenseBiasConfig())
 
@@ -321,10 +330,29 @@ def test_sense_bias_end_to_end_on_minilm_with_a_glove_baseline(
     assert len(directions) == 12 and directions["baseline"].notna().all()
     assert run.metadata["experiments"]["wat"]["n_sampled"] == 12
     assert run.metadata["sense_vectors"]["n_senses"] > 100
+    table2 = run.tables["table2"].set_index("row")
+    assert list(table2.index) == [*WEAT_ROWS.values(), "WAT", *SSSB_ROWS]
+    computed = ["Physical vs. Mental condition", "WAT", *SSSB_ROWS]
+    assert np.isfinite(table2.loc[computed, ["word", "sense", "baseline"]].to_numpy()).all()
+    assert table2.loc["Math vs Art", "note"] == "WEAT test 7 not among the tests run ((9,))"
+    assert (table2.loc[computed, "layer"] == 6).all()
+    # contextual sense vectors tell black's two senses apart; its eq. 7 word vector cannot
+    assert table2.loc["black (ethnicity)", "sense"] != table2.loc["black (colour)", "sense"]
+    assert table2.loc["black (ethnicity)", "word"] == table2.loc["black (colour)", "word"]
+    sweep = run.tables["dimensions"]
+    assert sorted(set(sweep["dimension"])) == [48, 96, 192, 384]  # d/8, d/4, d/2, d of minilm
     written = write_sense_bias(run, tmp_path)
     html = (tmp_path / "report.html").read_text()
-    assert "Figure 2" in html and "Table 2" in html and "<img" in html
-    assert {path.name for path in written} >= {"sense_bias_weat.parquet", "report.html"}
+    assert "Figure 2" in html and "Table 2" in html and "Figure 1" in html and "<img" in html
+    assert {path.name for path in written} >= {
+        "sense_bias_weat.parquet",
+        "sense_bias_table2.parquet",
+        "sense_bias_sssb.parquet",
+        "figure_1_dimensions.png",
+        "figure_2_gender_direction.png",
+        "report.html",
+    }
+    assert (tmp_path / "figure_1_dimensions.png").read_bytes().startswith(b"\x89PNG")
 
 
 def test_a_sense_file_gives_the_same_results_as_the_built_vectors(
@@ -347,3 +375,80 @@ def test_a_sense_file_gives_the_same_results_as_the_built_vectors(
     table = from_store.tables["weat"].set_index("representation")
     # a static model gives every sense the word's vector: sense and word levels agree
     assert table.loc["sense", "effect_size"] == pytest.approx(table.loc["word", "effect_size"])
+
+
+# --- Table 2 and Figure 1 ------------------------------------------------------------------------
+
+
+def test_table2_has_every_row_and_says_why_a_row_is_missing(glove: WordEmbedder) -> None:
+    config = SenseBiasConfig(experiments=("weat", "sssb"), weat_tests=(9,), n_samples=100)
+    run = run_sense_bias(replace(config, sssb_draws=200), model=glove, baseline=glove)
+    table = run.tables["table2"]
+    assert list(table.columns) == TABLE2_COLUMNS
+    assert list(table["row"]) == [*WEAT_ROWS.values(), "WAT", *SSSB_ROWS]
+    rows = table.set_index("row")
+    sssb = rows.loc[list(SSSB_ROWS), ["word", "sense", "baseline"]].to_numpy()
+    assert np.isfinite(sssb).all() and (sssb > 0).all()  # mean |score| or a positive score
+    assert rows.loc["WAT", "note"] == "experiment wat not run" and np.isnan(rows.loc["WAT", "word"])
+    assert rows.loc["Flowers vs Insects", "note"].startswith("WEAT test 1 not among")
+    weat_9 = run.tables["weat"].set_index("representation")["effect_size"]
+    assert rows.loc["Physical vs. Mental condition", "sense"] == weat_9["sense"]
+    assert rows.loc["Physical vs. Mental condition", "baseline"] == weat_9["baseline"]
+    assert rows.loc["nationality", "note"] == "sense 12, word 16, baseline 16 target(s)"
+    sssb_table = run.tables["sssb"]
+    assert set(sssb_table["representation"]) == {"sense", "word", "baseline"}
+    assert (sssb_table["n_draws"] == 200).all()
+    assert "dimensions" not in run.tables and "sssb" in run.metadata["experiments"]
+
+
+def _weat_senses(
+    model: WordEmbedder,
+    test_id: int,
+    layers: list[int] | None = None,
+    max_examples: int | None = None,
+) -> tuple[SenseVectors, WeatTest, SenseAssignments]:
+    """Sense vectors of every sense of the lemmas a WEAT test's assigned senses name."""
+    wordnet = load_wordnet()
+    assignments = weat_sense_assignments(wordnet)
+    test = load_weat_tests([test_id])[0]
+    words = (word for group in (test.x, test.y, test.a, test.b) for word in group.words)
+    lemmas = sorted({assignments.senses[word].split("%")[0] for word in words})
+    keys = [sense.key for lemma in lemmas for sense in wordnet.senses(lemma)]
+    senses = build_sense_vectors(model, keys, layers, max_examples=max_examples, wordnet=wordnet)
+    return senses, test, assignments
+
+
+def test_dimension_sweep_defaults_and_sizes_beyond_the_rank(glove: WordEmbedder) -> None:
+    senses, test, assignments = _weat_senses(glove, 1)
+    run = run_dimension_sweep(senses, [test], assignments, n_samples=100)
+    table = run.tables["dimensions"]
+    assert run.metadata["dimensions"] == [6, 12, 25, 50]  # d/8, d/4, d/2, d of GloVe 50d
+    assert list(table.groupby("dimension").size()) == [2, 2, 2, 2]  # sense and word per size
+    assert table["energy"].is_monotonic_increasing and table["energy"].iloc[-1] == pytest.approx(1)
+    direct = run_sense_weat(senses, [test], assignments, n_samples=100).tables["weat"]
+    full = table[table["dimension"] == 50].set_index("representation")["effect_size"]
+    # the full size is a rotation: the effect sizes of the unreduced vectors
+    for representation, value in direct.set_index("representation")["effect_size"].items():
+        assert full[representation] == pytest.approx(value, abs=1e-5)
+    capped = run_dimension_sweep(senses, [test], assignments, (10, 51), n_samples=100)
+    assert capped.metadata["dimensions"] == [10] and capped.metadata["skipped_dimensions"] == [51]
+    with pytest.raises(EmptyInputError, match="no size"):
+        run_dimension_sweep(senses, [test], assignments, (51,))
+
+
+@pytest.mark.slow
+def test_dimension_sweep_on_minilm_gives_one_point_per_size(minilm: WordEmbedder) -> None:
+    senses, test, assignments = _weat_senses(minilm, 9, layers=[-1], max_examples=0)
+    run = run_dimension_sweep(senses, [test], assignments, (24, 96, 384), n_samples=200)
+    table = run.tables["dimensions"]
+    assert table.groupby(["dimension", "representation"]).size().to_dict() == {
+        (size, rep): 1 for size in (24, 96, 384) for rep in ("sense", "word")
+    }
+    assert np.isfinite(table["effect_size"]).all() and run.metadata["layer"] == 6
+    assert run.metadata["n_senses"] < 384  # rank below d: the full size is still a rotation
+    direct = run_sense_weat(senses, [test], assignments, n_samples=200).tables["weat"]
+    full = table[table["dimension"] == 384].set_index("representation")["effect_size"]
+    for representation, value in direct.set_index("representation")["effect_size"].items():
+        assert full[representation] == pytest.approx(value, abs=1e-4)
+    # reduced sizes are other spaces: the effect sizes move
+    assert table[table["dimension"] == 24]["effect_size"].tolist() != full.tolist()

@@ -15,8 +15,10 @@ from wordlens.resources import get_resource, list_resources
 from wordlens.resources.bias_benchmarks import (
     COLUMNS,
     load_bias_pairs,
+    load_sssb_adjectives,
     read_crows_pairs,
     read_sssb,
+    read_sssb_adjectives,
     read_stereoset_intrasentence,
 )
 
@@ -258,3 +260,18 @@ def test_registry_entries_and_unknown_names() -> None:
     assert len(get_resource("sssb").files) == 3
     with pytest.raises(WordlensError, match="unknown benchmark 'winobias'"):
         load_bias_pairs("winobias")
+
+
+def test_sssb_adjectives(shared_env: Path, tmp_path: Path) -> None:
+    pleasant, unpleasant = load_sssb_adjectives()
+    assert (len(pleasant), len(unpleasant)) == (130, 54)  # the last line has no newline
+    assert pleasant[:2] == ("Affectionate", "Agreeable") and pleasant.count("Sincere") == 2
+    assert unpleasant[:2] == ("arrogant", "boastful")
+    good = _write(tmp_path / "good", "kind\n\n nice \n")
+    assert read_sssb_adjectives([good, good]) == (("kind", "nice"), ("kind", "nice"))
+    with pytest.raises(LexiconFormatError, match="file is empty"):
+        read_sssb_adjectives([good, _write(tmp_path / "empty", "\n")])
+    with pytest.raises(LexiconFormatError, match="several words"):
+        read_sssb_adjectives([good, _write(tmp_path / "two", "very kind\n")])
+    with pytest.raises(WordlensError, match="positive and negative"):
+        read_sssb_adjectives([good])

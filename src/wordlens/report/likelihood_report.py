@@ -1,27 +1,34 @@
 """The likelihood-bias report: the bias score of eq. 6 of Zhou, Kaneko & Bollegala (2022) per
-benchmark, category and scoring method for one model, with Table 3's layout, in one HTML page."""
+benchmark, category and scoring method for one model, with Table 3's layout and Figure 3 (SSSB
+gender bias per occupation, noun vs verb senses), in one HTML page; Figure 3 also as a PNG file."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from wordlens.evals.likelihood_bias import BENCHMARK_TITLES, LikelihoodBiasRun
+from wordlens.report.bias_figures import write_figures
 from wordlens.report.html import Report
 from wordlens.report.interval_bars import IntervalBars, interval_bars
 
 _COUNTS = ["n", "n_stereo_higher", "n_anti_higher", "n_ties", "n_missing"]
 
 
-def build_likelihood_report(run: LikelihoodBiasRun) -> Report:
-    """Configuration, Table 3, one section per benchmark, timings."""
+def build_likelihood_report(
+    run: LikelihoodBiasRun, figures: Mapping[str, bytes] | None = None
+) -> Report:
+    """Configuration, Table 3, Figure 3 (when SSSB gender pairs were scored), one section per
+    benchmark, timings. ``figures``: those of :func:`paper_figures` (drawn here if None)."""
+    figures = paper_figures(run) if figures is None else figures
     meta = run.metadata
     model = meta["model"]
     config = meta["config"]
     bias_scores = run.tables["bias_scores"]
-    interval = f"{config['confidence']:.0%} bootstrap interval"
+    interval = _interval(run)
     reductions = model.get("scoring", {}).get("reductions", {})
     report = Report(f"Likelihood bias — {model['name']}")
     report.definitions(
@@ -52,6 +59,8 @@ def build_likelihood_report(run: LikelihoodBiasRun) -> Report:
     )
     report.heading(f"Table 3 layout — bias score [{interval}]")
     report.table(_table3_with_intervals(run.tables["table3"], config["methods"]))
+    if "sssb_occupations" in run.tables:
+        _occupation_section(report, run.tables["sssb_occupations"], figures, interval)
     for benchmark, scores in bias_scores.groupby("benchmark", sort=False):
         _benchmark_section(report, str(benchmark), scores, interval)
     report.heading("Timings")
@@ -112,13 +121,59 @@ def _timings(meta: dict[str, Any]) -> pd.DataFrame:
     )
 
 
+def paper_figures(run: LikelihoodBiasRun) -> dict[str, bytes]:
+    """Figure 3 (``figure_3_occupations``) as PNG bytes when the run has SSSB gender pairs."""
+    if "sssb_occupations" not in run.tables:
+        return {}
+    figure = _occupation_figure(run.tables["sssb_occupations"], _interval(run))
+    return {"figure_3_occupations": figure}
+
+
+def _interval(run: LikelihoodBiasRun) -> str:
+    return f"{run.metadata['config']['confidence']:.0%} bootstrap interval"
+
+
+def _occupation_figure(table: pd.DataFrame, interval: str) -> bytes:
+    labelled = table.assign(bars=table["method"] + " " + table["sense_type"])
+    return interval_bars(
+        IntervalBars(
+            labelled,
+            category="occupation",
+            series="bars",
+            value="bias_score",
+            low="ci_low",
+            high="ci_high",
+            title=f"SSSB gender bias per occupation, noun vs verb sense ({interval}s)",
+            ylabel="bias score (positive: stereotypical)",
+            limits=(-55.0, 55.0),
+        )
+    )
+
+
+def _occupation_section(
+    report: Report, table: pd.DataFrame, figures: Mapping[str, bytes], interval: str
+) -> None:
+    report.heading("Figure 3 — SSSB gender bias per occupation: noun vs verb senses")
+    report.paragraph(
+        "Bias score (eq. 6) of each occupation's SSSB pairs that use its noun (occupation) sense "
+        "and of those that use its verb (action) sense; positive: the stereotypical sentence "
+        f"scores higher. Bars show the {interval}."
+    )
+    report.figure(figures["figure_3_occupations"], "SSSB bias per occupation and sense")
+    columns = ["method", "occupation", "sense_type", "bias_score", "ci_low", "ci_high", *_COUNTS]
+    report.table(table[columns], float_format="{:.2f}")
+
+
 def write_likelihood_bias(run: LikelihoodBiasRun, out_dir: Path) -> list[Path]:
     """Write every table as ``likelihood_<name>`` (parquet/csv/json, see
-    :class:`wordlens.results.Result`) and ``report.html`` into ``out_dir``."""
+    :class:`wordlens.results.Result`), Figure 3 as ``figure_3_occupations.png`` (when the run has
+    SSSB gender pairs) and ``report.html`` into ``out_dir``."""
     from wordlens.results import Result
 
     written: list[Path] = []
     for name, table in run.tables.items():
         written += Result(f"likelihood_{name}", table, run.metadata).write(out_dir)
-    written.append(build_likelihood_report(run).write(out_dir / "report.html"))
+    figures = paper_figures(run)
+    written += write_figures(figures, out_dir)
+    written.append(build_likelihood_report(run, figures).write(out_dir / "report.html"))
     return written

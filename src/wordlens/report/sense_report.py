@@ -1,15 +1,17 @@
-"""The sense-bias report: Table 2 (WEAT and WAT, word vs sense) and Figure 2 (gender directions of
-occupations' noun and verb senses) of Zhou, Kaneko & Bollegala (2022), in one HTML page."""
+"""The sense-bias report: Table 2 (WEAT, WAT and SSSB, word vs sense), Figure 1 (bias by
+dimension) and Figure 2 (gender directions of occupations' noun and verb senses) of Zhou, Kaneko &
+Bollegala (2022), in one HTML page; the figures also as PNG files."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from wordlens.evals.sense_bias import SenseBiasRun
-from wordlens.report.bias_figures import grouped_bars
+from wordlens.report.bias_figures import grouped_bars, write_figures
 from wordlens.report.figures import Panel, line_panels
 from wordlens.report.html import Report
 from wordlens.results import Result
@@ -22,8 +24,12 @@ _REPRESENTATIONS = {
 }
 
 
-def build_sense_report(run: SenseBiasRun) -> Report:
-    """The sections of the experiments the run holds, with its provenance and timings."""
+def build_sense_report(run: SenseBiasRun, figures: Mapping[str, bytes] | None = None) -> Report:
+    """The sections of the experiments the run holds, with its provenance and timings.
+
+    ``figures`` are the paper's figures of :func:`paper_figures` (drawn here if None).
+    """
+    figures = paper_figures(run) if figures is None else figures
     meta = run.metadata
     vectors = meta["sense_vectors"]
     top = vectors["layers"][-1]
@@ -46,25 +52,49 @@ def build_sense_report(run: SenseBiasRun) -> Report:
         f"({top}), figures every layer."
     )
     tables = run.tables
+    if "table2" in tables:
+        _table2_section(report, tables["table2"])
     if "weat" in tables:
         _weat_section(report, tables["weat"], top)
     if "wat" in tables:
         _wat_section(report, tables["wat"], meta["experiments"]["wat"], top)
+    if "sssb" in tables:
+        _sssb_section(report, tables["sssb"], meta["experiments"]["sssb"], top)
+    if "dimensions" in tables:
+        _dimensions_section(
+            report, tables["dimensions"], meta["experiments"]["dimensions"], figures
+        )
     if "gender_direction" in tables:
-        _direction_section(report, tables["gender_direction"], top)
+        _direction_section(report, tables["gender_direction"], top, figures)
     report.heading("Timings (seconds)")
     report.table(pd.DataFrame(sorted(meta["timings_s"].items()), columns=["stage", "seconds"]))
     return report
 
 
 def write_sense_bias(run: SenseBiasRun, out_dir: Path) -> list[Path]:
-    """Write every table (parquet/csv/json, see :class:`wordlens.results.Result`) and
-    ``report.html`` into ``out_dir``."""
+    """Write every table (parquet/csv/json, see :class:`wordlens.results.Result`), the paper's
+    figures (``figure_1_dimensions.png``, ``figure_2_gender_direction.png``, those the run has)
+    and ``report.html`` into ``out_dir``."""
     written: list[Path] = []
     for name, table in run.tables.items():
         written += Result(f"sense_bias_{name}", table, run.metadata).write(out_dir)
-    written.append(build_sense_report(run).write(out_dir / "report.html"))
+    figures = paper_figures(run)
+    written += write_figures(figures, out_dir)
+    written.append(build_sense_report(run, figures).write(out_dir / "report.html"))
     return written
+
+
+def paper_figures(run: SenseBiasRun) -> dict[str, bytes]:
+    """Figure 1 (WEAT effect size by dimension) and Figure 2 (cosines with the gender direction
+    at the top layer) as PNG bytes, for the experiments the run holds."""
+    figures: dict[str, bytes] = {}
+    tables = run.tables
+    if "dimensions" in tables:
+        figures["figure_1_dimensions"] = _dimension_figure(tables["dimensions"])
+    if "gender_direction" in tables:
+        top = run.metadata["sense_vectors"]["layers"][-1]
+        figures["figure_2_gender_direction"] = _direction_figure(tables["gender_direction"], top)
+    return figures
 
 
 def _at_layer(table: pd.DataFrame, layer: int) -> pd.DataFrame:
@@ -148,24 +178,109 @@ def _wat_section(report: Report, table: pd.DataFrame, meta: dict[str, Any], top:
         report.figure(line_panels([panel], columns=1), "WAT correlation by layer")
 
 
-def _direction_section(report: Report, table: pd.DataFrame, top: int) -> None:
+def _direction_columns(chosen: pd.DataFrame) -> dict[str, str]:
+    columns = {"noun_sense": "noun sense", "verb_sense": "verb sense", "word": "word (eq. 7)"}
+    if chosen["baseline"].notna().any():
+        columns["baseline"] = "baseline word"
+    return columns
+
+
+def _direction_figure(table: pd.DataFrame, top: int) -> bytes:
+    chosen = table[table["layer"] == top]
+    return grouped_bars(
+        chosen,
+        "occupation",
+        _direction_columns(chosen),
+        title=f"Cosine with the gender direction (layer {top})",
+        ylabel="cosine (positive: male)",
+    )
+
+
+def _direction_section(
+    report: Report, table: pd.DataFrame, top: int, figures: Mapping[str, bytes]
+) -> None:
     report.heading("Figure 2 — occupations and the gender direction")
     report.paragraph(
         "Cosine of each occupation's noun sense, verb sense and eq. 7 word vector with the "
         "gender direction of eq. 8 (mean of male minus female word vectors); positive: male."
     )
+    report.figure(figures["figure_2_gender_direction"], "gender direction cosines")
     chosen = table[table["layer"] == top]
-    columns = {"noun_sense": "noun sense", "verb_sense": "verb sense", "word": "word (eq. 7)"}
-    if chosen["baseline"].notna().any():
-        columns["baseline"] = "baseline word"
-    report.figure(
-        grouped_bars(
-            chosen,
-            "occupation",
-            columns,
-            title=f"Cosine with the gender direction (layer {top})",
-            ylabel="cosine (positive: male)",
-        ),
-        "gender direction cosines",
+    report.table(chosen[["occupation", "layer", *_direction_columns(chosen)]])
+
+
+def _table2_section(report: Report, table: pd.DataFrame) -> None:
+    report.heading("Table 2 — word vs sense bias, every row")
+    report.paragraph(
+        "The rows of the paper's Table 2 at the top layer of the sense vectors: word (eq. 7, the "
+        "mean of a word's sense vectors) beside sense, and the baseline word vectors at their "
+        "own layer. WEAT: effect size; WAT: Pearson's r; SSSB: the authors' bootstrap score "
+        "(mean over draws of mean/sd of cosines; black: one target, the others the mean |score| "
+        "over their targets). A row not computed says why in its note."
     )
-    report.table(chosen[["occupation", "layer", *columns]])
+    report.table(table)
+
+
+def _sssb_section(report: Report, table: pd.DataFrame, meta: dict[str, Any], top: int) -> None:
+    report.heading("Table 2 — SSSB on static vectors, per target")
+    sense = meta["sense"]
+    report.paragraph(
+        f"Attributes: the first head-adjective sense of each pleasant and unpleasant word, cut "
+        f"to t = {sense['t']} each ({len(meta['no_key']['pleasant'])} distinct pleasant and "
+        f"{len(meta['no_key']['unpleasant'])} unpleasant words have no such sense; "
+        f"{len(sense['cut_to_t'])} cut to t; keys the store lacks: "
+        f"{meta['not_in_store'] or 'none'}). Gender vectors: {sense['n_pairs']} pairs "
+        f"({len(meta['no_key']['pairs'])} without synsets; list: {meta['pair_list']}). "
+        f"{meta['n_draws']} draws, seed {meta['seed']}. Positive: nearer the pleasant words "
+        "(black, nationality, language) or the male words (noun, verb)."
+    )
+    left_out = {
+        f"{representation}: {target}": why
+        for representation in ("sense", "word", "baseline")
+        if representation in meta
+        for target, why in meta[representation]["left_out_targets"].items()
+    }
+    if left_out:
+        report.paragraph(
+            "Targets left out: " + "; ".join(f"{k} ({v})" for k, v in left_out.items()), note=True
+        )
+    chosen = _at_layer(table, top)
+    wide = chosen.pivot_table(
+        index=["row", "target"], columns="representation", values="score", sort=False
+    )
+    report.table(wide.rename_axis(columns=None).reset_index())
+
+
+def _dimension_figure(table: pd.DataFrame) -> bytes:
+    panels = [
+        Panel(
+            f"WEAT {test}: {rows['title'].iloc[0]}",
+            rows.assign(representation=rows["representation"].map(_REPRESENTATIONS)),
+            "dimension",
+            "effect_size",
+            series="representation",
+            xlabel="dimension",
+            ylabel="effect size",
+        )
+        for test, rows in table.groupby("test", sort=True)
+    ]
+    return line_panels(panels, columns=3, title="WEAT effect size by dimension (Figure 1)")
+
+
+def _dimensions_section(
+    report: Report, table: pd.DataFrame, meta: dict[str, Any], figures: Mapping[str, bytes]
+) -> None:
+    report.heading("Figure 1 — bias and the dimension of the sense vectors")
+    skipped = meta["skipped_dimensions"]
+    report.paragraph(
+        f"WEAT effect sizes of the sense vectors of layer {meta['layer']} and of their eq. 7 word "
+        f"vectors, reduced to the top k right singular vectors of the {meta['n_senses']} x "
+        f"{meta['full_dimension']} sense matrix (uncentred, so the full size reproduces Table 2)"
+        + (f"; sizes skipped (above the full size): {skipped}." if skipped else ".")
+    )
+    report.figure(figures["figure_1_dimensions"], "WEAT effect size by dimension")
+    wide = table.pivot_table(
+        index=["dimension", "energy"], columns=["test", "representation"], values="effect_size"
+    )
+    wide.columns = [f"WEAT {column[0]} {column[1]}" for column in wide.columns.to_flat_index()]
+    report.table(wide.reset_index())

@@ -344,6 +344,48 @@ def read_stereoset_intrasentence(path: Path) -> pd.DataFrame:
     return _tidy(pd.DataFrame(rows, columns=list(COLUMNS)))
 
 
+def read_sssb_adjectives(paths: Sequence[Path]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The pleasant and unpleasant attribute words of the context-independent SSSB evaluation.
+
+    Parameters
+    ----------
+    paths
+        ``positive-adjectives`` and ``negative-adjectives`` (one word per line), in that order.
+
+    Returns
+    -------
+    tuple of two tuples of str
+        The words of each file as written (stripped, blank lines skipped), repeats and file
+        order kept: Zhou et al.'s code reads every line (``eval-sssb-sense.py:74-110``).
+
+    Raises
+    ------
+    LexiconFormatError
+        If a file holds no word or a line holds more than one.
+    """
+    lists = []
+    for path in paths:
+        words = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+        kept = tuple(word for word in words if word)
+        spaced = [word for word in kept if len(word.split()) > 1]
+        if not kept or spaced:
+            raise LexiconFormatError(
+                f"{path}: expected one adjective per line"
+                + (f"; lines with several words: {spaced[:3]}" if spaced else " (file is empty)")
+            )
+        lists.append(kept)
+    if len(lists) != 2:
+        raise WordlensError(f"expected the positive and negative adjective files; got {paths}")
+    return lists[0], lists[1]
+
+
+def load_sssb_adjectives(path: Path | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The registered ``sssb-adjectives``: (pleasant words, unpleasant words)."""
+    loaded = get_resource("sssb-adjectives").load(path)
+    assert isinstance(loaded, tuple)
+    return loaded
+
+
 def _tidy(frame: pd.DataFrame) -> pd.DataFrame:
     """All of :data:`COLUMNS` in order, as strings (missing where a benchmark lacks a column)."""
     return frame.reindex(columns=list(COLUMNS)).astype("string").reset_index(drop=True)
@@ -427,6 +469,33 @@ register(
             for name, sha256 in _SSSB_SHA256.items()
         ),
         loader=read_sssb,
+        citation=_ZHOU,
+        license="none stated (LivNLP/bias-sense has no license file); cite the paper",
+    )
+)
+register(
+    Resource(
+        name="sssb-adjectives",
+        kind="wordsets",
+        description=(
+            "The attribute words of the context-independent SSSB evaluation (static sense "
+            "embeddings, Table 2): 130 pleasant (positive-adjectives; 'Sincere' and 'Glowing' "
+            "twice) and 54 unpleasant adjectives (negative-adjectives), one per line."
+        ),
+        files=tuple(
+            ResourceFile(
+                relpath=f"bias_benchmarks/sssb/{name}-adjectives.txt",
+                sha256=sha256,
+                repo="LivNLP/bias-sense",
+                commit=_SSSB_COMMIT,
+                path=f"data/{name}-adjectives",
+            )
+            for name, sha256 in (
+                ("positive", "b6b6e1e1443766cb4fb40658e47909f107afc7ee5066dd017745ede09aefaca5"),
+                ("negative", "0b70aaaf96ca50f0abc684b289be28cae240c07fc48f9a36000ee15b1225766b"),
+            )
+        ),
+        loader=read_sssb_adjectives,
         citation=_ZHOU,
         license="none stated (LivNLP/bias-sense has no license file); cite the paper",
     )

@@ -243,6 +243,21 @@ class WordNet:
             raise UnknownSenseError(f"{word!r} has no sense in WordNet {self.version}")
         return tuple(_sense(found) for found in self._reader.lemmas(lemma) if self._indexed(found))
 
+    def synset_head_keys(self, word: str) -> tuple[str, ...]:
+        """The sense key of the *first* lemma of each synset ``word`` belongs to, in the order of
+        NLTK's ``wn.synsets(word)`` (nouns, verbs, adjectives, adverbs; WordNet's morphology
+        applied, so ``"wizards"`` gives the synsets of ``wizard``).
+
+        The first lemma need not be ``word``: ``"he"`` gives ``helium%1:27:00::`` first. This is
+        how Zhou et al.'s code picks a sense for a word (``synset.lemmas()[0].key()``,
+        ``eval-sssb-sense.py:78-81`` and ``:202-207`` of LivNLP/bias-sense); a word WordNet lacks
+        gives ``()``.
+        """
+        form = lemma_form(word)
+        if not form:
+            return ()
+        return tuple(str(synset.lemmas()[0].key()) for synset in self._reader.synsets(form))
+
     def _indexed(self, lemma: Any) -> bool:
         """Whether an NLTK lemma's sense key is in ``index.sense``."""
         from nltk.corpus.reader.wordnet import WordNetError
