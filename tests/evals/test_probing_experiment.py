@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from wordlens.errors import WordlensError
-from wordlens.evals.probing import ProbeConfig, probing_split, run_probing
+from wordlens.evals.probing import ProbeConfig, probing_split, run_probing, task_examples
 from wordlens.models.cache import ActivationCache
 from wordlens.models.loading import load_model
 from wordlens.probing.converters import load_probing_task
@@ -83,6 +83,23 @@ def test_features_are_computed_once_per_model(run: Any, minilm: Any) -> None:
     )
     assert again.metadata["sentences_computed"]["trained"] == {"train": 0, "dev": 0, "test": 0}
     assert again.metadata["lexical_layer"] is None  # top alone needs no lexical layer
+    assert "non_core_edges_left_out" not in again.metadata["counts"]["train"]  # SPR only
+
+
+def test_spr_run_records_the_non_core_edges_left_out(minilm: Any) -> None:
+    config = ProbeConfig(
+        task="spr", representations=("top",), train_sentences=30, eval_sentences=10, max_steps=2
+    )
+    result = run_probing(config, minilm)
+    examples = task_examples(config)
+    for split in ("train", "dev", "test"):
+        counts = result.metadata["counts"][split]
+        left_out = sum(example.info["non_core_edges_left_out"] for example in examples[split])
+        assert counts["arguments_only"] is True
+        assert counts["non_core_edges_left_out"] == left_out
+    assert result.metadata["counts"]["train"]["non_core_edges_left_out"] > 0
+    # argument edges only: every label is one of the 14 argument properties
+    assert not {"location", "manner", "purpose", "time"} & set(result.metadata["labels"])
 
 
 def test_report_and_tables_are_written(run: Any, tmp_path: Path) -> None:

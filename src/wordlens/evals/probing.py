@@ -101,9 +101,11 @@ class ProbingRun:
     Tables: ``scores`` (per representation: test and best dev micro-F1, steps, why training
     stopped, seconds; plus the majority baseline), ``per_label`` (test precision, recall, F1,
     support), ``by_distance`` (test F1 per span-distance bin, Figure 3), ``mix_weights`` (per
-    ``mix`` representation and layer), ``history`` (per validation). Metadata include
-    ``lexical_layer``: how the lexical layer of ``lex``, ``cat`` and the CNNs was computed
-    (:func:`wordlens.probing.features.lexical_layer`; ``None`` when no representation read it).
+    ``mix`` representation and layer), ``history`` (per validation). Metadata include the
+    counts per split (for SPR also ``arguments_only`` and ``non_core_edges_left_out``, the edges
+    the converter left out) and ``lexical_layer``: how the lexical layer of ``lex``, ``cat`` and
+    the CNNs was computed (:func:`wordlens.probing.features.lexical_layer`; ``None`` when no
+    representation read it).
     """
 
     tables: dict[str, pd.DataFrame]
@@ -221,6 +223,7 @@ def run_probing(
                 "sentences": len(examples[split]),
                 "targets": int(sum(len(e.targets) for e in examples[split])),
                 "subtokens": len(next(iter(features.values()))[split].vectors),
+                **_left_out(examples[split]),
             }
             for split in SPLITS
         },
@@ -259,6 +262,18 @@ def _sample(examples: Sequence[EdgeExample], size: int | None, seed: int) -> lis
         return list(examples)
     keep = np.sort(np.random.default_rng(seed).choice(len(examples), size, replace=False))
     return [examples[i] for i in keep]
+
+
+def _left_out(examples: Sequence[EdgeExample]) -> dict[str, Any]:
+    """What the converter left out of these examples and by which choice: for SPR, the non-core
+    edges (``arguments_only``; :func:`wordlens.probing.converters.spr_examples`); else nothing."""
+    infos = [e.info for e in examples if e.info and "non_core_edges_left_out" in e.info]
+    if not infos:
+        return {}
+    return {
+        "arguments_only": all(info["arguments_only"] for info in infos),
+        "non_core_edges_left_out": int(sum(info["non_core_edges_left_out"] for info in infos)),
+    }
 
 
 def _label_names(train: Sequence[EdgeExample]) -> tuple[str, ...]:
