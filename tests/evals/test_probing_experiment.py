@@ -11,9 +11,12 @@ import pandas as pd
 import pytest
 
 from wordlens.errors import WordlensError
-from wordlens.evals.probing import ProbeConfig, run_probing
+from wordlens.evals.probing import ProbeConfig, probing_split, run_probing, task_examples
 from wordlens.models.cache import ActivationCache
 from wordlens.models.loading import load_model
+from wordlens.probing.converters import load_probing_task
+from wordlens.probing.features import sentence_features
+from wordlens.probing.representations import parse_representations
 from wordlens.report.probing_report import write_probing
 
 pytestmark = pytest.mark.slow
@@ -42,13 +45,16 @@ def test_scores_of_every_representation_and_the_baseline(run: Any) -> None:
     scores = result.tables["scores"].set_index("representation")
     assert list(scores.index) == ["mix", "lex", "random-top", "majority"]
     f1 = scores["test_micro_f1"]
-    # measured: mix .541, lex .527, random-top .233, majority (the most frequent label) .120
+    # measured: mix .541, lex .541, random-top .233, majority (the most frequent label) .120
     assert f1["majority"] < 0.15
     assert f1["mix"] > f1["majority"] + 0.3
     assert f1["lex"] > f1["random-top"] + 0.15  # random layers above the kept lexical one hurt
     assert (scores.loc[["mix", "lex", "random-top"], "steps"] == 500).all()
     assert 0 <= scores.loc["mix", "expected_layer"] <= 6
     assert np.isnan(scores.loc["lex", "expected_layer"])
+    # lex reads jiant's lexical layer (modules.py:295-296), not hidden state 0
+    lexical = "embeddings.LayerNorm(embeddings.word_embeddings(ids))"
+    assert result.metadata["lexical_layer"] == lexical
 
 
 def test_mix_weights_distance_bins_and_labels(run: Any) -> None:
@@ -76,6 +82,24 @@ def test_features_are_computed_once_per_model(run: Any, minilm: Any) -> None:
         cache=cache,
     )
     assert again.metadata["sentences_computed"]["trained"] == {"train": 0, "dev": 0, "test": 0}
+    assert again.metadata["lexical_layer"] is None  # top alone needs no lexical layer
+    assert "non_core_edges_left_out" not in again.metadata["counts"]["train"]  # SPR only
+
+
+def test_spr_run_records_the_non_core_edges_left_out(minilm: Any) -> None:
+    config = ProbeConfig(
+        task="spr", representations=("top",), train_sentences=30, eval_sentences=10, max_steps=2
+    )
+    result = run_probing(config, minilm)
+    examples = task_examples(config)
+    for split in ("train", "dev", "test"):
+        counts = result.metadata["counts"][split]
+        left_out = sum(example.info["non_core_edges_left_out"] for example in examples[split])
+        assert counts["arguments_only"] is True
+        assert counts["non_core_edges_left_out"] == left_out
+    assert result.metadata["counts"]["train"]["non_core_edges_left_out"] > 0
+    # argument edges only: every label is one of the 14 argument properties
+    assert not {"location", "manner", "purpose", "time"} & set(result.metadata["labels"])
 
 
 def test_report_and_tables_are_written(run: Any, tmp_path: Path) -> None:
@@ -94,6 +118,11 @@ def test_bad_configurations_are_refused(minilm: Any) -> None:
         ProbeConfig(task="ner").check()
     with pytest.raises(WordlensError, match="train_sentences"):
         ProbeConfig(task="pos", train_sentences=0).check()
+    examples = load_probing_task("pos", "dev")[:2]
+    features = sentence_features(minilm, [example.tokens for example in examples])
+    (lex,) = parse_representations("lex", 7)
+    with pytest.raises(WordlensError, match=r"lex reads layer\(s\) \[-1\]"):
+        probing_split(examples, features, lex, ["NOUN"])
     with pytest.raises(WordlensError, match="fresh model copy"):
         run_probing(
             ProbeConfig(task="pos", representations=("random-mix",), train_sentences=4),

@@ -38,12 +38,13 @@ from wordlens.resources.probing_sets import UDS_PROTOROLES
 from wordlens.resources.tagger import UPOS, ewt_path
 
 EWT_COUNTS = {"train": (12544, 204577), "dev": (2001, 25147), "test": (2077, 25094)}
-SPR_COUNTS = {"train": (2191, 5669), "dev": (291, 751), "test": (276, 670)}
-SPR_PROPERTIES = {
+# (sentences, targets): the argument edges (default), the paper's SPR2 4.9K / 630 / 582
+SPR_COUNTS = {"train": (2191, 4874), "dev": (291, 632), "test": (276, 582)}
+SPR_ALL_EDGES = {"train": (2191, 5669), "dev": (291, 751), "test": (276, 670)}
+SPR_ARGUMENT_PROPERTIES = {
     "awareness", "change_of_location", "change_of_possession", "change_of_state",
     "change_of_state_continuous", "existed_after", "existed_before", "existed_during",
-    "instigation", "location", "manner", "partitive", "purpose", "sentient", "time", "volition",
-    "was_for_benefit", "was_used",
+    "instigation", "partitive", "sentient", "volition", "was_for_benefit", "was_used",
 }  # fmt: skip
 
 
@@ -293,14 +294,44 @@ def test_spr_counts(
 ) -> None:
     examples = _spr(uds, ewt, split)
     assert _counts(examples) == SPR_COUNTS[split]
-    arguments = _spr(uds, ewt, split, arguments_only=True)
-    assert _counts(arguments)[1] == {"train": 4874, "dev": 632, "test": 582}[split]
-    assert all(
-        set(target.info["annotated"]) - NON_CORE_PROPERTIES
-        for example in arguments
-        for target in example.targets
-        if target.info is not None
-    )
+    left_out = {"train": 795, "dev": 119, "test": 88}[split]
+    assert sum(example.info["non_core_edges_left_out"] for example in examples) == left_out
+    assert all(example.info["arguments_only"] for example in examples)
+    every_edge = _spr(uds, ewt, split, arguments_only=False)
+    assert _counts(every_edge) == SPR_ALL_EDGES[split]
+    assert SPR_ALL_EDGES[split][1] - SPR_COUNTS[split][1] == left_out
+    assert not any(example.info["non_core_edges_left_out"] for example in every_edge)
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_spr_default_targets_are_jiants_predicate_argument_pairs(
+    split: Split,
+    uds: tuple[dict[str, Any], dict[str, Any]],
+    ewt: dict[str, list[UdSentence]],
+) -> None:
+    # jiant convert-spr2.py:50-91: one target per annotated SPR2 (predicate, argument) pair;
+    # in UDS 1.0 those are the edges annotated with the argument properties, not the non-core
+    # edges annotated with location / manner / purpose / time only
+    annotations, _ = uds
+    expected = {
+        (uds_id, *(int(node.rsplit("-", 1)[1]) for node in key.split("%%")))
+        for uds_id, edges in annotations.items()
+        if uds_id.startswith(f"ewt-{split}-")
+        for key, edge in edges.items()
+        if set(edge["protoroles"]) == SPR_ARGUMENT_PROPERTIES
+    }
+    examples = _spr(uds, ewt, split)
+    targets = [(example, target) for example in examples for target in example.targets]
+    found = {
+        (example.info["uds_id"], target.span1[1], target.span2[1])
+        for example, target in targets
+        if target.span2 is not None
+    }
+    assert found == expected and len(targets) == len(expected) == SPR_COUNTS[split][1]
+    # no non-core edge is a target (so none is a negative), and no argument edge is a negative
+    # for a property it was not annotated with
+    assert all(set(t.info["annotated"]) == SPR_ARGUMENT_PROPERTIES for _, t in targets if t.info)
+    assert {label for _, target in targets for label in target.labels} <= SPR_ARGUMENT_PROPERTIES
 
 
 def test_spr_labels_and_threshold(
@@ -308,8 +339,11 @@ def test_spr_labels_and_threshold(
 ) -> None:
     strict = summarize(_spr(uds, ewt, "train"))
     lenient = summarize(_spr(uds, ewt, "train", threshold=0.0))
-    assert set(lenient.label_counts) == set(strict.label_counts) == SPR_PROPERTIES
-    assert (strict.n_unlabeled, lenient.n_unlabeled) == (822, 193)
+    assert set(lenient.label_counts) == set(strict.label_counts) == SPR_ARGUMENT_PROPERTIES
+    assert (strict.n_unlabeled, lenient.n_unlabeled) == (475, 105)
+    every_edge = summarize(_spr(uds, ewt, "train", arguments_only=False))
+    assert set(every_edge.label_counts) == SPR_ARGUMENT_PROPERTIES | NON_CORE_PROPERTIES
+    assert every_edge.n_unlabeled == 822
     assert sum(lenient.label_counts.values()) > sum(strict.label_counts.values())
     assert lenient.label_counts["existed_during"] >= strict.label_counts["existed_during"]
 
@@ -343,6 +377,12 @@ def test_spr_drops_edges_that_do_not_join_with_a_warning(
     with pytest.warns(UserWarning, match="dropped 2 edge"):
         (example,) = spr_examples(broken, ud_ids, ewt["dev"], "dev")
     assert example.targets[0].labels == ("awareness",)
+    time = {"protoroles": {"time": {"value": 1.3, "confidence": 1.0}}}
+    only_non_core = {uds_id: {f"{uds_id}-semantics-pred-3%%{uds_id}-semantics-arg-2": time}}
+    with pytest.warns(UserWarning, match="left out 1 sentence.*all non-core .ewt-dev-99"):
+        assert spr_examples(only_non_core, ud_ids, ewt["dev"], "dev") == []
+    (kept,) = spr_examples(only_non_core, ud_ids, ewt["dev"], "dev", arguments_only=False)
+    assert kept.targets[0].labels == ("time",) and kept.info["non_core_edges_left_out"] == 0
     bad_node = {uds_id: {f"{uds_id}-semantics-pred-x%%{uds_id}-semantics-arg-2": edge}}
     with pytest.raises(SourceFormatError, match="not a node id"):
         spr_examples(bad_node, ud_ids, ewt["dev"], "dev")

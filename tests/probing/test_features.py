@@ -14,8 +14,8 @@ from wordlens.errors import TargetError, WordlensError
 from wordlens.models.cache import ActivationCache
 from wordlens.models.hf import HFEmbedder
 from wordlens.models.loading import load_model
-from wordlens.probing.features import randomize_encoder, sentence_features
-from wordlens.probing.representations import parse_representations
+from wordlens.probing.features import lexical_layer, randomize_encoder, sentence_features
+from wordlens.probing.representations import LEXICAL, parse_representations
 from wordlens.resources.tagger import load_ewt
 
 
@@ -71,6 +71,39 @@ def test_cache_reuses_and_resumes_bit_identically(
     np.testing.assert_array_equal(resumed.vectors, full.vectors)
 
 
+def _ids(features: Any) -> torch.Tensor:
+    return torch.tensor([i for item in features.retokenized for i in item.input_ids])
+
+
+def test_lexical_layer_is_layernorm_of_the_word_embeddings(
+    minilm: Any, sentences: list[list[str]], tmp_path: Path
+) -> None:
+    # jiant v1.3.2 modules.py:295-296: LayerNorm(word_embeddings(ids)), no position/type rows
+    cache = ActivationCache(tmp_path)
+    sentence_features(minilm, sentences, cache=cache)  # hidden state 0 is now in the cache
+    features = sentence_features(minilm, sentences, cache=cache, lexical=True)
+    assert features.computed == 0 and features.layers == (*range(7), LEXICAL)
+    embeddings = minilm.model.embeddings
+    with torch.inference_mode():
+        by_hand = embeddings.LayerNorm(embeddings.word_embeddings(_ids(features))).numpy()
+    # [rows, 384]: the same float32 computation, stored as float16
+    np.testing.assert_array_equal(features.vectors[:, -1], by_hand.astype(np.float16))
+    # hidden state 0 adds position and token-type embeddings before the LayerNorm: every row
+    # differs (measured: largest coordinate gap per row 0.95 to 7, median 1.4)
+    gap = np.abs(features.vectors[:, 0].astype(np.float32) - by_hand).max(axis=1)
+    assert gap.min() > 0.5
+    assert features.lexical_layer == "embeddings.LayerNorm(embeddings.word_embeddings(ids))"
+
+
+def test_lexical_layer_of_a_causal_lm_is_its_input_embeddings(smollm2: Any) -> None:
+    features = sentence_features(smollm2, [["The", "cat", "sat", "."]], lexical=True)
+    assert features.layers[-1] == LEXICAL and len(features.layers) == 32
+    table = smollm2.model.get_input_embeddings().weight.detach()
+    expected = table[_ids(features)].to(torch.float16).numpy()
+    np.testing.assert_array_equal(features.vectors[:, -1], expected)
+    assert lexical_layer(smollm2.model).startswith("embed_tokens(ids): the input-embedding rows")
+
+
 def test_too_long_sentence_is_named(minilm: Any) -> None:
     with pytest.raises(TargetError, match="sentence 1"):
         sentence_features(minilm, [["fine"], ["word"] * 600])
@@ -83,10 +116,11 @@ def test_randomized_encoder_keeps_the_lexical_layer_only(sentences: list[list[st
     second = randomize_encoder(load_model("minilm-l6"), seed=3)  # type: ignore[arg-type]
     assert first.info.fingerprint == f"{trained.info.fingerprint}-random3"
     a, b, c = (
-        sentence_features(m, sentences[:4]).vectors.astype(np.float32)
+        sentence_features(m, sentences[:4], lexical=True).vectors.astype(np.float32)
         for m in (trained, first, second)
     )
-    np.testing.assert_array_equal(a[:, 0], b[:, 0])  # the lexical layer is kept
+    np.testing.assert_array_equal(a[:, 0], b[:, 0])  # hidden state 0 is kept
+    np.testing.assert_array_equal(a[:, -1], b[:, -1])  # and so is the lexical layer
     np.testing.assert_array_equal(b, c)  # the seed fixes the weights
     medians = [
         np.median(
@@ -106,8 +140,10 @@ def test_representation_names() -> None:
         r.name: r for r in parse_representations("mix, cat,lex,top,layer:2,cnn5,random-mix", 7)
     }
     assert parsed["mix"].layers == tuple(range(7)) and parsed["mix"].combine == "mix"
-    assert parsed["cat"].layers == (0, 6) and parsed["cat"].combine == "cat"
-    assert parsed["lex"].layers == (0,) and parsed["top"].layers == (6,)
+    # jiant modules.py:147: torch.cat([top, lex_seq]); lex_seq is not hidden state 0
+    assert parsed["cat"].layers == (6, LEXICAL) and parsed["cat"].combine == "cat"
+    assert parsed["lex"].layers == (LEXICAL,) and parsed["top"].layers == (6,)
+    assert parsed["cnn5"].layers == (LEXICAL,)
     assert parsed["layer:2"].layers == (2,) and parsed["cnn5"].cnn_width == 5
     assert parsed["random-mix"].randomized and not parsed["mix"].randomized
     assert [r.name for r in parse_representations("layers,layer:3", 4)] == [

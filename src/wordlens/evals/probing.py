@@ -38,7 +38,7 @@ from wordlens.probing.metrics import (
     per_label_f1,
 )
 from wordlens.probing.model import EdgeProbe
-from wordlens.probing.representations import Representation, parse_representations
+from wordlens.probing.representations import LEXICAL, Representation, parse_representations
 from wordlens.probing.retokenize import project_spans
 from wordlens.probing.train import ProbingSplit, TrainConfig, predict, train_probe
 from wordlens.results import Timings
@@ -101,7 +101,11 @@ class ProbingRun:
     Tables: ``scores`` (per representation: test and best dev micro-F1, steps, why training
     stopped, seconds; plus the majority baseline), ``per_label`` (test precision, recall, F1,
     support), ``by_distance`` (test F1 per span-distance bin, Figure 3), ``mix_weights`` (per
-    ``mix`` representation and layer), ``history`` (per validation).
+    ``mix`` representation and layer), ``history`` (per validation). Metadata include the
+    counts per split (for SPR also ``arguments_only`` and ``non_core_edges_left_out``, the edges
+    the converter left out) and ``lexical_layer``: how the lexical layer of ``lex``, ``cat`` and
+    the CNNs was computed (:func:`wordlens.probing.features.lexical_layer`; ``None`` when no
+    representation read it).
     """
 
     tables: dict[str, pd.DataFrame]
@@ -161,6 +165,9 @@ def run_probing(
                     [example.tokens for example in examples[split]],
                     retokenized=None if done is None else done[split].retokenized,
                     cache=cache,
+                    lexical=any(
+                        LEXICAL in r.layers for r in representations if r.randomized == randomized
+                    ),
                     progress=progress,
                 )
                 for split in SPLITS
@@ -216,10 +223,15 @@ def run_probing(
                 "sentences": len(examples[split]),
                 "targets": int(sum(len(e.targets) for e in examples[split])),
                 "subtokens": len(next(iter(features.values()))[split].vectors),
+                **_left_out(examples[split]),
             }
             for split in SPLITS
         },
         "unseen_test_labels": _unseen(examples["test"], label_names),
+        "lexical_layer": next(
+            (f["test"].lexical_layer for f in features.values() if f["test"].lexical_layer),
+            None,
+        ),
         "sentences_computed": {
             ("randomized" if randomized else "trained"): {
                 split: by_split[split].computed for split in SPLITS
@@ -250,6 +262,18 @@ def _sample(examples: Sequence[EdgeExample], size: int | None, seed: int) -> lis
         return list(examples)
     keep = np.sort(np.random.default_rng(seed).choice(len(examples), size, replace=False))
     return [examples[i] for i in keep]
+
+
+def _left_out(examples: Sequence[EdgeExample]) -> dict[str, Any]:
+    """What the converter left out of these examples and by which choice: for SPR, the non-core
+    edges (``arguments_only``; :func:`wordlens.probing.converters.spr_examples`); else nothing."""
+    infos = [e.info for e in examples if e.info and "non_core_edges_left_out" in e.info]
+    if not infos:
+        return {}
+    return {
+        "arguments_only": all(info["arguments_only"] for info in infos),
+        "non_core_edges_left_out": int(sum(info["non_core_edges_left_out"] for info in infos)),
+    }
 
 
 def _label_names(train: Sequence[EdgeExample]) -> tuple[str, ...]:
@@ -285,12 +309,26 @@ def probing_split(
     """The probe's input for one split and representation: the layers it reads and every
     target's subtoken spans (source spans projected through each sentence's retokenization),
     multi-hot labels over ``label_names`` and span distance (``|start1 - start2|`` in source
-    tokens: for dependencies, the distance between a word and its head, Figure 3)."""
+    tokens: for dependencies, the distance between a word and its head, Figure 3).
+
+    Raises
+    ------
+    WordlensError
+        If the features lack a layer the representation reads.
+    """
+    missing = [layer for layer in representation.layers if layer not in features.layers]
+    if missing:
+        raise WordlensError(
+            f"{representation.name} reads layer(s) {missing} ({LEXICAL} = the lexical layer), "
+            f"the features hold {list(features.layers)}"
+        )
     slots = [features.layers.index(layer) for layer in representation.layers]
+    consecutive = slots == list(range(slots[0], slots[0] + len(slots)))
+    # consecutive slots are a view, not a copy of [rows, layers, dim]
     vectors = (
-        features.vectors
-        if slots == list(range(len(features.layers)))
-        else (features.vectors[:, slots])
+        features.vectors[:, slots[0] : slots[0] + len(slots)]
+        if consecutive
+        else features.vectors[:, slots]
     )
     index = {label: column for column, label in enumerate(label_names)}
     target_sentence, span1, span2, distance, labels = [], [], [], [], []

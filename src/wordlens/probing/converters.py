@@ -11,14 +11,15 @@ task       source                  sentences train/dev/test    targets train/dev
 pos        UD English EWT v2.15    12,544 / 2,001 / 2,077      204,577 / 25,147 / 25,094    17
 dep        UD English EWT v2.15    12,544 / 2,001 / 2,077      204,577 / 25,147 / 25,094    51
 rel        SemEval-2010 Task 8     6,900 / 1,100 / 2,717       6,900 / 1,100 / 2,717        19
-spr        UDS 1.0 protoroles      2,191 / 291 / 276           5,669 / 751 / 670            18
+spr        UDS 1.0 protoroles      2,191 / 291 / 276           4,874 / 632 / 582            14
 winograd   DPR (Rahman & Ng 2012)  1,190 / 132 / 564           2,380 / 264 / 1,128          2
 =========  ======================  ==========================  ===========================  ====
 
 (measured; ``dep`` has 51 relations in train, 49 in dev and test; ``rel`` dev has 18 of the 19
 labels, ``Entity-Destination(e2,e1)`` occurring once in all 8,000 training examples.) Appendix B
 of the paper lists 13K / 2.0K / 2.1K sentences and 204K / 25K / 25K targets for dependencies
-(UD 2.2) and 6.9K / 1.1K / 2.7K for SemEval, as here.
+(UD 2.2), 6.9K / 1.1K / 2.7K for SemEval and 2.2K / 291 / 276 sentences with 4.9K / 630 / 582
+targets for SPR2, as here.
 
 **Tokenization.** UD keeps the treebank's syntactic words. SemEval and DPR sentences are raw text,
 split by one deterministic regular expression (:func:`word_spans`), tried in this order:
@@ -62,7 +63,8 @@ sorted. Decisions:
 
 - *Threshold 0.5, not 0.* jiant's SPR2 converter keeps a property when the mean raw Likert rating
   (1-5, 3 neutral) is >= 4 ("likely"). The normalized values are centred on the neutral point,
-  but they are not a linear image of the mean rating: of the 89,240 (edge, property) values,
+  but they are not a linear image of the mean rating: of the 89,240 (edge, property) values
+  (all 7,090 edges),
   45,427 have confidence 1 and those sit at three points only, about -1.3 (7,569), 0 (8,724) and
   +1.3 (26,673 values in 0.6-3.0); the remaining values crowd around zero with low confidence
   (28,582 in -0.4..0 with mean confidence 0.50; 15,133 in 0..0.2 with mean confidence 0.43).
@@ -74,12 +76,27 @@ sorted. Decisions:
   ``threshold=0.0`` gives the "above neutral" labels.
 - *Edges with no positive property are kept* with an empty label set (a negative for every
   label in the multi-label probe, Appendix C eq. 3), as jiant's SPR data and its fixture do:
-  822 / 86 / 93 targets at threshold 0.5 (193 / 18 / 26 at 0).
-- *Two kinds of edges.* 6,088 edges are annotated with the 14 argument properties; 1,002 only with
-  ``location``, ``manner``, ``purpose``, ``time`` (:data:`NON_CORE_PROPERTIES`). Properties not
-  annotated on an edge are not labels of it; ``info["annotated"]`` lists the annotated ones, so a
-  trainer can mask the others. The argument edges alone (``arguments_only=True``) number 4,874 /
-  632 / 582, the paper's SPR2 target counts (4.9K / 630 / 582).
+  475 / 51 / 48 targets at threshold 0.5 (105 / 9 / 9 at 0; with all edges 822 / 86 / 93 and
+  193 / 18 / 26).
+- *Targets: the predicate-argument edges only, as jiant* (``arguments_only=True``, the default).
+  UDS 1.0 has two kinds of edges: 6,088 annotated with the 14 argument properties and 1,002
+  annotated only with ``location``, ``manner``, ``purpose``, ``time``
+  (:data:`NON_CORE_PROPERTIES`); no edge has both. jiant v1.3.2's ``convert-spr2.py`` makes one
+  target per annotated (predicate token, argument span) pair of the SPR2 file, skipping rows
+  marked not applicable (``probing/data/convert-spr2.py:50-91``; SPR1 likewise, one target per
+  annotated ``(pred_idx, arg_idx)``, ``convert-spr1-rudinger.py:83-87``); the paper's task takes
+  "a known argument head" as ``span2`` (Section 2.1) and "looks at the same type of core
+  predicate-argument pairs" as SRL's core roles (Section 5). The argument edges number 4,874 /
+  632 / 582 in train / dev / test, the paper's SPR2 target counts (Appendix B: 4.9K / 630 /
+  582); all edges would be 5,669 / 751 / 670. So the non-core edges are left out by default
+  (795 / 119 / 88, counted in each example's ``info["non_core_edges_left_out"]`` and in the
+  probing run's metadata; no sentence loses all its edges), and the labels are the 14 argument
+  properties: no edge is a negative for a property it was not annotated with.
+  ``arguments_only=False`` keeps all 7,090 edges and the 18 properties; then every edge is a
+  negative for the properties not annotated on it (the argument properties of a non-core edge,
+  the non-core ones of an argument edge) unless a trainer masks them with ``info["annotated"]``,
+  which every target carries; the probe here does not mask. (Appendix B lists 20 SPR2 labels;
+  UDS 1.0 annotates the argument edges with 14.)
 - *Join check.* UDS 1.0 was annotated on an older EWT. Every one of the 2,758 UDS sentences is
   found (by ``# sent_id``) in the split of the same name and every head index is inside its
   sentence, so nothing is dropped (an edge failing either check would be dropped with a warning).
@@ -89,7 +106,8 @@ sorted. Decisions:
   too high in v2.15 (predicates 19 and 24 land on "that" and "a" instead of "means" and
   "predict"): an index shift the checks cannot detect; they are kept.
 - Splits: UDS's own (``ewt-<split>-<n>``), which are EWT's: 2,191 / 291 / 276 sentences,
-  5,669 / 751 / 670 edges. Examples follow EWT file order; targets are sorted by span.
+  4,874 / 632 / 582 argument edges (5,669 / 751 / 670 edges in all). Examples follow EWT file
+  order; targets are sorted by span.
 
 **Definite Pronoun Resolution** (``winograd``): Rahman & Ng's (2012) twin sentences, the paper's
 Winograd coreference data (the paper used the DNC recast of it, not available here, so its
@@ -192,6 +210,8 @@ SPR_THRESHOLD = 0.5
 """A proto-role property is a label of an edge when its normalized value exceeds this."""
 NON_CORE_PROPERTIES = frozenset({"location", "manner", "purpose", "time"})
 """The UDS proto-role properties of non-core edges (annotated without the 14 argument ones)."""
+SPR_ARGUMENTS_ONLY = True
+"""Default SPR target set: the predicate-argument edges only, as jiant's SPR2 (module notes)."""
 NO_BREAK_SPACE = "\u00a0"
 """Stands in for a space inside a word form, so that ``text.split(" ")`` gives the words."""
 
@@ -582,7 +602,7 @@ def spr_examples(
     split: Split,
     *,
     threshold: float = SPR_THRESHOLD,
-    arguments_only: bool = False,
+    arguments_only: bool = SPR_ARGUMENTS_ONLY,
 ) -> list[EdgeExample]:
     """Proto-role targets of the UDS sentences of ``split``, joined with their EWT sentences.
 
@@ -600,22 +620,26 @@ def spr_examples(
     threshold
         A property is a label when its normalized value is above it.
     arguments_only
-        Keep only the edges annotated with the 14 argument properties, dropping those annotated
-        only with the :data:`NON_CORE_PROPERTIES` (SPR2 as in Tenney et al. 2019).
+        Targets are the edges annotated with the 14 argument properties only (default, as
+        jiant's SPR2: module notes); the edges annotated only with the
+        :data:`NON_CORE_PROPERTIES` are left out and counted. ``False``: every edge, each a
+        negative for the properties not annotated on it unless masked by ``info["annotated"]``.
 
     Returns
     -------
     list[EdgeExample]
-        One example per annotated sentence, in EWT order; one target per edge, ``span1`` = the
-        predicate's head word, ``span2`` = the argument's head word, labels = the properties
-        above ``threshold`` (sorted; possibly none). Target ``info["annotated"]`` lists the
-        properties annotated on the edge.
+        One example per annotated sentence with a target, in EWT order; one target per edge,
+        ``span1`` = the predicate's head word, ``span2`` = the argument's head word, labels = the
+        properties above ``threshold`` (sorted; possibly none). Target ``info["annotated"]``
+        lists the properties annotated on the edge; example ``info["arguments_only"]`` records
+        the choice and ``info["non_core_edges_left_out"]`` the sentence's edges it left out.
 
     Warns
     -----
     UserWarning
         When edges are dropped because their sentence is not in ``ud_ids`` or not among
-        ``sentences``, or a head index is outside the sentence.
+        ``sentences``, or a head index is outside the sentence; and, with ``arguments_only``,
+        when a sentence is left out because all its edges are non-core (none in UDS 1.0).
     """
     by_sent_id = {
         sentence.sent_id: (order, sentence)
@@ -624,6 +648,7 @@ def spr_examples(
     }
     converted: list[tuple[int, EdgeExample]] = []
     dropped = 0
+    only_non_core: list[str] = []
     for uds_id, edges in annotations.items():
         if not uds_id.startswith(f"ewt-{split}-"):
             continue
@@ -632,11 +657,15 @@ def spr_examples(
             dropped += len(edges)
             continue
         order, sentence = found
-        targets = [
-            _spr_target(uds_id, key, edge, threshold)
+        chosen = [
+            (key, edge)
             for key, edge in edges.items()
             if not arguments_only or set(edge["protoroles"]) - NON_CORE_PROPERTIES
         ]
+        if not chosen:  # none in UDS 1.0: every sentence has an argument edge
+            only_non_core.append(uds_id)
+            continue
+        targets = [_spr_target(uds_id, key, edge, threshold) for key, edge in chosen]
         n_words = len(sentence.forms)
         kept = [t for t in targets if all(end <= n_words for _, end in t.spans)]
         dropped += len(targets) - len(kept)
@@ -648,6 +677,8 @@ def spr_examples(
                     "source": "UDS 1.0 protoroles",
                     "uds_id": uds_id,
                     "sent_id": sentence.sent_id,
+                    "arguments_only": arguments_only,
+                    "non_core_edges_left_out": len(edges) - len(chosen),
                 },
             )
             converted.append((order, example))
@@ -655,6 +686,12 @@ def spr_examples(
         warnings.warn(
             f"SPR {split}: dropped {dropped} edge(s) whose sentence is missing from the UD ids or "
             "the EWT split, or whose head index is outside the sentence",
+            stacklevel=2,
+        )
+    if only_non_core:
+        warnings.warn(
+            f"SPR {split}: left out {len(only_non_core)} sentence(s) whose edges are all non-core "
+            f"({', '.join(only_non_core[:5])}); arguments_only=False keeps them",
             stacklevel=2,
         )
     return [example for _, example in sorted(converted, key=lambda pair: pair[0])]
@@ -683,7 +720,7 @@ def load_spr(
     split: Split = "train",
     *,
     threshold: float = SPR_THRESHOLD,
-    arguments_only: bool = False,
+    arguments_only: bool = SPR_ARGUMENTS_ONLY,
     path: Path | None = None,
 ) -> list[EdgeExample]:
     """Semantic proto-role targets of one split (see :func:`spr_examples`).
@@ -691,13 +728,14 @@ def load_spr(
     Parameters
     ----------
     split
-        ``train`` (2,191 sentences, 5,669 edges), ``dev`` (291, 751) or ``test`` (276, 670).
+        ``train`` (2,191 sentences, 4,874 argument edges of 5,669), ``dev`` (291, 632 of 751)
+        or ``test`` (276, 582 of 670).
     threshold
         A property is a label when its normalized value exceeds it (default
         :data:`SPR_THRESHOLD`; see the module docstring).
     arguments_only
-        Only the predicate-argument edges (train 4,874 / dev 632 / test 582), see
-        :func:`spr_examples`.
+        Only the predicate-argument edges (default, as jiant's SPR2), or every edge with
+        ``False``; see :func:`spr_examples`.
     path
         A data root holding ``probing/spr_uds/`` and ``probing/ud_english_ewt/``.
     """
@@ -716,7 +754,7 @@ def _spr_split(
     split: Split,
     *,
     threshold: float = SPR_THRESHOLD,
-    arguments_only: bool = False,
+    arguments_only: bool = SPR_ARGUMENTS_ONLY,
     ewt_root: Path | None = None,
 ) -> list[EdgeExample]:
     protoroles_path, ud_ids_path = paths
@@ -867,8 +905,8 @@ PROBING_TASKS: dict[str, ProbingTaskInfo] = {
         False, 1000, 100,
     ),
     "spr": ProbingTaskInfo(
-        "spr", "semantic proto-role properties of a predicate-argument pair (18 properties), "
-        "UDS 1.0 on UD English EWT", True, True, 100, 100,
+        "spr", "semantic proto-role properties of a predicate-argument pair (14 properties; the "
+        "argument edges only, as jiant's SPR2), UDS 1.0 on UD English EWT", True, True, 100, 100,
     ),
     "winograd": ProbingTaskInfo(
         "winograd", "whether a pronoun corefers with a candidate antecedent, Definite Pronoun "

@@ -13,6 +13,15 @@ composition, and its vectors are bit-identical to an uninterrupted run's.
 Vectors are stored in float16 (half the memory of float32: UD EWT train with minilm-l6 is
 285K subtoken rows x 7 layers x 384, 1.5 GB); the probe reads them as float32.
 
+The lexical layer (the ``lex``, ``cat`` and CNN representations,
+:data:`~wordlens.probing.representations.LEXICAL`) is not a hidden state: it is the word-piece
+embedding rows without position and token-type embeddings (:func:`lexical_vectors`). It is
+appended after the hidden states when asked for (``lexical=True``) and is computed from the input
+ids on every call (one table lookup and a normalization: milliseconds for UD EWT), never read
+from or written to the cache. The cache holds hidden states only, keyed by hidden-state layer, so
+the embedding output (hidden state 0, which adds position and token-type embeddings) can never
+stand in for the lexical vectors.
+
 The randomized encoder (:func:`randomize_encoder`, paper Section 4 "Randomized ELMo") keeps the
 lexical layer and replaces every weight matrix above it with a random orthonormal matrix.
 """
@@ -34,11 +43,14 @@ from wordlens.distributed.operations import FeatureBatch, feature_batch
 from wordlens.errors import EmptyInputError, TargetError, WordlensError
 from wordlens.models.cache import ActivationCache, CacheStore
 from wordlens.models.hf import Encoded, HFEmbedder, batches_by_token_budget
+from wordlens.probing.representations import LEXICAL
 from wordlens.probing.retokenize import Retokenized, retokenize
 from wordlens.progress import progress_bar
 
 #: The activation-cache "pooling" of per-subtoken rows (its store holds float16 vectors).
 SUBTOKEN_STORE = "subtokens"
+#: Input ids per lookup of :func:`lexical_vectors` (bounds its float32 working memory).
+LEXICAL_CHUNK = 65536
 
 
 @dataclass(frozen=True)
@@ -53,12 +65,15 @@ class SentenceFeatures:
     sentence_offsets
         ``[n_sentences + 1]`` int64.
     layers
-        The hidden-state layers of axis 1 (0 = the lexical layer, the embedding output).
+        The layers of axis 1: hidden-state indices (0 = the embedding output), then
+        :data:`~wordlens.probing.representations.LEXICAL` when the lexical layer was asked for.
     retokenized
         Per sentence, its input ids and each source token's subtoken range.
     computed
         Sentences computed by this call; the others came from the cache (a sentence with the
         same input ids as one cached before, e.g. "Thank you ." in two splits, is read).
+    lexical_layer
+        How the lexical layer was computed (:func:`lexical_layer`), or ``None`` without it.
     """
 
     vectors: npt.NDArray[np.float16]
@@ -66,6 +81,7 @@ class SentenceFeatures:
     layers: tuple[int, ...]
     retokenized: tuple[Retokenized, ...]
     computed: int
+    lexical_layer: str | None = None
 
 
 def sentence_key(input_ids: Sequence[int]) -> str:
@@ -80,10 +96,12 @@ def sentence_features(
     layers: Sequence[int] | None = None,
     retokenized: Sequence[Retokenized] | None = None,
     cache: ActivationCache | None = None,
+    lexical: bool = False,
     progress: bool = False,
 ) -> SentenceFeatures:
     """The subtoken vectors of tokenized sentences at ``layers`` (default all), from the cache
-    where it has them and from forward passes of the frozen model for the rest.
+    where it has them and from forward passes of the frozen model for the rest; with
+    ``lexical``, the lexical layer after them (:func:`lexical_vectors`, never cached).
 
     Parameters
     ----------
@@ -98,6 +116,8 @@ def sentence_features(
         another model with the same tokenizer: the randomized encoder); ``None`` retokenizes.
     cache
         The activation cache; ``None`` computes everything and stores nothing.
+    lexical
+        Append the lexical layer (:data:`~wordlens.probing.representations.LEXICAL`) to axis 1.
     progress
         Show a progress bar over the sentences computed.
 
@@ -107,6 +127,9 @@ def sentence_features(
         If there are no sentences.
     TargetError
         If a sentence is longer than the model's maximum input (its index is named).
+    WordlensError
+        With ``lexical``, if the model's lexical layer cannot be located or is not of the
+        hidden size (see :func:`lexical_vectors`).
     """
     if not sentences:
         raise EmptyInputError("no sentences to encode")
@@ -127,7 +150,9 @@ def sentence_features(
             "tokens); split or drop them"
         )
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    vectors = np.zeros((int(offsets[-1]), len(layer_ids), embedder.info.hidden_size), np.float16)
+    all_layers = (*layer_ids, LEXICAL) if lexical else layer_ids
+    vectors = np.zeros((int(offsets[-1]), len(all_layers), embedder.info.hidden_size), np.float16)
+    hidden = vectors[:, : len(layer_ids)]  # a view: the hidden states, as cached
     row_keys = [
         [f"{key}:{position}" for position in range(length)]
         for key, length in zip(
@@ -139,7 +164,7 @@ def sentence_features(
     if store is not None:
         found = store.read_into(
             [key for keys in row_keys for key in keys],
-            vectors,
+            hidden,
             np.zeros(len(vectors), dtype=np.int64),
         )
         done = np.logical_and.reduceat(found, offsets[:-1]) if len(found) else done
@@ -159,7 +184,7 @@ def sentence_features(
         for index, batch_vectors in current_backend().map(feature_batch, embedder, payloads):
             batch = todo[index]
             rows = np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in batch])
-            vectors[rows] = batch_vectors
+            hidden[rows] = batch_vectors
             if store is not None:
                 store.write(
                     [key for i in batch for key in row_keys[i]],
@@ -167,7 +192,88 @@ def sentence_features(
                     np.ones(len(rows), dtype=np.int64),
                 )
             advance(len(batch))
-    return SentenceFeatures(vectors, offsets, layer_ids, tuple(retokenized), n_todo)
+    described = None
+    if lexical:
+        ids = np.concatenate([np.asarray(item.input_ids, dtype=np.int64) for item in retokenized])
+        vectors[:, -1] = lexical_vectors(embedder, ids)
+        described = lexical_layer(embedder.model)
+    return SentenceFeatures(
+        vectors, offsets, all_layers, tuple(retokenized), n_todo, lexical_layer=described
+    )
+
+
+@torch.inference_mode()
+def lexical_vectors(
+    embedder: HFEmbedder, input_ids: npt.NDArray[np.int64]
+) -> npt.NDArray[np.float16]:
+    """The lexical layer of input ids: ``[n_ids, hidden]`` float16, one row per id.
+
+    As jiant v1.3.2's lexical representation (``lex_seq``, used by ``transformers_output_mode``
+    ``only`` and ``cat``): for a BERT-like model whose input-embedding table sits in an
+    embeddings block with a ``LayerNorm``, ``embeddings.LayerNorm(embeddings.word_embeddings(
+    ids))`` (``jiant/huggingface_transformers_interface/modules.py:295-296``; RoBERTa
+    ``:353-354``, ALBERT ``:408-409``; jiant v1.0.0 ``jiant/bert/utils.py:117-118``): the
+    word-piece embeddings without the position and token-type embeddings that hidden state 0
+    adds, and without dropout (jiant applies none; v1.0.0 ``utils.py:119-122`` says so). For a
+    model without an embedding LayerNorm (causal LMs such as Llama, GPT-2), the rows of the input
+    embedding table (``get_input_embeddings()``), as jiant's GPT-2 ``self.model.wte(ids)``
+    (``modules.py:600``) and OpenAI GPT ``tokens_embed(ids)`` (``:538``); jiant v1.3.2 has no
+    Llama wrapper, so Llama follows its GPT-2 rule. A model that scales its embeddings inside
+    its forward pass (Gemma's sqrt(d)) is read unscaled.
+
+    The vector of an id does not depend on its context, so the ids of every sentence are looked
+    up back to back, without padding, in chunks of :data:`LEXICAL_CHUNK`.
+
+    Raises
+    ------
+    WordlensError
+        If the input embeddings cannot be located, or their dimension is not the hidden size
+        (ALBERT's factorized 128-d embeddings: the features hold one dimension for all layers).
+    """
+    table, norm = _lexical_modules(embedder.model)
+    dim = int(table.weight.shape[1])
+    if dim != embedder.info.hidden_size:
+        raise WordlensError(
+            f"{embedder.info.name}: the input embeddings have {dim} dimensions, the hidden states "
+            f"{embedder.info.hidden_size}; the lexical layer needs them equal"
+        )
+    out = np.empty((len(input_ids), dim), dtype=np.float16)
+    for start in range(0, len(input_ids), LEXICAL_CHUNK):
+        ids = torch.from_numpy(input_ids[start : start + LEXICAL_CHUNK]).to(embedder.device)
+        rows = table(ids)  # [chunk, dim]
+        if norm is not None:
+            rows = norm(rows)
+        out[start : start + len(ids)] = rows.to(torch.float16).cpu().numpy()
+    return out
+
+
+def lexical_layer(model: torch.nn.Module) -> str:
+    """How :func:`lexical_vectors` computes the lexical layer of ``model``, in module names, e.g.
+    ``"embeddings.LayerNorm(embeddings.word_embeddings(ids))"`` or ``"embed_tokens(ids)"``
+    (written into the result metadata)."""
+    table, norm = _lexical_modules(model)
+    names = {module: name for name, module in model.named_modules()}
+    looked_up = f"{names[table]}(ids)"
+    if norm is None:
+        return f"{looked_up}: the input-embedding rows (the model has no embedding LayerNorm)"
+    return f"{names[norm]}({looked_up})"
+
+
+def _lexical_modules(model: torch.nn.Module) -> tuple[torch.nn.Embedding, torch.nn.Module | None]:
+    """The input-embedding table and, when its parent is an embeddings block holding a
+    ``LayerNorm`` (BERT, RoBERTa, DistilBERT, ...), that normalization; else ``None``."""
+    name, table = _input_embeddings(model)
+    if not isinstance(table, torch.nn.Embedding):
+        raise WordlensError(
+            f"the input embeddings of {type(model).__name__} are a {type(table).__name__}, "
+            "not an embedding table"
+        )
+    parent = name.rpartition(".")[0]
+    norm = None
+    if parent and "embed" in parent.rsplit(".", 1)[-1]:
+        found = getattr(model.get_submodule(parent), "LayerNorm", None)
+        norm = found if isinstance(found, torch.nn.Module) else None
+    return table, norm
 
 
 def _store(
@@ -192,8 +298,9 @@ def randomize_encoder(embedder: HFEmbedder, seed: int = 0) -> HFEmbedder:
     (and higher-order weights, flattened to matrices) as random orthonormal matrices
     (:func:`torch.nn.init.orthogonal_`; non-square ones orthogonal along the smaller dimension,
     as the paper's footnote 7), vectors as normalization scales of 1 and biases of 0. The
-    lexical layer (hidden state 0: word, position and type embeddings and their normalization)
-    is kept, so ``lex`` is identical and every layer above differs.
+    whole embeddings block is kept (word, position and type embeddings and their normalization),
+    so the lexical layer (:func:`lexical_vectors`, read by ``lex``, ``cat`` and the CNNs) and
+    hidden state 0 are both identical to the trained model's, and every layer above differs.
 
     The model is changed in place; the returned embedder shares it, with ``-random<seed>``
     appended to the fingerprint so its vectors never mix with the trained model's in the cache.
@@ -240,12 +347,23 @@ def _is_embedding(name: str) -> bool:
 def _lexical_prefix(model: torch.nn.Module) -> str:
     """Name prefix of the module that makes hidden state 0: the parent of the input-embedding
     table when it is an embeddings block (BERT's ``embeddings.``), else the table itself."""
-    table = model.get_input_embeddings()  # type: ignore[operator]
-    names: dict[torch.nn.Module, str] = {module: name for name, module in model.named_modules()}
-    if table not in names:
-        raise WordlensError(f"cannot find the input embeddings of {type(model).__name__}")
-    name = names[table]
+    name, _ = _input_embeddings(model)
     parent = name.rpartition(".")[0]
     if parent and "embed" in parent.rsplit(".", 1)[-1]:
         return f"{parent}."
     return name
+
+
+def _input_embeddings(model: torch.nn.Module) -> tuple[str, torch.nn.Module]:
+    """The module name and module of ``model.get_input_embeddings()``.
+
+    Raises
+    ------
+    WordlensError
+        If the model has no input embeddings among its modules.
+    """
+    table = model.get_input_embeddings()  # type: ignore[operator]
+    names: dict[torch.nn.Module, str] = {module: name for name, module in model.named_modules()}
+    if table not in names:
+        raise WordlensError(f"cannot find the input embeddings of {type(model).__name__}")
+    return names[table], table

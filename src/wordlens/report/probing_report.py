@@ -117,7 +117,7 @@ def _mix_section(report: Report, mix: pd.DataFrame) -> None:
     report.heading("Scalar-mix weights")
     report.paragraph(
         "softmax(s)_l of each mix probe (Peters et al. 2018, eq. 1): how much each hidden state "
-        "(0 = lexical) contributes."
+        "(0 = the embedding output) contributes."
     )
     report.figure(
         line_panels([Panel("mix weights", mix, "layer", "weight", "representation")], columns=1),

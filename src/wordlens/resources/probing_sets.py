@@ -7,7 +7,8 @@ into edge-probing examples, and each resource's loader does the same for one spl
 - ``semeval2010-task8``: SemEval-2010 Task 8 relation classification, ``TRAIN_FILE.TXT`` (8,000
   examples) and ``TEST_FILE_FULL.TXT`` (2,717), verbatim copies of the official release.
 - ``uds-protoroles``: the UDS 1.0 sentence-level semantic proto-role annotations on UD English
-  EWT (2,758 sentences, 7,090 predicate-argument edges, 18 properties) and the map from UDS
+  EWT (2,758 sentences, 7,090 edges: 6,088 predicate-argument edges with 14 properties, the
+  loader's targets as jiant's SPR2, and 1,002 non-core edges with 4) and the map from UDS
   sentence ids to EWT ``# sent_id``. The shared copies are gzipped (``protoroles.zip`` unzipped
   and gzipped; ``ud_ids.json`` gzipped), so a download from the canonical URL fails its checksum:
   provide a data root (``$WORDLENS_DATA_PATH`` or ``$WORDLENS_MIRROR_URL``) instead.
@@ -122,10 +123,11 @@ register(
         kind="edge-probing",
         description=(
             "UDS 1.0 semantic proto-role annotations (SPR2-style) on UD English EWT: 2,758 "
-            "sentences (train 2,191 / dev 291 / test 276), 7,090 predicate-argument edges, 18 "
-            "properties with normalized Likert values and confidences; plus the UDS-to-EWT "
-            "sentence id map. The shared copies are gzipped: provide a data root, a download "
-            "from the canonical URL fails its checksum."
+            "sentences (train 2,191 / dev 291 / test 276), 7,090 edges (6,088 predicate-argument "
+            "edges with 14 properties, the loader's targets as jiant's SPR2; 1,002 non-core edges "
+            "with location, manner, purpose, time), normalized Likert values and confidences; "
+            "plus the UDS-to-EWT sentence id map. The shared copies are gzipped: provide a data "
+            "root, a download from the canonical URL fails its checksum."
         ),
         files=tuple(
             ResourceFile(
