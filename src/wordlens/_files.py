@@ -1,20 +1,35 @@
-"""Small file utilities shared across wordlens: hashing, atomic writes, user directories."""
+"""Small file utilities shared across wordlens: hashing, atomic writes, user directories, and
+reading users' text files in a declared encoding."""
 
 from __future__ import annotations
 
+import codecs
 import contextlib
+import gzip
 import hashlib
 import json
 import os
 import tempfile
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+from wordlens.errors import FileEncodingError, WordlensError
+
 _CHUNK = 1 << 20
 OFFLINE_ENVS = ("WORDLENS_OFFLINE", "HF_HUB_OFFLINE")
 _TRUE = {"1", "true", "yes", "on"}
+
+#: The encoding users' text files are read in unless they say otherwise.
+DEFAULT_ENCODING = "utf-8"
+#: How to get past an encoding error where the reader takes an encoding (CLI ``--encoding``).
+ENCODING_HINT = (
+    "pass the file's encoding with --encoding (encoding= in Python), or save it as UTF-8"
+)
+#: The same where the encoding is fixed.
+UTF8_HINT = "save it as UTF-8"
 
 
 def is_offline() -> bool:
@@ -92,3 +107,108 @@ def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically."""
     with atomic_writer(path, "w") as stream:
         stream.write(text)
+
+
+def ensure_writable_dir(path: Path) -> Path:
+    """Create ``path`` (with its parents) and check that a file can be created in it.
+
+    Raises
+    ------
+    OSError
+        If the directory cannot be created or written (e.g. a parent is a regular file, or the
+        file system is read-only); callers turn it into their own error.
+    """
+    path.mkdir(parents=True, exist_ok=True)
+    probe = path / f".write-probe-{uuid.uuid4().hex}"
+    probe.touch()
+    probe.unlink()
+    return path
+
+
+def check_encoding(encoding: str) -> str:
+    """``encoding`` if Python knows the codec, else a :class:`WordlensError`."""
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise WordlensError(
+            f"unknown encoding {encoding!r}: use a Python codec name such as utf-8, latin-1 or "
+            "cp1252"
+        ) from None
+    return encoding
+
+
+def read_text(path: Path, encoding: str = DEFAULT_ENCODING, *, hint: str = UTF8_HINT) -> str:
+    """The text of a user's file decoded with ``encoding``; a leading byte-order mark is dropped.
+
+    Parameters
+    ----------
+    path
+        The file.
+    encoding
+        A Python codec name.
+    hint
+        How the user gets past an encoding error (:data:`ENCODING_HINT` where the caller takes an
+        encoding, :data:`UTF8_HINT` where it is fixed).
+
+    Raises
+    ------
+    FileEncodingError
+        If the bytes are not valid ``encoding``; names the file, line, column and bytes.
+    OSError
+        If the file cannot be read.
+    """
+    with decoding(path, encoding, hint=hint):
+        return path.read_bytes().decode(encoding).removeprefix("\ufeff")
+
+
+@contextmanager
+def decoding(
+    path: Path, encoding: str = DEFAULT_ENCODING, *, hint: str = UTF8_HINT
+) -> Iterator[None]:
+    """Turn a :class:`UnicodeDecodeError` raised while ``path`` is read inside the block (by
+    ``csv``, pandas, ``gzip``, ``bytes.decode``) into a :class:`FileEncodingError` that names the
+    first line that is not valid ``encoding`` (found by reading the file again, as a stream).
+
+    Raises
+    ------
+    WordlensError
+        If ``encoding`` is not a codec Python knows.
+    """
+    check_encoding(encoding)
+    try:
+        yield
+    except UnicodeDecodeError as error:
+        line, column, bad, reason = _first_undecodable(path, encoding) or (0, 0, b"", error.reason)
+        where = f"line {line}, column {column}" if line else "somewhere"
+        shown = " ".join(f"0x{byte:02x}" for byte in bad[:4])
+        raise FileEncodingError(
+            f"{path}, {where}: not valid {encoding} (byte {shown or '?'}: {reason}); {hint}"
+        ) from None
+
+
+def _first_undecodable(path: Path, encoding: str) -> tuple[int, int, bytes, str] | None:
+    """Line, column (1-based, in characters), bytes and reason of the first place ``path``
+    (gzip or plain) is not valid ``encoding``; None if it all decodes. Reads line by line."""
+    decoder = codecs.getincrementaldecoder(encoding)()
+    line, column = 1, 1
+    with path.open("rb") as raw:
+        packed = raw.read(2) == b"\x1f\x8b"
+        raw.seek(0)
+        stream: gzip.GzipFile | IO[bytes] = gzip.GzipFile(fileobj=raw) if packed else raw
+        for chunk in stream:
+            try:
+                text = decoder.decode(chunk)
+            except UnicodeDecodeError as error:
+                before = error.object[: error.start].decode(encoding, errors="replace")
+                bad = error.object[error.start : error.end]
+                return line, column + len(before), bad, error.reason
+            if "\n" in text:
+                line += text.count("\n")
+                column = len(text) - text.rfind("\n")
+            else:
+                column += len(text)
+        try:
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError as error:
+            return line, column, error.object[error.start : error.end], error.reason
+    return None

@@ -40,6 +40,15 @@ class LexiconFormatError(WordlensError, ValueError):
     """A lexicon or word-list file is malformed; the message names the file and line."""
 
 
+class FileEncodingError(WordlensError, ValueError):
+    """A text file is not in the encoding it is read with; the message names the file, the line
+    and the encoding, and how to read it otherwise."""
+
+
+class RemoteCodeError(WordlensError, ValueError):
+    """A model needs its own Python code to load and running it was not allowed."""
+
+
 class ResourceNotFoundError(WordlensError, FileNotFoundError):
     """A named data resource is neither local, mirrored, cached nor downloadable."""
 

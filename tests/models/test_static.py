@@ -373,6 +373,23 @@ def test_interrupted_conversion_leaves_no_cache(
     np.testing.assert_array_equal(load_static(path).matrix, rows)
 
 
+def test_unwritable_home_parses_into_memory(
+    tmp_path: Path, glove_slice: tuple[list[str], Rows], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A WORDLENS_HOME under a regular file (unwritable even for root): the vectors load, parsed
+    into memory, with a warning that names the directory and the way out."""
+    words, rows = glove_slice
+    path, _ = _glove_txt(tmp_path, words, rows)
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("WORDLENS_HOME", str(blocker / "home"))
+    with pytest.warns(UserWarning, match=rf"{blocker / 'home'}.*WORDLENS_HOME.*into memory"):
+        model = load_static(path)
+    assert model.words == tuple(words) and model.info.details["converted"] is None
+    np.testing.assert_array_equal(model.matrix, rows)
+    assert not isinstance(model.matrix, np.memmap)
+
+
 # --- fingerprints ---
 
 

@@ -122,3 +122,16 @@ def test_training_is_reproducible(tmp_path: Path) -> None:
 def test_bad_training_settings(options: dict[str, int], message: str) -> None:
     with pytest.raises(WordlensError, match=message):
         load_tagger(**options)  # type: ignore[arg-type]
+
+
+@pytest.mark.usefixtures("shared_env")
+def test_unwritable_home_still_gives_the_tagger(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The JSON cache is an optimisation: a WORDLENS_HOME under a regular file (unwritable even
+    for root) must not fail a run that needs the tagger (VAST's POS probe) after training."""
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("WORDLENS_HOME", str(blocker / "home"))
+    tagger = load_tagger(100, n_iter=1)
+    assert tagger.info.n_sentences == 100 and tagger.info.accuracy["dev"] > 0.5

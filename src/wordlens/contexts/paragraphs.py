@@ -297,7 +297,10 @@ def build_paragraph_index(corpora: Sequence[Corpus], path: Path) -> ParagraphInd
             prefix=f".{path.name}.", suffix=".tmp", dir=path.parent
         )
     except OSError as error:
-        raise CacheError(f"cannot write the paragraph index into {path.parent}: {error}") from error
+        raise CacheError(
+            f"cannot write the paragraph index into {path.parent}: {error}; set WORDLENS_HOME to "
+            "a writable directory"
+        ) from error
     os.close(handle)
     try:
         connection = sqlite3.connect(temporary)

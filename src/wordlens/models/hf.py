@@ -24,13 +24,14 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import torch
 
-from wordlens._files import user_home
+from wordlens._files import ensure_writable_dir, user_home
 from wordlens.contexts import Target
 from wordlens.distributed.backend import current_backend
 from wordlens.distributed.operations import WordVectorBatch, embed_batch
@@ -100,8 +101,11 @@ def allocate_output(shape: tuple[int, ...]) -> npt.NDArray[np.float32]:
     n_bytes = int(np.prod(shape)) * 4
     if n_bytes <= MEMMAP_THRESHOLD_BYTES:
         return np.zeros(shape, dtype=np.float32)
-    spill_dir = user_home() / "tmp"
-    spill_dir.mkdir(parents=True, exist_ok=True)
+    spill_dir: Path | None
+    try:
+        spill_dir = ensure_writable_dir(user_home() / "tmp")
+    except OSError:
+        spill_dir = None  # a read-only WORDLENS_HOME: the system's temporary directory
     # unlinked at once; the file lives as long as the mapping does
     backing = tempfile.TemporaryFile(dir=spill_dir)  # noqa: SIM115
     return np.memmap(backing, dtype=np.float32, mode="w+", shape=shape)

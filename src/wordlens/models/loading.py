@@ -16,7 +16,12 @@ randomly initialized) for word vectors.
 
 GGUF files are dequantized by transformers once and saved as safetensors under
 ``$WORDLENS_HOME/gguf/<sha256 of the file>/``; later loads read that directory (seconds instead
-of ~20 s). ``trust_remote_code`` is off unless the caller turns it on.
+of ~20 s). When that directory cannot be written (a read-only ``WORDLENS_HOME``), the file is
+converted into a temporary directory that lives as long as the process, with a warning: the model
+loads (same weights, same vectors), but every new process pays the conversion again.
+
+``trust_remote_code`` is off unless the caller turns it on; a model that needs its own code then
+raises :class:`~wordlens.errors.RemoteCodeError`, which names ``--trust-remote-code``.
 """
 
 from __future__ import annotations
@@ -27,14 +32,22 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from wordlens._files import is_offline, sha256_file_cached, user_home
+from wordlens._files import ensure_writable_dir, is_offline, sha256_file_cached, user_home
 from wordlens.distributed.spec import ModelSpec
-from wordlens.errors import MissingPackageError, ModelFilesError, UnknownModelError
+from wordlens.errors import (
+    CacheError,
+    MissingPackageError,
+    ModelFilesError,
+    RemoteCodeError,
+    UnknownModelError,
+)
 from wordlens.models.base import BosPolicy, ModelInfo, ModelKind, WordEmbedder
 from wordlens.models.hf import HFEmbedder
 
@@ -100,6 +113,10 @@ ALIASES: dict[str, Alias] = {
 }
 
 _SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+#: GGUF files converted into temporary directories by this process (unwritable WORDLENS_HOME),
+#: by sha256; each directory is removed when the process exits.
+_SCRATCH_CONVERSIONS: dict[str, tempfile.TemporaryDirectory[str]] = {}
 
 
 def load_model(
@@ -232,12 +249,15 @@ def _load_hub(
 
     offline = is_offline()
     try:
-        AutoConfig.from_pretrained(
-            spec,
-            revision=revision,
-            trust_remote_code=trust_remote_code,
-            local_files_only=offline,
-        )
+        with _custom_code_refused(spec, spec):
+            AutoConfig.from_pretrained(
+                spec,
+                revision=revision,
+                trust_remote_code=trust_remote_code,
+                local_files_only=offline,
+            )
+    except RemoteCodeError:
+        raise
     except (OSError, ValueError) as error:
         where = "hub (offline mode: its local cache only)" if offline else "hub"
         reason = f"{type(error).__name__}: {str(error).splitlines()[0]}"
@@ -279,10 +299,14 @@ def _load_hf(
 
     transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     common = {"revision": revision, "trust_remote_code": trust_remote_code}
-    config = AutoConfig.from_pretrained(source, **common)
+    with _custom_code_refused(name, source):
+        config = AutoConfig.from_pretrained(source, **common)
     kind = model_kind(config)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source, **common)
+        with _custom_code_refused(name, source):
+            tokenizer = AutoTokenizer.from_pretrained(source, **common)
+    except RemoteCodeError:
+        raise
     except (OSError, ValueError) as error:
         raise ModelFilesError(
             f"cannot load a tokenizer for {name} from {source}: {error}"
@@ -296,7 +320,8 @@ def _load_hf(
             f"{source}"
         )
     torch_dtype = getattr(torch, options["dtype"])
-    model = AutoModel.from_pretrained(source, dtype=torch_dtype, **common)
+    with _custom_code_refused(name, source):
+        model = AutoModel.from_pretrained(source, dtype=torch_dtype, **common)
     if kind == "encoder-decoder":
         model = model.get_encoder()
     model.eval().to(options["device"])
@@ -343,6 +368,32 @@ def _load_hf(
     )
 
 
+@contextmanager
+def _custom_code_refused(name: str, source: str) -> Iterator[None]:
+    """Turn transformers' refusal to run a model's own code (a ``ValueError`` asking for
+    ``trust_remote_code=True``) into a :class:`RemoteCodeError` that names the CLI option."""
+    try:
+        yield
+    except ValueError as error:
+        if "trust_remote_code" not in str(error):
+            raise
+        raise RemoteCodeError(
+            f"{name} needs its own Python code to load ({_custom_code(source)}), and running it "
+            "was not allowed. If you trust that code, pass --trust-remote-code "
+            "(trust_remote_code=True in Python)"
+        ) from error
+
+
+def _custom_code(source: str) -> str:
+    """What a model's config asks to run: its ``auto_map`` entries, where the config is local."""
+    try:
+        config = json.loads((Path(source) / "config.json").read_text(encoding="utf-8"))
+        entries = ", ".join(f"{key}: {value}" for key, value in dict(config["auto_map"]).items())
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return f"custom code in {source}"
+    return f"config.json auto_map in {source}: {entries}"
+
+
 def _bos_token_id(tokenizer: Any, kind: ModelKind, policy: BosPolicy) -> int | None:
     """The token to prepend, or None (see :mod:`wordlens.models.hf` for why causal LMs need one)."""
     if policy == "never" or (policy == "auto" and kind != "causal"):
@@ -376,9 +427,38 @@ def _load_gguf(gguf_path: Path, options: dict[str, Any], *, name: str) -> HFEmbe
     digest = sha256_file_cached(gguf_path)
     converted = user_home() / "gguf" / digest
     if not (converted / "config.json").exists():
-        _convert_gguf(gguf_path, converted)
+        try:
+            ensure_writable_dir(converted.parent)
+        except OSError as error:
+            converted = _scratch_conversion(gguf_path, digest, converted.parent, error)
+        else:
+            _convert_gguf(gguf_path, converted)
     identity = {"gguf": gguf_path.name, "gguf_sha256": digest}
     return _load_hf(str(converted), options, name=name, identity=identity)
+
+
+def _scratch_conversion(gguf_path: Path, digest: str, home: Path, error: OSError) -> Path:
+    """Convert ``gguf_path`` into a temporary directory kept until the process exits (once per
+    process), because ``home`` cannot be written; warns that every new process converts again."""
+    if digest not in _SCRATCH_CONVERSIONS:
+        warnings.warn(
+            f"cannot keep the converted {gguf_path.name} in {home} ({error}); converting it in a "
+            "temporary directory for this process only, so every run spends the conversion "
+            "again (about 20 s for smollm2-135m). Set WORDLENS_HOME to a writable directory to "
+            "convert it once.",
+            stacklevel=2,
+        )
+        try:
+            scratch = tempfile.TemporaryDirectory(prefix="wordlens-gguf-")
+        except OSError as scratch_error:
+            raise CacheError(
+                f"cannot convert {gguf_path.name}: neither {home} ({error}) nor the temporary "
+                f"directory {tempfile.gettempdir()} ({scratch_error}) can be written; set "
+                "WORDLENS_HOME to a writable directory"
+            ) from scratch_error
+        _convert_gguf(gguf_path, Path(scratch.name) / digest)
+        _SCRATCH_CONVERSIONS[digest] = scratch
+    return Path(_SCRATCH_CONVERSIONS[digest].name) / digest
 
 
 def _convert_gguf(gguf_path: Path, destination: Path) -> None:
@@ -402,10 +482,12 @@ def _convert_gguf(gguf_path: Path, destination: Path) -> None:
         model.save_pretrained(staging, safe_serialization=True)
         tokenizer.save_pretrained(staging)
         staging.replace(destination)
-    except OSError:
+    except OSError as error:
         shutil.rmtree(staging, ignore_errors=True)
         if not (destination / "config.json").exists():  # not a concurrent conversion that won
-            raise
+            raise CacheError(
+                f"cannot save the converted {gguf_path.name} into {destination.parent}: {error}"
+            ) from error
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

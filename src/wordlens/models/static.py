@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
@@ -23,6 +24,7 @@ import numpy.typing as npt
 from wordlens._files import sha256_file_cached
 from wordlens.contexts import Target
 from wordlens.errors import (
+    CacheError,
     EmptyInputError,
     MissingPackageError,
     ModelFilesError,
@@ -37,6 +39,7 @@ from wordlens.models.static_formats import (
     StaticFormat,
     converted,
     load_matrix,
+    parse_vectors,
     read_vocabulary,
     resolve_format,
 )
@@ -246,7 +249,8 @@ def load_static(
         The model's name; defaults to the file's stem.
 
     Text and binary files are converted once to a memory-mapped ``.npy`` in the user cache
-    (``user_home()/static/<sha256>/``); later loads reuse it.
+    (``user_home()/static/<sha256>/``); later loads reuse it. When that cache cannot be written
+    (a read-only ``WORDLENS_HOME``), the file is parsed into memory instead, with a warning.
 
     Raises
     ------
@@ -289,9 +293,21 @@ def _read_npy(matrix_path: Path, vocab_path: Path) -> _Loaded:
 
 
 def _read_parsed(source: Path, fmt: ParsedFormat) -> _Loaded:
-    """The same for a text or binary file, through its converted cache."""
+    """The same for a text or binary file, through its converted cache; parsed into memory
+    (with a warning) when the cache cannot be written."""
     digest = sha256_file_cached(source)
-    folder = converted(source, fmt, digest)
+    try:
+        folder = converted(source, fmt, digest)
+    except CacheError as error:
+        warnings.warn(
+            f"{error}; parsing {source.name} into memory for this process instead, so every "
+            "new process parses the whole file again",
+            stacklevel=3,
+        )
+        parsed = parse_vectors(source, fmt)
+        stacked = np.concatenate(parsed.blocks) if parsed.blocks else np.zeros((0, parsed.dim))
+        details = {"path": str(source.resolve()), "format": fmt, "converted": None}
+        return parsed.words, stacked.astype(np.float32, copy=False), (digest, digest), details
     matrix = load_matrix(folder / VECTORS_FILE)
     words = read_vocabulary(folder / VOCAB_FILE, len(matrix))
     details = {"path": str(source.resolve()), "format": fmt, "converted": str(folder)}

@@ -37,6 +37,7 @@ language models. *AAAI 2022*. (Labels the CoLA POS probes with a tagger.)
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gzip
 import hashlib
@@ -272,7 +273,9 @@ def load_tagger(
         An explicit data root holding ``probing/ud_english_ewt/``.
     cache
         Read and write ``user_home()/taggers/upos-perceptron-<key>.json``; the key hashes the
-        training file's sha256, ``n_sentences``, ``n_iter``, ``seed`` and the NLTK version.
+        training file's sha256, ``n_sentences``, ``n_iter``, ``seed`` and the NLTK version. The
+        cache is an optimisation: when it cannot be written (a read-only ``WORDLENS_HOME``) the
+        tagger is returned all the same, and trained again next time.
 
     Raises
     ------
@@ -301,7 +304,8 @@ def load_tagger(
     scores = {split: tagger.accuracy(read_conllu(file)) for split, file in held_out.items()}
     tagger.info = replace(tagger.info, accuracy=scores)
     if cache:
-        _write_tagger(cached, tagger)
+        with contextlib.suppress(OSError):  # as the corpus index: tolerate a read-only home
+            _write_tagger(cached, tagger)
     return tagger
 
 
