@@ -57,6 +57,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from wordlens._files import DEFAULT_ENCODING, ENCODING_HINT, read_text
 from wordlens.contexts import Target
 from wordlens.contexts.articles import with_article_for
 from wordlens.errors import WordlensError
@@ -206,6 +207,7 @@ def load_study(
     template: str | None = None,
     target: str | None = None,
     strongest_biases: Sequence[str] | None = None,
+    encoding: str = DEFAULT_ENCODING,
 ) -> IntersectionalStudy:
     """Read a study: the packaged default, or a user's YAML or CSV file.
 
@@ -223,6 +225,8 @@ def load_study(
     template, target, strongest_biases
         Override the file's (or, for CSV, the default) template, target word and experiment-3
         subset.
+    encoding
+        The file's text encoding.
 
     Raises
     ------
@@ -232,8 +236,10 @@ def load_study(
         not a single whitespace-free token or is a word of the template, a template without the
         slot (or with it glued to other text) or without the target word, an unknown or repeated
         bias in ``strongest_biases``.
+    FileEncodingError
+        If the file is not valid ``encoding``; the message names the line.
     """
-    study = _read(Path(source)) if source is not None else default_study()
+    study = _read(Path(source), encoding) if source is not None else default_study()
     overrides: dict[str, Any] = {}
     if template is not None:
         overrides["template"] = template
@@ -461,14 +467,14 @@ def _validate_category(
         )
 
 
-def _read(path: Path) -> IntersectionalStudy:
+def _read(path: Path, encoding: str) -> IntersectionalStudy:
     """A study from a YAML or CSV file."""
     suffix = path.suffix.lower()
     if suffix not in (".yaml", ".yml", ".csv"):
         raise StudyFormatError(f"{path}: a study file must be .yaml, .yml or .csv")
     try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        text = read_text(path, encoding, hint=ENCODING_HINT)
+    except OSError as error:
         raise StudyFormatError(f"{path}: cannot read the study file: {error}") from error
     if suffix == ".csv":
         return _from_csv(text, str(path))

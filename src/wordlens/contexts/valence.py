@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from wordlens._files import DEFAULT_ENCODING, ENCODING_HINT, read_text
 from wordlens.contexts import PLACEHOLDER, Target, targets_from_template
 from wordlens.errors import EmptyInputError, LexiconFormatError, WordlensError
 
@@ -90,17 +91,21 @@ class ValenceTemplates:
         return np.searchsorted(self.edges[1:-1], values, side="right").astype(np.int64)
 
 
-def load_templates(path: Path | None = None) -> ValenceTemplates:
+def load_templates(
+    path: Path | None = None, *, encoding: str = DEFAULT_ENCODING
+) -> ValenceTemplates:
     """The VAST templates shipped with wordlens, or a replacement JSON file.
 
     The file is a JSON object with ``edges`` (six increasing numbers from 1 to 9) and
     ``templates`` (five strings, each containing ``{word}`` once); other keys (``citation``,
-    ``note``) are ignored.
+    ``note``) are ignored. ``encoding`` is the file's text encoding.
 
     Raises
     ------
     LexiconFormatError
         If the file is not such an object; the message names the file and the problem.
+    FileEncodingError
+        If the file is not valid ``encoding``; the message names the line.
     """
     if path is None:
         source = f"wordlens/contexts/data/{_DATA}"
@@ -108,7 +113,7 @@ def load_templates(path: Path | None = None) -> ValenceTemplates:
     else:
         source = str(path)
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            text = read_text(Path(path), encoding, hint=ENCODING_HINT)
         except OSError as error:
             raise LexiconFormatError(f"{path}: cannot read the template file ({error})") from None
     try:

@@ -64,7 +64,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from wordlens._files import atomic_writer
+from wordlens._files import atomic_writer, decoding
 from wordlens.contexts import Target, target_from_word
 from wordlens.errors import EmptyInputError, OutputError, TargetError, WordlensError
 from wordlens.models.base import Pooling, WordEmbedder, check_pooling
@@ -310,7 +310,8 @@ def load_sense_vectors(path: Path) -> SenseVectors:
     if not path.is_file():
         raise WordlensError(f"sense-vector file not found: {path}")
     reader = _read_npz if path.suffix.lower() == ".npz" else _read_text
-    keys, vectors, layers, metadata = reader(path)
+    with decoding(path):
+        keys, vectors, layers, metadata = reader(path)
     try:
         return SenseVectors(
             tuple(key.lower() for key in keys),
@@ -363,6 +364,8 @@ def _read_text(path: Path) -> _Parsed:
             engine="c",
         )
         vectors = table.to_numpy(dtype=np.float32)
+    except UnicodeDecodeError:
+        raise  # named with its line by the caller
     except (pd.errors.ParserError, ValueError) as error:
         raise SenseVectorFormatError(
             f"{path}: not 'sensekey v1 ... vn' lines of one size ({error})"

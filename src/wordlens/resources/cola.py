@@ -29,6 +29,7 @@ from typing import Literal, get_args
 
 import pandas as pd
 
+from wordlens._files import read_text
 from wordlens.errors import EmptyInputError, LexiconFormatError, WordlensError
 from wordlens.resources.registry import Resource, ResourceFile, get_resource, register
 
@@ -56,7 +57,7 @@ def read_cola(path: Path) -> pd.DataFrame:
     """
     rows = [
         _parse_line(path, number, line)
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        for number, line in enumerate(read_text(path).splitlines(), start=1)
         if line.strip()
     ]
     if not rows:

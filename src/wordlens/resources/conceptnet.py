@@ -85,6 +85,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from wordlens._files import decoding
 from wordlens.errors import LexiconFormatError, WordlensError
 from wordlens.progress import progress_bar
 from wordlens.resources.registry import (
@@ -288,15 +289,16 @@ def _read_assertions(path: Path, value: str) -> pd.DataFrame:
     """``relation``, ``head``, ``tail`` (lower-cased) and a numeric `value` column of one file."""
     columns = ["relation", "head", "tail", value]
     try:
-        table = pd.read_csv(
-            path,
-            sep="\t",
-            header=None,
-            names=columns,
-            dtype=str,
-            keep_default_na=False,
-            quoting=csv.QUOTE_NONE,
-        )
+        with decoding(path):
+            table = pd.read_csv(
+                path,
+                sep="\t",
+                header=None,
+                names=columns,
+                dtype=str,
+                keep_default_na=False,
+                quoting=csv.QUOTE_NONE,
+            )
     except pd.errors.ParserError as error:
         raise LexiconFormatError(f"{path}: expected 4 tab-separated fields: {error}") from None
     numbers = pd.to_numeric(table[value], errors="coerce")
@@ -384,7 +386,11 @@ def _assertion_lines(path: Path, progress: bool) -> Iterator[tuple[int, list[str
     """``(line number, five fields)`` of each line, read as a stream (gzip when the file starts
     with the gzip magic bytes); the progress bar counts compressed bytes."""
     size = path.stat().st_size
-    with path.open("rb") as raw, progress_bar(progress, size, "ConceptNet 5 (bytes)") as advance:
+    with (
+        decoding(path),
+        path.open("rb") as raw,
+        progress_bar(progress, size, "ConceptNet 5 (bytes)") as advance,
+    ):
         is_gzip = raw.read(2) == b"\x1f\x8b"
         raw.seek(0)
         binary = gzip.GzipFile(fileobj=raw) if is_gzip else raw

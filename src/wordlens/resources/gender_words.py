@@ -30,6 +30,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from wordlens._files import read_text
 from wordlens.errors import LexiconFormatError, WordlensError
 from wordlens.resources.registry import Resource, ResourceFile, get_resource, register, single_file
 
@@ -76,7 +77,7 @@ def read_gn_glove_pairs(paths: Sequence[Path]) -> GenderPairs:
 
 def read_definitional_pairs(path: Path) -> GenderPairs:
     """Parse debiaswe's ``definitional_pairs.json`` (``[[female, male], ...]``)."""
-    document = json.loads(path.read_text(encoding="utf-8"))
+    document = json.loads(read_text(path))
     valid = isinstance(document, list) and all(
         isinstance(pair, list) and len(pair) == 2 and all(isinstance(w, str) for w in pair)
         for pair in document
@@ -87,7 +88,7 @@ def read_definitional_pairs(path: Path) -> GenderPairs:
 
 
 def _words(path: Path) -> list[str]:
-    words = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+    words = [line.strip() for line in read_text(path).splitlines()]
     return [word for word in words if word]
 
 

