@@ -62,6 +62,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from wordlens._files import DEFAULT_ENCODING
 from wordlens.contexts.intersectional import (
     Bias,
     IntersectionalStudy,
@@ -75,7 +76,13 @@ from wordlens.conventions import bos_convention
 from wordlens.errors import EmptyInputError, WordlensError
 from wordlens.models.base import Pooling, WordEmbedder, check_pooling
 from wordlens.models.cache import ActivationCache
-from wordlens.resources import Lexicon, load_lexicon, pleasant_unpleasant
+from wordlens.resources import (
+    Duplicates,
+    Lexicon,
+    lexicon_coverage,
+    load_lexicon,
+    pleasant_unpleasant,
+)
 from wordlens.results import Timings
 from wordlens.stats import (
     P_VALUE_RULE,
@@ -138,6 +145,11 @@ class IntersectionalConfig:
         Share of phrases in each of the top and bottom groups of experiment 3.
     experiments
         Which of ``valnorm``, ``differential``, ``strongest`` to run.
+    duplicates
+        What to do with a word listed twice in the lexicon (:data:`wordlens.resources.Duplicates`);
+        None: ``"error"`` for a file, a registered lexicon's own policy.
+    encoding
+        Text encoding of a lexicon file.
     """
 
     lexicon: str = "bellezza"
@@ -150,10 +162,14 @@ class IntersectionalConfig:
     seed: int = 0
     fraction: float = 0.10
     experiments: tuple[Experiment, ...] = EXPERIMENTS
+    duplicates: Duplicates | None = None
+    encoding: str = DEFAULT_ENCODING
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "lexicon": self.lexicon,
+            "duplicates": self.duplicates,
+            "encoding": self.encoding,
             "layers": self.layers,
             "context_layer": self.context_layer,
             "pooling": self.pooling,
@@ -212,15 +228,15 @@ def run_projection_valnorm(
     WordlensError
         If the lexicon has no valence column, or fewer than 3 of its words are embeddable.
     EmptyInputError
-        If every pleasant or every unpleasant word is missing.
+        If every pleasant or every unpleasant word is missing, or every lexicon word.
     """
     chosen = lexicon if isinstance(lexicon, Lexicon) else load_lexicon(lexicon)
     if "valence" not in chosen.dimensions:
         raise WordlensError(f"lexicon {chosen.name!r} has no valence column")
     settings = settings or DirectionSettings()
+    missing = lexicon_coverage(chosen, model)["missing"]
     rated = chosen.data.drop_duplicates("word")
     pleasant, unpleasant, dropped = _polar_words(model)
-    missing = set(model.missing_words(list(rated["word"].astype(str))))
     rated = rated[~rated["word"].isin(missing)]
     words = list(dict.fromkeys([*rated["word"].astype(str), *pleasant, *unpleasant]))
     embeddings = model.embed_words(
@@ -255,6 +271,7 @@ def run_projection_valnorm(
         "pooling": pooling,
         "direction": settings.as_dict(),
         "n_lexicon_words": len(rated),
+        "n_lexicon_words_given": len(rated) + len(missing),
         "missing_lexicon_words": sorted(missing),
         "missing_polar_words": dropped,
     }
@@ -478,7 +495,9 @@ def run_intersectional(
         with timings.stage("valnorm"):
             valnorm = run_projection_valnorm(
                 model,
-                config.lexicon,
+                load_lexicon(
+                    config.lexicon, duplicates=config.duplicates, encoding=config.encoding
+                ),
                 layers=config.layers,
                 pooling=config.pooling,
                 settings=config.direction,

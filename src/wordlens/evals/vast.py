@@ -35,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from wordlens._files import DEFAULT_ENCODING
 from wordlens.contexts import BLEACHED_TEMPLATE, Target, targets_from_template
 from wordlens.conventions import bos_convention
 from wordlens.errors import EmptyInputError, WordlensError
@@ -48,7 +49,7 @@ from wordlens.evals.vast_population import (
 )
 from wordlens.models.base import Pooling, WordEmbedder
 from wordlens.models.cache import ActivationCache
-from wordlens.resources import Lexicon, load_lexicon, load_weat_tests
+from wordlens.resources import Duplicates, Lexicon, lexicon_coverage, load_lexicon, load_weat_tests
 from wordlens.results import Timings
 from wordlens.stats import correlation_by_layer, fit_principal_components, sc_weat, weat
 
@@ -220,6 +221,11 @@ class VastConfig:
     templates
         A JSON file of aligned/misaligned templates replacing the packaged ones
         (:func:`wordlens.contexts.valence.load_templates`).
+    duplicates
+        What to do with a word listed twice in a lexicon (:data:`wordlens.resources.Duplicates`);
+        None: ``"error"`` for files, a registered lexicon's own policy.
+    encoding
+        Text encoding of the lexicon and template files given by path.
     """
 
     lexica: tuple[str, ...] = ("bellezza", "anew", "warriner")
@@ -237,6 +243,8 @@ class VastConfig:
     multilingual: tuple[str, ...] = ()
     n_samples: int = 10_000
     templates: Path | None = None
+    duplicates: Duplicates | None = None
+    encoding: str = DEFAULT_ENCODING
 
     def as_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
@@ -318,11 +326,12 @@ def setting_targets(
     seed: int,
     template: str = BLEACHED_TEMPLATE,
     templates: Path | None = None,
+    encoding: str = DEFAULT_ENCODING,
 ) -> tuple[dict[str, Target], dict[str, Any]]:
     """Each word's context in ``setting``, and a report (coverage of the random setting).
 
-    ``templates`` replaces the packaged aligned/misaligned templates (a JSON file, see
-    :func:`wordlens.contexts.valence.load_templates`).
+    ``templates`` replaces the packaged aligned/misaligned templates (a JSON file in
+    ``encoding``, see :func:`wordlens.contexts.valence.load_templates`).
     """
     from wordlens.contexts.corpus import random_targets
     from wordlens.contexts.valence import aligned_targets, load_templates, misaligned_targets
@@ -333,7 +342,7 @@ def setting_targets(
     if setting in ("aligned", "misaligned"):
         build = aligned_targets if setting == "aligned" else misaligned_targets
         values = [valence9[word] for word in words]
-        chosen = load_templates(templates)
+        chosen = load_templates(templates, encoding=encoding)
         return dict(zip(words, build(words, values, (1.0, 9.0), chosen), strict=True)), {
             "templates": chosen.source
         }
@@ -365,6 +374,7 @@ class _Study:
     timings: Timings
     lexica: list[Lexicon]
     polar: dict[Dimension, PolarPair]
+    coverage: dict[str, dict[str, Any]] = field(default_factory=dict)
     banks: dict[Setting, VectorBank] = field(default_factory=dict)
     population_banks: dict[Setting, VectorBank] = field(default_factory=dict)
     reports: dict[str, Any] = field(default_factory=dict)
@@ -413,6 +423,11 @@ class _Study:
         distinct = list(dict.fromkeys(words))
         missing = set(self.model.missing_words(distinct))
         return [word for word in distinct if word not in missing]
+
+    def cover(self, lexicon: Lexicon) -> None:
+        """Record the lexicon's words the model lacks (left out of every score); refuse a
+        lexicon the model lacks entirely (:func:`wordlens.resources.lexicon_coverage`)."""
+        self.coverage[lexicon.name] = lexicon_coverage(lexicon, self.model)
 
 
 def _polar_pairs(
@@ -506,6 +521,7 @@ def _embed_settings(
                 valence9,
                 seed=study.config.seed,
                 templates=study.config.templates,
+                encoding=study.config.encoding,
             )
         if report:
             study.reports[f"{setting}_contexts{suffix.replace(':', '_')}"] = report
@@ -784,7 +800,8 @@ def multilingual_experiment(study: _Study) -> pd.DataFrame:
     pooling = primary_pooling(study.poolings)
     rows: list[dict[str, Any]] = []
     for name in study.config.multilingual:
-        lexicon = load_lexicon(name)
+        lexicon = load_lexicon(name, duplicates=study.config.duplicates)
+        study.cover(lexicon)
         pair = _polar_pairs(["valence"], lexicon.language)["valence"]
         template = BLEACHED_BY_LANGUAGE.get(lexicon.language, BLEACHED_TEMPLATE)
         rated = _rated(study, lexicon, "valence")
@@ -838,13 +855,22 @@ def run_vast(
         raise WordlensError(
             f"unknown PC population {config.pc_population!r}; choose from {PC_POPULATIONS}"
         )
-    lexica = [load_lexicon(name) for name in config.lexica]
+    lexica = [
+        load_lexicon(name, duplicates=config.duplicates, encoding=config.encoding)
+        for name in config.lexica
+    ]
     if config.tokenization and model.info.kind != "static" and "warriner" not in config.lexica:
         lexica.append(load_lexicon("warriner"))
+    if config.templates is not None:  # a bad file fails now, not after the first settings
+        from wordlens.contexts.valence import load_templates
+
+        load_templates(config.templates, encoding=config.encoding)
     dimensions = [d for lexicon in lexica for d in _dimensions(lexicon)]
     study = _Study(
         model, config, cache, progress, Timings(), lexica, _polar_pairs(["valence", *dimensions])
     )
+    for lexicon in lexica:
+        study.cover(lexicon)
     weat_words = (
         [w for t in load_weat_tests() for ws in (t.x, t.y, t.a, t.b) for w in ws.words]
         if config.weat
@@ -902,6 +928,7 @@ def run_vast(
         "best_bleached_layer": best,
         "k_best": k_best,
         "pc_population": _population_metadata(study),
+        "lexicon_words": study.coverage,
         "conventions": {
             "bos": bos_convention(model.info, "vast"),
             "random_setting": random_setting_summary(study.reports),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,13 @@ img { max-width: 100%; } .note { color: #555; font-size: 0.9em; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 2px 12px; font-size: 0.9em; }
 dt { font-weight: 600; }
 """
+
+
+def listed(words: Sequence[str], limit: int | None = 20) -> str:
+    """At most ``limit`` (None: all) of ``words``, comma-separated, then how many more."""
+    if limit is None or len(words) <= limit:
+        return ", ".join(words)
+    return f"{', '.join(words[:limit])} and {len(words) - limit:,} more"
 
 
 @dataclass

@@ -12,7 +12,7 @@ from wordlens.conventions import describe_bos
 from wordlens.evals.intersectional import IntersectionalRun
 from wordlens.report.bias_figures import PairedDots, grouped_bars, paired_dots
 from wordlens.report.figures import Panel, line_panels
-from wordlens.report.html import Report
+from wordlens.report.html import Report, listed
 from wordlens.stats import P_VALUE_RULE
 
 _METHODS = {"projection": "projection on the SVC direction", "cosine": "cosine SC-WEAT"}
@@ -44,7 +44,7 @@ def headline(meta: dict[str, Any]) -> dict[str, object]:
     """The report's first lines: model, BOS convention, study, template and settings."""
     model = meta["model"]
     config = meta["config"]
-    return {
+    lines: dict[str, object] = {
         "model": f"{model['name']} ({model['kind']}, {model['n_layers']} layers, "
         f"{model['hidden_size']} d)",
         "fingerprint": model["fingerprint"],
@@ -56,6 +56,30 @@ def headline(meta: dict[str, Any]) -> dict[str, object]:
         "permutations": config["n_samples"],
         "seed": config["seed"],
     }
+    left_out = _left_out_line(meta["experiments"].get("valnorm"))
+    if left_out:
+        lines["words left out"] = left_out
+    return lines
+
+
+def _left_out_line(valnorm: dict[str, Any] | None, limit: int | None = 20) -> str | None:
+    """The ValNorm lexicon and polar words the model lacks, counted and listed (at most
+    ``limit`` of each; None: all); None if it lacks none."""
+    if valnorm is None:
+        return None
+    parts = []
+    lexicon_missing = valnorm["missing_lexicon_words"]
+    if lexicon_missing:
+        given = valnorm.get("n_lexicon_words_given", valnorm["n_lexicon_words"])
+        parts.append(
+            f"{len(lexicon_missing):,} of the {given:,} {valnorm['lexicon']} words "
+            f"({listed(lexicon_missing, limit)})"
+        )
+    if valnorm["missing_polar_words"]:
+        parts.append(f"polar words {listed(valnorm['missing_polar_words'], limit)}")
+    if not parts:
+        return None
+    return f"not in the model's vocabulary: {'; '.join(parts)}"
 
 
 def _valnorm_section(report: Report, table: pd.DataFrame, meta: dict[str, Any]) -> None:
@@ -88,11 +112,9 @@ def _valnorm_section(report: Report, table: pd.DataFrame, meta: dict[str, Any]) 
     best = table.loc[[table["projection_r"].idxmax()]].assign(which="best projection layer")
     columns = ["which", "layer", "projection_r", "cosine_r", "n", "train_accuracy", "flipped"]
     report.table(pd.concat([top, best])[columns])
-    missing = [*meta["missing_lexicon_words"], *meta["missing_polar_words"]]
-    if missing:
-        report.paragraph(
-            f"Not in the model's vocabulary (dropped): {', '.join(missing)}.", note=True
-        )
+    left_out = _left_out_line(meta, limit=None)
+    if left_out:
+        report.paragraph(f"Left out, {left_out}.", note=True)
 
 
 def _differential_section(

@@ -10,7 +10,7 @@ import pandas as pd
 from wordlens.conventions import describe_bos
 from wordlens.evals.vast import VastRun
 from wordlens.report.figures import Panel, line_panels
-from wordlens.report.html import Report
+from wordlens.report.html import Report, listed
 from wordlens.stats import P_VALUE_RULE
 
 _R = "Pearson's r"
@@ -56,6 +56,7 @@ def build_vast_report(run: VastRun) -> Report:
             "multilingual VAST by layer",
         )
     _random_section(report, meta.get("contexts", {}))
+    _left_out_section(report, meta.get("lexicon_words", {}))
     report.heading("Timings (seconds)")
     report.table(pd.DataFrame(sorted(meta["timings_s"].items()), columns=["stage", "seconds"]))
     return report
@@ -93,6 +94,9 @@ def headline(meta: dict[str, Any]) -> dict[str, object]:
         "texts start with": describe_bos(conventions["bos"], model["kind"]),
         "PCs fitted on": _population_line(population),
     }
+    left_out = _left_out_line(meta.get("lexicon_words", {}))
+    if left_out:
+        lines["lexicon words left out"] = left_out
     if conventions["random_setting"]:
         lines["random setting"] = conventions["random_setting"]
     lines |= {
@@ -111,9 +115,35 @@ def _population_line(population: dict[str, Any]) -> str:
     line = str(population["description"])
     missing = population.get("missing") or []
     if missing:
-        shown = ", ".join(missing[:20]) + (", ..." if len(missing) > 20 else "")
-        line += f"; {len(missing):,} not in the model's vocabulary, left out: {shown}"
+        line += f"; {len(missing):,} not in the model's vocabulary, left out: {listed(missing)}"
     return line
+
+
+def _left_out_parts(coverage: dict[str, Any], limit: int | None) -> list[str]:
+    """Per lexicon the model lacks words of: how many of its words and which (at most
+    ``limit``; None: all)."""
+    return [
+        f"{name}: {counts['n_missing']:,} of {counts['n_words']:,} words not in the model's "
+        f"vocabulary ({listed(counts['missing'], limit)})"
+        for name, counts in coverage.items()
+        if counts["n_missing"]
+    ]
+
+
+def _left_out_line(coverage: dict[str, Any]) -> str | None:
+    """The headline's line of lexicon words left out (the first 20 of each); None if none."""
+    parts = _left_out_parts(coverage, 20)
+    return "; ".join(parts) if parts else None
+
+
+def _left_out_section(report: Report, coverage: dict[str, Any]) -> None:
+    """Every lexicon word left out of the scores because the model lacks it."""
+    parts = _left_out_parts(coverage, None)
+    if not parts:
+        return
+    report.heading("Lexicon words left out")
+    for part in parts:
+        report.paragraph(part + ".")
 
 
 def _layers_section(report: Report, layers: pd.DataFrame) -> None:
