@@ -11,6 +11,7 @@ bleached context of May et al. 2019, used by VAST).
 
 from __future__ import annotations
 
+import numbers
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -31,7 +32,9 @@ class Target:
     text
         The full context passed to the model.
     start, end
-        Character offsets (Python string indices, end exclusive) of the word in ``text``.
+        Character offsets (Python string indices, end exclusive) of the word in ``text``:
+        integers (NumPy integers are converted to ``int``; booleans and floats are refused) with
+        ``0 <= start < end <= len(text)``.
     """
 
     text: str
@@ -41,6 +44,14 @@ class Target:
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
             raise TargetError(f"target text must be a string, got {type(self.text).__name__}")
+        for name in ("start", "end"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise TargetError(
+                    f"span {name} must be an integer character offset, got {value!r} "
+                    f"({type(value).__name__}) for the text {self.text!r}"
+                )
+            object.__setattr__(self, name, int(value))  # a NumPy integer becomes an int
         if not (0 <= self.start < self.end <= len(self.text)):
             raise TargetError(
                 f"span [{self.start}, {self.end}) is out of range for a text of "
