@@ -160,3 +160,23 @@ def test_file_url_mirror_and_malformed_mirror_url(
     monkeypatch.setenv("WORDLENS_MIRROR_URL", "localhost:8000/data")
     with pytest.raises(WordlensError, match="must be an http://, https:// or file:// URL"):
         fetch("rg65")
+
+
+def test_an_unwritable_user_cache_is_named_before_downloading(
+    tmp_path: Path, shared_data: Path, http_server: Serve, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """WORDLENS_HOME under a regular file (unwritable even for root): a clear error naming the
+    cache directory and the ways out, not a NotADirectoryError traceback; nothing requested."""
+    from wordlens.errors import CacheError
+
+    server = http_server(shared_data)
+    monkeypatch.setenv("WORDLENS_MIRROR_URL", server.url + "/")
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("WORDLENS_HOME", str(blocker / "home"))
+    with pytest.raises(WordlensError, match=r"cannot download lexica/en/bellezza\.csv") as caught:
+        fetch("bellezza")
+    assert isinstance(caught.value, CacheError)
+    assert f"{blocker / 'home' / 'data' / 'lexica' / 'en'} (" in str(caught.value)
+    assert "WORDLENS_HOME" in str(caught.value) and "WORDLENS_DATA_PATH" in str(caught.value)
+    assert server.requests == []

@@ -45,8 +45,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
 from wordlens import __version__
-from wordlens._files import atomic_writer, is_offline, user_home
-from wordlens.errors import ChecksumError, ResourceNotFoundError, WordlensError
+from wordlens._files import atomic_writer, ensure_writable_dir, is_offline, user_home
+from wordlens.errors import CacheError, ChecksumError, ResourceNotFoundError, WordlensError
 
 DATA_PATH_ENV = "WORDLENS_DATA_PATH"
 MIRROR_URL_ENV = "WORDLENS_MIRROR_URL"
@@ -289,6 +289,8 @@ def resolve(
         The file is nowhere local and cannot be downloaded (offline mode or network errors).
     ChecksumError
         A downloaded file does not match ``file.sha256``; nothing is left in the cache.
+    CacheError
+        A download is needed but the user cache cannot be written.
     """
     found, looked = _search(resource, file, path)
     if found is not None:
@@ -305,6 +307,14 @@ def resolve(
         looked.append("download: skipped (offline mode)")
         raise ResourceNotFoundError(_not_found_message(resource, file, looked))
     target = cache_path(file)
+    try:
+        ensure_writable_dir(target.parent)
+    except OSError as error:
+        raise CacheError(
+            f"{resource.name}: cannot download {file.relpath} into the user cache "
+            f"{target.parent} ({error}); set WORDLENS_HOME to a writable directory, or "
+            f"{DATA_PATH_ENV} to a data root that holds it"
+        ) from error
     for url in _download_urls(file):
         try:
             _download(url, target, file, timeout=timeout, progress=progress)
