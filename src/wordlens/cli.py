@@ -94,13 +94,24 @@ EncodingOption = Annotated[
     str,
     typer.Option(
         callback=_checked_encoding,
-        help="Text encoding of the files you pass (word list, lexicon, study, templates, norms), "
+        help="Text encoding of the files you pass (words file, lexicon, study, templates), "
         "e.g. latin-1 or cp1252.",
     ),
 ]
+
+
+def _checked_duplicates(value: str | None) -> str | None:
+    from wordlens.resources.lexica import DUPLICATE_POLICIES  # pandas: only when it is used
+
+    if value not in (None, *DUPLICATE_POLICIES):
+        raise typer.BadParameter(f"use {', '.join(DUPLICATE_POLICIES)}, not {value!r}")
+    return value
+
+
 DuplicatesOption = Annotated[
     str | None,
     typer.Option(
+        callback=_checked_duplicates,
         help="A word listed more than once in a lexicon: error, mean (average its ratings) or "
         "first (keep the first entry) [error; a registered lexicon's own policy].",
     ),

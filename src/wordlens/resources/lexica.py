@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
 Duplicates = Literal["error", "mean", "first"]
 """What to do with a word listed more than once: raise, average its ratings, keep the first."""
+DUPLICATE_POLICIES: tuple[Duplicates, ...] = get_args(Duplicates)
 
 Scale = tuple[float, float]
 
@@ -154,7 +155,7 @@ def read_lexicon(
         The file has a header but no entries.
     """
     policy = duplicates or fmt.duplicates
-    if policy not in get_args(Duplicates):
+    if policy not in DUPLICATE_POLICIES:
         raise WordlensError(f"duplicates must be 'error', 'mean' or 'first', not {policy!r}")
     header, rows, lines = _read_rows(path, fmt.sep, encoding)
     wanted = {"word": fmt.word, **fmt.columns}
