@@ -137,10 +137,10 @@ def test_a_kill_loses_at_most_one_batch_whatever_the_token_budget(
     kill_after_shards(worker, cache_root, 1)
     targets = named_targets("alone:3000")
     (store,) = ActivationCache(cache_root).stores()
-    assert minilm.max_batch_targets == 1024
-    assert all(len(shard_keys(shard)) <= 1024 for shard in shards_of(cache_root))
     cached_before = len(store)
     assert 1024 <= cached_before < len(targets)
+    assert all(len(shard_keys(shard)) <= 1024 for shard in shards_of(cache_root))
+    assert minilm.max_batch_targets == 1024
 
     monkeypatch.setattr(minilm, "token_budget", 65536)
     counter = CountingForward(minilm, monkeypatch)
@@ -231,11 +231,14 @@ def test_a_damaged_shard_is_moved_aside_and_recomputed(
     damage(shard)
 
     counter = CountingForward(minilm, monkeypatch)
-    with pytest.warns(CacheDamageWarning, match=f"{re.escape(str(shard))}: {reason}"):
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
         again = minilm.embed(targets, layers=[0, 3, 6], cache=ActivationCache(tmp_path / "cache"))
-    assert counter.computed == n_rows
     np.testing.assert_array_equal(again.vectors, fresh.vectors)
     np.testing.assert_array_equal(again.n_subtokens, fresh.n_subtokens)
+    assert counter.computed == n_rows
+    (damaged,) = [w for w in warned if issubclass(w.category, CacheDamageWarning)]
+    assert re.search(f"{re.escape(str(shard))}: {reason}", str(damaged.message))
     assert not shard.exists() and (shard.parent / "damaged" / shard.name).exists()
     # the recomputed rows are a new, sound shard: the next run computes nothing, warns nothing
     with warnings.catch_warnings():
