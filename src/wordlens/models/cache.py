@@ -145,16 +145,25 @@ class StoreSummary:
 class Claim:
     """An exclusive claim on one batch: a ``flock`` held on an open lock file until
     :meth:`release` (or until the process ends: the kernel releases it). ``Claim(None)`` holds
-    nothing (no cache, or no ``flock`` here)."""
+    nothing (no cache, or no ``flock`` here). Claims of one process on one lock file share it
+    (:data:`_HELD`), so a process never waits for itself."""
 
-    def __init__(self, descriptor: int | None) -> None:
-        self._descriptor = descriptor
+    def __init__(self, lock: Path | None) -> None:
+        self._lock = lock
 
     def release(self) -> None:
-        """Give the claim up (closing the lock file releases the lock)."""
-        if self._descriptor is not None:
-            os.close(self._descriptor)
-            self._descriptor = None
+        """Give the claim up (closing the lock file, with the last claim on it, releases it)."""
+        if self._lock is not None:
+            held = _HELD[self._lock]
+            held[1] -= 1
+            if held[1] == 0:
+                del _HELD[self._lock]
+                os.close(held[0])
+            self._lock = None
+
+
+#: The lock files this process holds: path -> [open descriptor, claims on it].
+_HELD: dict[Path, list[int]] = {}
 
 
 class CacheStore:
@@ -387,6 +396,9 @@ class CacheStore:
             return Claim(None)
         stripe = int(hashlib.blake2b(name.encode(), digest_size=4).hexdigest(), 16) % LOCK_STRIPES
         lock = self.path.parent / _LOCKS / f"{stripe:02d}.lock"
+        if lock in _HELD:
+            _HELD[lock][1] += 1
+            return Claim(lock)
         try:
             lock.parent.mkdir(exist_ok=True)
             descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
@@ -403,7 +415,8 @@ class CacheStore:
         except BaseException:  # interrupted while waiting
             os.close(descriptor)
             raise
-        return Claim(descriptor)
+        _HELD[lock] = [descriptor, 1]
+        return Claim(lock)
 
     def summary(self) -> StoreSummary:
         """What the store holds, from the shard headers (nothing is verified or moved)."""
