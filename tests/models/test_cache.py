@@ -23,8 +23,9 @@ from safetensors.numpy import save
 
 from tests.conftest import REPO
 from tests.models.cache_targets import cache_targets, named_targets
-from wordlens.contexts import targets_from_template
+from wordlens.contexts import Target, targets_from_template
 from wordlens.errors import CacheDamageWarning, CacheError
+from wordlens.models.base import Embeddings
 from wordlens.models.cache import ActivationCache
 from wordlens.models.hf import HFEmbedder
 
@@ -150,6 +151,21 @@ def test_a_kill_loses_at_most_one_batch_whatever_the_token_budget(
     np.testing.assert_array_equal(resumed.vectors, uninterrupted.vectors)
 
 
+def embed_as_workers(
+    minilm: HFEmbedder, targets: list[Target], cache: ActivationCache | None = None
+) -> Embeddings:
+    """Layers 0 and 6 as the concurrency tests' workers compute them: one torch thread, a
+    token budget of 64 (so the vectors are bit-identical to theirs)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(minilm, "token_budget", 64)
+            return minilm.embed(targets, layers=[0, 6], cache=cache)
+    finally:
+        torch.set_num_threads(threads)
+
+
 def test_two_processes_on_one_cache_compute_each_batch_once(
     minilm: HFEmbedder, tmp_path: Path
 ) -> None:
@@ -180,19 +196,43 @@ def test_two_processes_on_one_cache_compute_each_batch_once(
     keys = [key for shard in shards_of(cache_root) for key in shard_keys(shard)]
     assert len(keys) == len(set(keys)) == len(targets)
 
-    torch_threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # as the workers
-    try:
-        alone_root = tmp_path / "alone"
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(minilm, "token_budget", 64)
-            alone = minilm.embed(targets, layers=[0, 6], cache=ActivationCache(alone_root))
-    finally:
-        torch.set_num_threads(torch_threads)
+    alone_root = tmp_path / "alone"
+    alone = embed_as_workers(minilm, targets, ActivationCache(alone_root))
     np.testing.assert_array_equal(first["vectors"], alone.vectors)
     size = sum(shard.stat().st_size for shard in shards_of(cache_root))
     alone_size = sum(shard.stat().st_size for shard in shards_of(alone_root))
     assert size == alone_size
+
+
+def test_a_process_killed_holding_claims_does_not_block_the_other(
+    minilm: HFEmbedder, tmp_path: Path
+) -> None:
+    """Two runs started together; one is killed with SIGKILL (holding the claim of the batch it
+    computes). The kernel releases its lock: the other run finishes, computes what the dead one
+    left, and the cache holds every target once."""
+    cache_root, out, go = tmp_path / "cache", tmp_path / "survivor.npz", tmp_path / "go"
+    common = ("--token-budget", "64", "--targets", "template:300", "--layers", "0,6", "--slow")
+    killed, survivor = (
+        start_worker(
+            cache_root, *common, "--ready", str(tmp_path / f"ready-{n}"), "--go", str(go), *extra
+        )
+        for n, extra in enumerate([(), ("--out", str(out))])
+    )
+    deadline = time.monotonic() + 120
+    while not all((tmp_path / f"ready-{n}").exists() for n in range(2)):
+        assert time.monotonic() < deadline and killed.poll() is None and survivor.poll() is None
+        time.sleep(0.01)
+    go.touch()
+    kill_after_shards(killed, cache_root, 4)
+    assert survivor.wait(timeout=120) == 0
+
+    targets = named_targets("template:300")
+    keys = [key for shard in shards_of(cache_root) for key in shard_keys(shard)]
+    assert len(keys) == len(set(keys)) == len(targets)
+    result = np.load(out)
+    assert 0 < int(result["computed"]) < len(targets)
+    alone = embed_as_workers(minilm, targets)
+    np.testing.assert_array_equal(result["vectors"], alone.vectors)
 
 
 def overwrite_middle(shard: Path, n_bytes: int = 4096) -> None:

@@ -105,6 +105,11 @@ def target_key(target: Target) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:32]
 
 
+def _is_shard_name(name: str) -> bool:
+    """Whether a file name is a shard's (:data:`_SHARD_GLOB`; not a temporary file)."""
+    return name.startswith("shard-") and name.endswith(".safetensors")
+
+
 def batch_name(stores: Sequence[str], keys: Sequence[str]) -> str:
     """The identity of a planned batch for :meth:`CacheStore.claim`: a digest of the stores it
     is written to and its keys, the same in every process that plans it."""
@@ -184,7 +189,7 @@ class CacheStore:
         self.meta = meta
         self.verify = verify
         self._index: dict[str, tuple[Path, int]] | None = None
-        self._scanned: set[Path] = set()
+        self._scanned: set[str] = set()
         self._verified: set[Path] = set()
 
     @property
@@ -204,16 +209,22 @@ class CacheStore:
         return self._index
 
     def refresh(self) -> None:
-        """Add the keys of shards written since the index was read (by this or another process).
-        Unreadable shards are moved aside (module notes)."""
+        """Add the keys of shards written since the index was read (by this or another process;
+        a directory listing, about 1 ms for 2,000 shards). Unreadable shards are moved aside
+        (module notes)."""
         if self._index is None:
             self._index = {}
         index = self._index
-        for shard in sorted(self.path.glob(_SHARD_GLOB)):
-            if shard not in self._scanned:
-                self._scanned.add(shard)
-                for row, key in enumerate(self._shard_keys(shard, drop=True) or ()):
-                    index.setdefault(key, (shard, row))
+        try:
+            with os.scandir(self.path) as entries:
+                names = [entry.name for entry in entries if _is_shard_name(entry.name)]
+        except FileNotFoundError:
+            return  # the store was cleared meanwhile
+        for name in sorted(set(names) - self._scanned):
+            self._scanned.add(name)
+            shard = self.path / name
+            for row, key in enumerate(self._shard_keys(shard, drop=True) or ()):
+                index.setdefault(key, (shard, row))
 
     def _shard_keys(self, shard: Path, *, drop: bool) -> list[str] | None:
         """The keys in a shard's header (the header only is read); ``None`` when the shard is
@@ -370,7 +381,7 @@ class CacheStore:
             raise CacheError(
                 f"cannot write activation cache shard in {self.path}: {error}"
             ) from error
-        self._scanned.add(shard)
+        self._scanned.add(shard.name)
         self._verified.add(shard)
         index = self._load_index()
         for row, key in enumerate(keys):

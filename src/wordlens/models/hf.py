@@ -2,10 +2,11 @@
 
 Forward passes over batches of texts return every hidden state; each target's subtokens come from
 the tokenizer's offset mapping (:mod:`wordlens.models.align`) and are pooled per layer. Batches are
-planned under a token budget (the padded tokens of a batch's passes, ``rows * longest row`` each),
-right-padded with the padding masked, under ``torch.inference_mode``. With right padding and an
-attention mask, a row's hidden states do not depend on the other rows, so batched vectors equal
-one-at-a-time vectors (to float32 rounding; tested to 1e-5).
+planned under a token budget (the padded tokens of a batch's passes, ``rows * longest row`` each)
+and hold at most :attr:`HFEmbedder.max_batch_targets` targets (the work an interruption can
+lose); they are right-padded with the padding masked, under ``torch.inference_mode``. With right
+padding and an attention mask, a row's hidden states do not depend on the other rows, so batched
+vectors equal one-at-a-time vectors (to float32 rounding; tested to 1e-5).
 
 Causal models compute each head that several texts of a batch share ("This is" in "This is
 {word}", "a young thin" in "a young thin tall ... person") once: the batch's texts form a prefix
@@ -192,9 +193,9 @@ class HFEmbedder(WordEmbedder):
         self.bos_token_id = bos_token_id
         self.device = torch.device(device)
         self.token_budget = token_budget or default_token_budget(self.device)
-        #: Most targets in one batch (:func:`default_max_batch_targets`): bounds the work an
-        #: interruption loses, whatever the token budget.
-        self.max_batch_targets = default_max_batch_targets(self.device)
+        #: Most targets in one batch (:func:`default_max_batch_targets`; ``None``: no limit):
+        #: bounds the work an interruption loses, whatever the token budget.
+        self.max_batch_targets: int | None = default_max_batch_targets(self.device)
         pad = tokenizer.pad_token_id
         if pad is None:
             pad = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0

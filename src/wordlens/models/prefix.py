@@ -26,8 +26,10 @@ begin with the same token ids share the keys, values and hidden states of that h
    of all texts (longest first), then by token ids, so texts that share heads meet in a batch while
    texts that share almost nothing (corpus sentences: BOS and a first word) are still ordered by
    length, as without reuse. A batch costs the padded tokens of all its passes (kept up to date
-   while texts join it) and is the longest run of that order within the token budget. The pool
-   lives until the batch's last pass, so memory is bounded by the budget.
+   while texts join it) and is the longest run of that order within the token budget and the
+   limit on texts (:data:`~wordlens.models.hf.HFEmbedder.max_batch_targets`, which bounds the
+   work an interruption loses). The pool lives until the batch's last pass, so memory is bounded
+   by the budget.
 
 A batch's tree depends only on the batch's texts, never on which other batches the activation
 cache already holds: a resumed run is bit-identical to an uninterrupted one. Hidden states equal

@@ -8,7 +8,9 @@ by every representation (top, cat, mix, single layers, lexical, CNN) and every r
 
 An interrupted extraction resumes: batches are planned over all sentences, cached or not, and a
 batch is written as one shard, so a rerun computes exactly the missing batches, with the same
-composition, and its vectors are bit-identical to an uninterrupted run's.
+composition, and its vectors are bit-identical to an uninterrupted run's. Each batch is claimed
+in the cache before it is computed, so two extractions on one cache compute it once
+(:mod:`wordlens.models.batch_runs`).
 
 Vectors are stored in float16 (half the memory of float32: UD EWT train with minilm-l6 is
 285K subtoken rows x 7 layers x 384, 1.5 GB); the probe reads them as float32.
