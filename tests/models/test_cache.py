@@ -305,6 +305,27 @@ def test_a_shard_without_checksum_is_not_trusted(
     np.testing.assert_array_equal(again.vectors, fresh.vectors)
 
 
+def test_a_format_1_store_is_not_read(
+    minilm: HFEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store written before checksums (its directory without ``-v2``, no ``format`` in its
+    ``store.json``) is listed as format 1 and never read: its targets are computed again."""
+    targets = targets_from_template(["cat", "dog"])
+    minilm.embed(targets, layers=[0], cache=ActivationCache(tmp_path / "new"))
+    (store,) = ActivationCache(tmp_path / "new").stores()
+    old = tmp_path / "old" / store.path.parent.name / store.path.name.removesuffix("-v2")
+    old.parent.mkdir(parents=True)
+    store.path.rename(old)
+    meta = json.loads((old / "store.json").read_text())
+    del meta["format"]
+    (old / "store.json").write_text(json.dumps(meta))
+    counter = CountingForward(minilm, monkeypatch)
+    minilm.embed(targets, layers=[0], cache=ActivationCache(tmp_path / "old"))
+    assert counter.computed == 2
+    formats = sorted(s.summary().format for s in ActivationCache(tmp_path / "old").stores())
+    assert formats == [1, 2]
+
+
 def test_stray_temp_file_is_ignored(minilm: HFEmbedder, tmp_path: Path) -> None:
     cache = ActivationCache(tmp_path)
     targets = targets_from_template(["cat"])

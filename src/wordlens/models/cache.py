@@ -32,9 +32,11 @@ Checksums
     missing and are recomputed in their planned batch, so the results equal a fresh computation.
     Moving (not deleting) keeps the evidence; ``wordlens cache clear`` removes it. A shard that
     cannot be moved or deleted is a :class:`~wordlens.errors.CacheError`. Verifying costs one
-    blake2b pass over the bytes read: measured in ``benchmarks/bench_extraction.py`` (a cached
-    rerun with and without it). ``ActivationCache(verify=False)`` skips it (for that
-    measurement only).
+    blake2b pass over the bytes read, measured in ``benchmarks/bench_extraction.py``: a rerun of
+    1,000 words (smollm2-135m, all layers, 68 MiB of shards) that finds everything in the cache
+    took 0.22 s verified and 0.14 s not (2 CPU threads), so verification is 0.08 s, 37 % of such
+    a rerun and under 3 % of computing the vectors (2.9 s). ``ActivationCache(verify=False)``
+    skips it (for that measurement only).
 
 Older caches
     Shards of cache format 1 (before checksums) cannot be verified, so they are not read: format
@@ -53,8 +55,8 @@ Concurrent runs
     meantime), then reads it. A process never waits while it holds a claim, so claims cannot
     deadlock, and the kernel releases the lock of a process that dies (even by ``kill -9``): the
     waiting process then finds the batch missing and computes it. The locks only avoid duplicated
-    work, never guard correctness: shards are atomic and a key held by two shards reads the first
-    (sorted by file name). Without ``fcntl`` (Windows) or where ``flock`` fails (some network
+    work, never guard correctness: shards are atomic and a key held by two shards is read from the
+    one indexed first. Without ``fcntl`` (Windows) or where ``flock`` fails (some network
     file systems) batches are not coordinated: both processes compute them. See
     :func:`wordlens.models.batch_runs.run_batches`.
 
