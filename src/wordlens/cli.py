@@ -1,13 +1,15 @@
 """The ``wordlens`` command line.
 
 Exit codes: 0 success, 2 bad input or environment (a :class:`~wordlens.errors.WordlensError`,
-printed without a traceback), 130 interrupted (finished work is kept in the activation cache),
-1 anything unexpected (a bug: the traceback is shown).
+printed without a traceback), 130 interrupted (Ctrl-C) and 143 terminated (SIGTERM: finished work
+is kept in the activation cache either way), 1 anything unexpected (a bug: the traceback is shown).
 """
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
@@ -25,7 +27,7 @@ from wordlens._files import (
     read_text,
 )
 from wordlens.contexts import BLEACHED_TEMPLATE, decontextualized_targets, targets_from_template
-from wordlens.errors import CacheError, EmptyInputError, OutputError, WordlensError
+from wordlens.errors import CacheError, EmptyInputError, OutputError, Terminated, WordlensError
 from wordlens.models.base import WordEmbedder
 from wordlens.models.cache import ActivationCache
 
@@ -126,20 +128,43 @@ ConventionsOption = Annotated[
 
 
 def handle_errors(function: F) -> F:
-    """Turn wordlens errors into a one-line message and exit code 2; Ctrl-C into 130."""
+    """Turn wordlens errors into a one-line message and exit code 2; Ctrl-C into 130 and SIGTERM
+    into 143 (SIGTERM raises :class:`~wordlens.errors.Terminated` in the main thread while the
+    command runs, so it unwinds as Ctrl-C does and finished batches stay in the cache)."""
 
     @wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        previous = _on_sigterm(_raise_terminated)
         try:
             return function(*args, **kwargs)
         except WordlensError as error:
             errors.print(f"[bold red]error:[/] {error}", highlight=False)
             raise typer.Exit(2) from error
+        except Terminated:
+            errors.print("terminated (SIGTERM); " + _KEPT)
+            raise typer.Exit(143) from None
         except KeyboardInterrupt:
-            errors.print("interrupted; finished batches are kept in the activation cache")
+            errors.print("interrupted; " + _KEPT)
             raise typer.Exit(130) from None
+        finally:
+            _on_sigterm(previous)
 
     return wrapper  # type: ignore[return-value]
+
+
+_KEPT = "finished batches are kept in the activation cache, so a rerun resumes"
+_SignalHandler = Callable[[int, Any], Any] | int | None
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
+def _on_sigterm(handler: _SignalHandler) -> _SignalHandler:
+    """Install ``handler`` for SIGTERM (main thread only); returns the one it replaces."""
+    if handler is None or threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler)
 
 
 def parse_layers(text: str) -> list[int] | None:
@@ -301,7 +326,7 @@ def cache_info(cache_dir: CacheDirOption = None) -> None:
     """Show what the activation cache holds."""
     cache = ActivationCache(cache_dir)
     stores = cache.stores()
-    table = Table("model", "fingerprint", "pooling", "layers", "items", "shards", "MiB")
+    table = Table("model", "fingerprint", "pooling", "layers", "items", "shards", "MiB", "format")
     for store in stores:
         summary = store.summary()
         layer_text = ",".join(map(str, summary.layers))
@@ -313,6 +338,7 @@ def cache_info(cache_dir: CacheDirOption = None) -> None:
             str(summary.n_items),
             str(summary.n_shards),
             f"{summary.size_bytes / 2**20:.1f}",
+            str(summary.format) if summary.format >= 2 else "1 (not read: no checksums)",
         )
     console.print(f"activation cache: {cache.root}")
     console.print(table if stores else "empty")
@@ -323,7 +349,8 @@ def cache_info(cache_dir: CacheDirOption = None) -> None:
 def cache_clear(
     cache_dir: CacheDirOption = None,
     fingerprint: Annotated[
-        str | None, typer.Option(help="Only this model fingerprint (see `cache info`).")
+        str | None,
+        typer.Option(help="Only this model fingerprint: a name `cache info` lists, not a path."),
     ] = None,
 ) -> None:
     """Delete cached activations (all, or one model fingerprint)."""

@@ -61,6 +61,16 @@ class CacheError(WordlensError, OSError):
     """The activation cache cannot be read or written (e.g. an unwritable directory)."""
 
 
+class CacheDamageWarning(UserWarning):
+    """An activation cache shard failed its check (truncated, overwritten, no checksum); it was
+    moved aside and its targets are computed again."""
+
+
+class Terminated(KeyboardInterrupt):
+    """The process received SIGTERM. Raised in the main thread by the handler the command line
+    installs, it unwinds like Ctrl-C (a ``KeyboardInterrupt``): finished work stays, exit 143."""
+
+
 class OutputError(WordlensError, OSError):
     """The output directory cannot be created or written."""
 

@@ -2,10 +2,11 @@
 
 Forward passes over batches of texts return every hidden state; each target's subtokens come from
 the tokenizer's offset mapping (:mod:`wordlens.models.align`) and are pooled per layer. Batches are
-planned under a token budget (the padded tokens of a batch's passes, ``rows * longest row`` each),
-right-padded with the padding masked, under ``torch.inference_mode``. With right padding and an
-attention mask, a row's hidden states do not depend on the other rows, so batched vectors equal
-one-at-a-time vectors (to float32 rounding; tested to 1e-5).
+planned under a token budget (the padded tokens of a batch's passes, ``rows * longest row`` each)
+and hold at most :attr:`HFEmbedder.max_batch_targets` targets (the work an interruption can
+lose); they are right-padded with the padding masked, under ``torch.inference_mode``. With right
+padding and an attention mask, a row's hidden states do not depend on the other rows, so batched
+vectors equal one-at-a-time vectors (to float32 rounding; tested to 1e-5).
 
 Causal models compute each head that several texts of a batch share ("This is" in "This is
 {word}", "a young thin" in "a young thin tall ... person") once: the batch's texts form a prefix
@@ -22,7 +23,7 @@ and ``"never"`` force it; the choice is part of the model fingerprint.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,6 @@ import torch
 
 from wordlens._files import ensure_writable_dir, user_home
 from wordlens.contexts import Target
-from wordlens.distributed.backend import current_backend
 from wordlens.distributed.operations import WordVectorBatch, embed_batch
 from wordlens.distributed.spec import ModelSpec
 from wordlens.errors import AlignmentError, EmptyInputError, TargetError
@@ -45,7 +45,8 @@ from wordlens.models.base import (
     WordEmbedder,
     check_pooling,
 )
-from wordlens.models.cache import ActivationCache, target_key
+from wordlens.models.batch_runs import BatchWork, run_batches
+from wordlens.models.cache import ActivationCache, CacheStore, Claim, batch_name, target_key
 from wordlens.models.prefix import (
     MIN_PREFIX_TOKENS,
     KeyValuePool,
@@ -79,21 +80,31 @@ class Encoded:
     span: tuple[int, int]
 
 
-def batches_by_token_budget(lengths: Sequence[int], token_budget: int) -> list[list[int]]:
-    """Group item indices into batches, longest first, with ``len(batch) * longest <= budget``.
+def batches_by_token_budget(
+    lengths: Sequence[int], token_budget: int, max_items: int | None = None
+) -> list[list[int]]:
+    """Group item indices into batches, longest first, with ``len(batch) * longest <= budget``
+    and at most ``max_items`` items.
 
     Sorting by length keeps padding small; a single item longer than the budget gets a batch of
     its own. (:func:`wordlens.models.prefix.token_batches` of texts that share nothing.)
     """
-    return token_batches([range(length) for length in lengths], token_budget, None)
+    return token_batches(
+        [range(length) for length in lengths], token_budget, None, max_texts=max_items
+    )
 
 
 def plan_batches(
-    items: Sequence[Encoded], token_budget: int, min_shared_tokens: int | None = MIN_PREFIX_TOKENS
+    items: Sequence[Encoded],
+    token_budget: int,
+    min_shared_tokens: int | None = MIN_PREFIX_TOKENS,
+    max_items: int | None = None,
 ) -> list[list[int]]:
-    """Batches of item indices whose prefix-tree passes fit the token budget
-    (:func:`wordlens.models.prefix.token_batches`; ``None``: no reuse)."""
-    return token_batches([item.input_ids for item in items], token_budget, min_shared_tokens)
+    """Batches of at most ``max_items`` item indices whose prefix-tree passes fit the token
+    budget (:func:`wordlens.models.prefix.token_batches`; ``None``: no reuse, no limit)."""
+    return token_batches(
+        [item.input_ids for item in items], token_budget, min_shared_tokens, max_texts=max_items
+    )
 
 
 def allocate_output(shape: tuple[int, ...]) -> npt.NDArray[np.float32]:
@@ -117,6 +128,22 @@ def default_token_budget(device: torch.device) -> int:
     On CPU small batches keep activations in cache: measured on 2 cores with smollm2-135m,
     1,024 tokens per pass ran at 140 words/s against 104 at 4,096 and 62 at 8,192, with a third
     less peak memory (benchmarks/bench_extraction.py). GPUs want large batches.
+    """
+    return 1024 if device.type == "cpu" else 16384
+
+
+def default_max_batch_targets(device: torch.device) -> int:
+    """Most targets (or sentences) in one batch: 1,024 on CPU, 16,384 on accelerators.
+
+    A batch is the unit of work an interruption loses: it is written to the activation cache
+    when it finishes. Under the token budget alone, a tree batch of short texts held 3,335
+    words ("This is {word}", smollm2-135m, CPU budget 1,024 x :data:`TREE_BATCH_BUDGETS`) and
+    took 8.5 s on 2 CPU threads (11.6 CPU-s at one thread); at most 1,024 targets it takes
+    5.1 CPU-s (about 3 s on 2 threads), at the same throughput (3,000 words, one thread: 259
+    and 249 words per CPU-second for the template, 233 and 241 for words alone; 512 targets
+    cost 3-9 %, 256 13-15 %). The limit is a number of targets, not of seconds, so it holds
+    whatever ``--token-budget`` says; a larger model takes longer per target. On accelerators
+    a batch of 16,384 short targets takes well under a second.
     """
     return 1024 if device.type == "cpu" else 16384
 
@@ -170,6 +197,9 @@ class HFEmbedder(WordEmbedder):
         self.bos_token_id = bos_token_id
         self.device = torch.device(device)
         self.token_budget = token_budget or default_token_budget(self.device)
+        #: Most targets in one batch (:func:`default_max_batch_targets`; ``None``: no limit):
+        #: bounds the work an interruption loses, whatever the token budget.
+        self.max_batch_targets: int | None = default_max_batch_targets(self.device)
         pad = tokenizer.pad_token_id
         if pad is None:
             pad = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
@@ -349,69 +379,26 @@ class HFEmbedder(WordEmbedder):
             raise EmptyInputError("no pooling requested")
         layer_ids = self.resolve_layers(layers)
         chosen = tuple(dict.fromkeys(check_pooling(pooling) for pooling in poolings))
-        info = self.info
-        shape = (len(targets), len(layer_ids), info.hidden_size)
-        vectors = {pooling: allocate_output(shape) for pooling in chosen}
-        n_subtokens = np.zeros(len(targets), dtype=np.int64)
-
-        keys = [target_key(target) for target in targets]
-        first_of_key: dict[str, int] = {}
-        for position, key in enumerate(keys):
-            first_of_key.setdefault(key, position)
-        unique = sorted(first_of_key.values())
-        done = {pooling: np.zeros(len(targets), dtype=bool) for pooling in chosen}
-        stores = {}
-        if cache is not None:
-            unique_keys = [keys[i] for i in unique]
-            for pooling in chosen:
-                stores[pooling] = cache.store(
-                    model=info.name,
-                    fingerprint=info.fingerprint,
-                    pooling=pooling,
-                    layers=layer_ids,
-                    hidden_size=info.hidden_size,
-                )
-                unique_vectors = allocate_output((len(unique), *shape[1:]))
-                unique_counts = np.zeros(len(unique), dtype=np.int64)
-                found = stores[pooling].read_into(unique_keys, unique_vectors, unique_counts)
-                for slot in np.flatnonzero(found):
-                    vectors[pooling][unique[slot]] = unique_vectors[slot]
-                    n_subtokens[unique[slot]] = unique_counts[slot]
-                    done[pooling][unique[slot]] = True
-                del unique_vectors
-        complete = np.logical_and.reduce([done[pooling] for pooling in chosen])
+        work = _WordVectorWork(self, targets, layer_ids, chosen, cache)
         # Batches are formed over all unique targets, cached or not, and a batch is written to
         # the cache as one shard per pooling. So after an interrupted run every batch is either
         # wholly cached or wholly missing, the rerun computes exactly the missing batches with
         # the same composition, and its vectors are bit-identical to an uninterrupted run's.
         # A batch's prefix tree depends only on the batch's texts, so it does not depend on what
         # the cache holds either. The batches run on the current backend (in process by
-        # default, see wordlens.distributed) and come back as they finish; only this process
-        # writes the cache.
-        encoded = self.encode([targets[position] for position in unique])
-        batches = plan_batches(encoded, self.batch_token_budget, self.min_shared_tokens)
-        needed = [[slot for slot in batch if not complete[unique[slot]]] for batch in batches]
-        needed = [need for need in needed if need]
-        payloads = [
-            WordVectorBatch(tuple(encoded[slot] for slot in need), layer_ids, chosen)
-            for need in needed
-        ]
-        n_todo = int((~complete[unique]).sum())
-        with progress_bar(progress and n_todo > 0, n_todo, info.name) as advance:
-            for index, (pooled, batch_counts) in current_backend().map(embed_batch, self, payloads):
-                need = needed[index]
-                positions = [unique[slot] for slot in need]
-                n_subtokens[positions] = batch_counts
-                for pooling in chosen:
-                    vectors[pooling][positions] = pooled[pooling]
-                    fresh = [i for i, p in enumerate(positions) if not done[pooling][p]]
-                    if pooling in stores and fresh:
-                        stores[pooling].write(
-                            [keys[positions[i]] for i in fresh],
-                            pooled[pooling][fresh],
-                            batch_counts[fresh],
-                        )
-                advance(len(need))
+        # default, see wordlens.distributed), each claimed in the cache first so that a
+        # concurrent run does not compute it too (wordlens.models.batch_runs); only this
+        # process writes the cache.
+        batches = plan_batches(
+            work.encoded, self.batch_token_budget, self.min_shared_tokens, self.max_batch_targets
+        )
+        missing = [batch for batch in batches if not all(map(work.complete, batch))]
+        n_todo = sum(not work.complete(slot) for batch in missing for slot in batch)
+        with progress_bar(progress and n_todo > 0, n_todo, self.info.name) as advance:
+            work.advance = advance
+            run_batches(embed_batch, self, missing, work)
+        keys, first_of_key = work.keys, work.first_of_key
+        vectors, n_subtokens = work.vectors, work.n_subtokens
         duplicates = [
             (position, first_of_key[key])
             for position, key in enumerate(keys)
@@ -425,3 +412,109 @@ class HFEmbedder(WordEmbedder):
             pooling: Embeddings(vectors[pooling], n_subtokens, layer_ids, pooling)
             for pooling in chosen
         }
+
+
+_COPY_ROWS = 4096
+
+WordVectors = tuple[dict[Pooling, npt.NDArray[np.float32]], npt.NDArray[np.int64]]
+"""What :func:`~wordlens.distributed.operations.embed_batch` returns for a batch."""
+
+
+class _WordVectorWork(BatchWork[WordVectorBatch, WordVectors]):
+    """The batches of :meth:`HFEmbedder.embed_poolings`: the output arrays, what the cache holds
+    and what is left. A unit is a *slot*: an index into :attr:`unique`, the position of the first
+    target of each key; duplicates are copied at the end."""
+
+    def __init__(
+        self,
+        embedder: HFEmbedder,
+        targets: Sequence[Target],
+        layers: tuple[int, ...],
+        poolings: tuple[Pooling, ...],
+        cache: ActivationCache | None,
+    ) -> None:
+        info = embedder.info
+        self.shape = (len(targets), len(layers), info.hidden_size)
+        self.layers, self.poolings = layers, poolings
+        self.vectors = {pooling: allocate_output(self.shape) for pooling in poolings}
+        self.n_subtokens = np.zeros(len(targets), dtype=np.int64)
+        self.keys = [target_key(target) for target in targets]
+        self.first_of_key: dict[str, int] = {}
+        for position, key in enumerate(self.keys):
+            self.first_of_key.setdefault(key, position)
+        self.unique = np.array(sorted(self.first_of_key.values()), dtype=np.int64)
+        self.done = {pooling: np.zeros(len(targets), dtype=bool) for pooling in poolings}
+        self.stores: dict[Pooling, CacheStore] = {}
+        if cache is not None:
+            for pooling in poolings:
+                self.stores[pooling] = cache.store(
+                    model=info.name,
+                    fingerprint=info.fingerprint,
+                    pooling=pooling,
+                    layers=layers,
+                    hidden_size=info.hidden_size,
+                )
+        self.encoded = embedder.encode([targets[position] for position in self.unique])
+        self.advance: Callable[[int], None] = lambda _n: None
+        self.read(range(len(self.unique)))
+
+    def complete(self, slot: int) -> bool:
+        """Whether every pooling of the slot's target is in place."""
+        return all(self.done[pooling][self.unique[slot]] for pooling in self.poolings)
+
+    def read(self, slots: Sequence[int]) -> None:
+        """Fill, per pooling, the slots that pooling still lacks from its cache store."""
+        for pooling, store in self.stores.items():
+            positions = self.unique[list(slots)]
+            positions = positions[~self.done[pooling][positions]]
+            positions = positions[store.contains([self.keys[p] for p in positions])]
+            if not len(positions):
+                continue
+            vectors = allocate_output((len(positions), *self.shape[1:]))
+            counts = np.zeros(len(positions), dtype=np.int64)
+            found = store.read_into([self.keys[p] for p in positions], vectors, counts)
+            hits = np.flatnonzero(found)
+            for start in range(0, len(hits), _COPY_ROWS):  # no full-size fancy-indexed copy
+                chunk = hits[start : start + _COPY_ROWS]
+                self.vectors[pooling][positions[chunk]] = vectors[chunk]
+            self.n_subtokens[positions[found]] = counts[found]
+            self.done[pooling][positions[found]] = True
+            del vectors
+
+    def claim(self, batch: Sequence[int], *, wait: bool) -> Claim | None:
+        if not self.stores:
+            return Claim(None)
+        first = min(self.stores.values(), key=lambda store: store.path)
+        name = batch_name(
+            [str(store.path) for store in self.stores.values()],
+            [self.keys[self.unique[slot]] for slot in batch],
+        )
+        return first.claim(name, wait=wait)
+
+    def todo(self, batch: Sequence[int]) -> list[int]:
+        before = sum(not self.complete(slot) for slot in batch)
+        for store in self.stores.values():
+            store.refresh()
+        self.read(batch)
+        units = [slot for slot in batch if not self.complete(slot)]
+        self.advance(before - len(units))
+        return units
+
+    def payload(self, units: Sequence[int]) -> WordVectorBatch:
+        return WordVectorBatch(
+            tuple(self.encoded[slot] for slot in units), self.layers, self.poolings
+        )
+
+    def finish(self, units: Sequence[int], result: WordVectors) -> None:
+        pooled, counts = result
+        positions = self.unique[list(units)]
+        self.n_subtokens[positions] = counts
+        for pooling in self.poolings:
+            self.vectors[pooling][positions] = pooled[pooling]
+            fresh = np.flatnonzero(~self.done[pooling][positions])
+            if pooling in self.stores and len(fresh):
+                self.stores[pooling].write(
+                    [self.keys[positions[i]] for i in fresh], pooled[pooling][fresh], counts[fresh]
+                )
+            self.done[pooling][positions] = True
+        self.advance(len(units))

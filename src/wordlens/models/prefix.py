@@ -26,8 +26,10 @@ begin with the same token ids share the keys, values and hidden states of that h
    of all texts (longest first), then by token ids, so texts that share heads meet in a batch while
    texts that share almost nothing (corpus sentences: BOS and a first word) are still ordered by
    length, as without reuse. A batch costs the padded tokens of all its passes (kept up to date
-   while texts join it) and is the longest run of that order within the token budget. The pool
-   lives until the batch's last pass, so memory is bounded by the budget.
+   while texts join it) and is the longest run of that order within the token budget and the
+   limit on texts (:data:`~wordlens.models.hf.HFEmbedder.max_batch_targets`, which bounds the
+   work an interruption loses). The pool lives until the batch's last pass, so memory is bounded
+   by the budget.
 
 A batch's tree depends only on the batch's texts, never on which other batches the activation
 cache already holds: a resumed run is bit-identical to an uninterrupted one. Hidden states equal
@@ -414,8 +416,10 @@ def token_batches(
     token_budget: int,
     min_shared_tokens: int | None = MIN_PREFIX_TOKENS,
     pass_cost: int = PASS_COST_TOKENS,
+    max_texts: int | None = None,
 ) -> list[list[int]]:
-    """Group texts into batches whose passes (:class:`PrefixTree`) fit ``token_budget``.
+    """Group texts into batches whose passes (:class:`PrefixTree`) fit ``token_budget``, at most
+    ``max_texts`` texts each.
 
     Texts are ordered longest own leaf first (:func:`own_lengths`, in the tree of all texts), then
     by token ids (then index), and each batch is the longest run of that order whose passes' padded
@@ -436,6 +440,9 @@ def token_batches(
         Upper bound on the padded tokens of a batch's passes.
     min_shared_tokens, pass_cost
         See :class:`PrefixTree`.
+    max_texts
+        Most texts in a batch (``None``: no limit); bounds the work an interrupted batch loses
+        (:data:`wordlens.models.hf.MAX_BATCH_TARGETS`).
 
     Returns
     -------
@@ -452,7 +459,8 @@ def token_batches(
     start = 0
     while start < len(order):
         tree, stop = PrefixTree(min_shared_tokens, pass_cost), start + 1
-        for position in range(start, len(order)):
+        end = len(order) if max_texts is None else min(len(order), start + max_texts)
+        for position in range(start, end):
             tree.add(keys[order[position]])
             if tree.real_tokens > token_budget:
                 break

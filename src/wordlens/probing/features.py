@@ -8,7 +8,9 @@ by every representation (top, cat, mix, single layers, lexical, CNN) and every r
 
 An interrupted extraction resumes: batches are planned over all sentences, cached or not, and a
 batch is written as one shard, so a rerun computes exactly the missing batches, with the same
-composition, and its vectors are bit-identical to an uninterrupted run's.
+composition, and its vectors are bit-identical to an uninterrupted run's. Each batch is claimed
+in the cache before it is computed, so two extractions on one cache compute it once
+(:mod:`wordlens.models.batch_runs`).
 
 Vectors are stored in float16 (half the memory of float32: UD EWT train with minilm-l6 is
 285K subtoken rows x 7 layers x 384, 1.5 GB); the probe reads them as float32.
@@ -31,17 +33,17 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 import torch
 
-from wordlens.distributed.backend import current_backend
 from wordlens.distributed.operations import FeatureBatch, feature_batch
 from wordlens.errors import EmptyInputError, TargetError, WordlensError
-from wordlens.models.cache import ActivationCache, CacheStore
+from wordlens.models.batch_runs import BatchWork, run_batches
+from wordlens.models.cache import ActivationCache, CacheStore, Claim, batch_name
 from wordlens.models.hf import Encoded, HFEmbedder, batches_by_token_budget
 from wordlens.probing.representations import LEXICAL
 from wordlens.probing.retokenize import Retokenized, retokenize
@@ -159,46 +161,24 @@ def sentence_features(
             (sentence_key(item.input_ids) for item in retokenized), lengths, strict=True
         )
     ]
-    store = _store(cache, embedder, layer_ids)
-    done = np.zeros(len(sentences), dtype=bool)
-    if store is not None:
-        found = store.read_into(
-            [key for keys in row_keys for key in keys],
-            hidden,
-            np.zeros(len(vectors), dtype=np.int64),
-        )
-        done = np.logical_and.reduceat(found, offsets[:-1]) if len(found) else done
-    batches = batches_by_token_budget(lengths, embedder.token_budget)
-    todo = [[i for i in batch if not done[i]] for batch in batches]
-    todo = [batch for batch in todo if batch]
-    payloads = [
-        FeatureBatch(
-            tuple(Encoded(list(retokenized[i].input_ids), (0, lengths[i])) for i in batch),
-            layer_ids,
-        )
-        for batch in todo
-    ]
-    n_todo = sum(len(batch) for batch in todo)
+    work = _FeatureWork(hidden, offsets, row_keys, retokenized, layer_ids)
+    work.store = _store(cache, embedder, layer_ids)
+    work.read(range(len(sentences)))
+    batches = batches_by_token_budget(lengths, embedder.token_budget, embedder.max_batch_targets)
+    missing = [batch for batch in batches if not work.done[batch].all()]
+    n_todo = int(sum((~work.done[batch]).sum() for batch in missing))
     with progress_bar(progress and n_todo > 0, n_todo, f"features {embedder.info.name}") as advance:
-        # the batches run on the current backend; this process writes the cache
-        for index, batch_vectors in current_backend().map(feature_batch, embedder, payloads):
-            batch = todo[index]
-            rows = np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in batch])
-            hidden[rows] = batch_vectors
-            if store is not None:
-                store.write(
-                    [key for i in batch for key in row_keys[i]],
-                    batch_vectors,
-                    np.ones(len(rows), dtype=np.int64),
-                )
-            advance(len(batch))
+        # the batches run on the current backend, each claimed in the cache first
+        # (wordlens.models.batch_runs); this process writes the cache
+        work.advance = advance
+        run_batches(feature_batch, embedder, missing, work)
     described = None
     if lexical:
         ids = np.concatenate([np.asarray(item.input_ids, dtype=np.int64) for item in retokenized])
         vectors[:, -1] = lexical_vectors(embedder, ids)
         described = lexical_layer(embedder.model)
     return SentenceFeatures(
-        vectors, offsets, all_layers, tuple(retokenized), n_todo, lexical_layer=described
+        vectors, offsets, all_layers, tuple(retokenized), work.computed, lexical_layer=described
     )
 
 
@@ -274,6 +254,86 @@ def _lexical_modules(model: torch.nn.Module) -> tuple[torch.nn.Embedding, torch.
         found = getattr(model.get_submodule(parent), "LayerNorm", None)
         norm = found if isinstance(found, torch.nn.Module) else None
     return table, norm
+
+
+class _FeatureWork(BatchWork[FeatureBatch, npt.NDArray[np.float16]]):
+    """The batches of :func:`sentence_features`: a unit is a sentence, its rows one per subtoken
+    in ``hidden`` ``[rows, layers, dim]`` (a view of the output)."""
+
+    def __init__(
+        self,
+        hidden: npt.NDArray[np.float16],
+        offsets: npt.NDArray[np.int64],
+        row_keys: list[list[str]],
+        retokenized: Sequence[Retokenized],
+        layers: tuple[int, ...],
+    ) -> None:
+        self.hidden, self.offsets, self.row_keys = hidden, offsets, row_keys
+        self.retokenized, self.layers = retokenized, layers
+        self.done = np.zeros(len(row_keys), dtype=bool)
+        self.store: CacheStore | None = None
+        self.computed = 0
+        self.advance: Callable[[int], None] = lambda _n: None
+
+    def rows(self, sentences: Sequence[int] | npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """The rows of ``sentences`` in ``hidden``, in order."""
+        return np.concatenate(
+            [np.arange(self.offsets[i], self.offsets[i + 1]) for i in sentences]
+        ).astype(np.int64)
+
+    def read(self, sentences: Sequence[int]) -> None:
+        """Fill the sentences not done yet whose every row the cache holds (the rows of a range
+        of sentences are read in place, without a copy: all of them at the start)."""
+        wanted = np.array([i for i in sentences if not self.done[i]], dtype=np.int64)
+        if self.store is None or not len(wanted):
+            return
+        if not self.store.contains([self.row_keys[i][0] for i in wanted]).any():
+            return  # no row of them cached (the first row of each sentence tells)
+        rows = self.rows(wanted)
+        in_place = int(rows[-1] - rows[0]) + 1 == len(rows)
+        shape = (len(rows), *self.hidden.shape[1:])
+        target = self.hidden[rows[0] : rows[-1] + 1] if in_place else np.zeros(shape, np.float16)
+        keys = [key for i in wanted for key in self.row_keys[i]]
+        found = self.store.read_into(keys, target, np.zeros(len(rows), dtype=np.int64))
+        if not in_place:
+            self.hidden[rows[found]] = target[found]
+        lengths = self.offsets[wanted + 1] - self.offsets[wanted]
+        self.done[wanted[np.logical_and.reduceat(found, np.cumsum(lengths) - lengths)]] = True
+
+    def claim(self, batch: Sequence[int], *, wait: bool) -> Claim | None:
+        if self.store is None:
+            return Claim(None)
+        name = batch_name([str(self.store.path)], [self.row_keys[i][0] for i in batch])
+        return self.store.claim(name, wait=wait)
+
+    def todo(self, batch: Sequence[int]) -> list[int]:
+        before = int((~self.done[list(batch)]).sum())
+        if self.store is not None:
+            self.store.refresh()
+            self.read(batch)
+        units = [i for i in batch if not self.done[i]]
+        self.advance(before - len(units))
+        return units
+
+    def payload(self, units: Sequence[int]) -> FeatureBatch:
+        items = []
+        for i in units:
+            ids = list(self.retokenized[i].input_ids)
+            items.append(Encoded(ids, (0, len(ids))))
+        return FeatureBatch(tuple(items), self.layers)
+
+    def finish(self, units: Sequence[int], result: npt.NDArray[np.float16]) -> None:
+        rows = self.rows(units)
+        self.hidden[rows] = result
+        if self.store is not None:
+            self.store.write(
+                [key for i in units for key in self.row_keys[i]],
+                result,
+                np.ones(len(rows), dtype=np.int64),
+            )
+        self.done[list(units)] = True
+        self.computed += len(units)
+        self.advance(len(units))
 
 
 def _store(
