@@ -296,7 +296,7 @@ def test_population_vectors_of_a_contextual_model(minilm: HFEmbedder) -> None:
     word = sample.words[0]
     misaligned = study.population_banks["misaligned"].targets[word].text
     assert misaligned != study.population_banks["aligned"].targets[word].text
-    info = study.reports["pc_population"]
+    info = study.population_info
     assert info["n_rows"] == fit.shape[0] and info["layers"] == [6] and info["n_missing"] == 0
 
 

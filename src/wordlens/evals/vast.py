@@ -377,6 +377,7 @@ class _Study:
     coverage: dict[str, dict[str, Any]] = field(default_factory=dict)
     banks: dict[Setting, VectorBank] = field(default_factory=dict)
     population_banks: dict[Setting, VectorBank] = field(default_factory=dict)
+    population_info: dict[str, Any] = field(default_factory=dict)
     reports: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -482,7 +483,7 @@ def _build_population_banks(study: _Study, layers: Sequence[int]) -> None:
         name="pc_population",
     )
     missing = study.model.missing_words(list(population.words))
-    study.reports["pc_population"] = {
+    study.population_info = {
         "name": population.name,
         "description": population.description,
         "n_words": len(population.words),
@@ -962,7 +963,7 @@ def random_setting_summary(reports: Mapping[str, Any]) -> str | None:
 def _population_metadata(study: _Study) -> dict[str, Any]:
     """Name, description and size of the PC population(s), for results and the report."""
     if study.config.pc_population == "authors":
-        return dict(study.reports.pop("pc_population"))
+        return study.population_info
     populations = [study.population_for(lexicon) for lexicon in study.lexica]
     return {
         "name": "lexicon",

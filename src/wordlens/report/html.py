@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from wordlens._files import atomic_write_text
+from wordlens.conventions import describe_bos
 from wordlens.errors import OutputError
 
 _STYLE = """
@@ -28,6 +29,18 @@ img { max-width: 100%; } .note { color: #555; font-size: 0.9em; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 2px 12px; font-size: 0.9em; }
 dt { font-weight: 600; }
 """
+
+
+def model_lines(meta: dict[str, Any]) -> dict[str, object]:
+    """Headline lines of a run's model: name and size, fingerprint, and what its texts start
+    with (``meta["conventions"]["bos"]``, :func:`wordlens.conventions.describe_bos`)."""
+    model = meta["model"]
+    return {
+        "model": f"{model['name']} ({model['kind']}, {model['n_layers']} layers, "
+        f"{model['hidden_size']} d)",
+        "fingerprint": model["fingerprint"],
+        "texts start with": describe_bos(meta["conventions"]["bos"], model["kind"]),
+    }
 
 
 def listed(words: Sequence[str], limit: int | None = 20) -> str:

@@ -8,11 +8,10 @@ from typing import Any
 
 import pandas as pd
 
-from wordlens.conventions import describe_bos
 from wordlens.evals.intersectional import IntersectionalRun
 from wordlens.report.bias_figures import PairedDots, grouped_bars, paired_dots
 from wordlens.report.figures import Panel, line_panels
-from wordlens.report.html import Report, listed
+from wordlens.report.html import Report, listed, model_lines
 from wordlens.stats import P_VALUE_RULE
 
 _METHODS = {"projection": "projection on the SVC direction", "cosine": "cosine SC-WEAT"}
@@ -42,13 +41,9 @@ def build_intersectional_report(run: IntersectionalRun) -> Report:
 
 def headline(meta: dict[str, Any]) -> dict[str, object]:
     """The report's first lines: model, BOS convention, study, template and settings."""
-    model = meta["model"]
     config = meta["config"]
     lines: dict[str, object] = {
-        "model": f"{model['name']} ({model['kind']}, {model['n_layers']} layers, "
-        f"{model['hidden_size']} d)",
-        "fingerprint": model["fingerprint"],
-        "texts start with": describe_bos(meta["conventions"]["bos"], model["kind"]),
+        **model_lines(meta),
         "study": f"{config['study']['name']} ({config['study']['source']})",
         "template": config["study"]["template"],
         "pooling": config["pooling"],

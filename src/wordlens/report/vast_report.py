@@ -7,10 +7,9 @@ from typing import Any
 
 import pandas as pd
 
-from wordlens.conventions import describe_bos
 from wordlens.evals.vast import VastRun
 from wordlens.report.figures import Panel, line_panels
-from wordlens.report.html import Report, listed
+from wordlens.report.html import Report, listed, model_lines
 from wordlens.stats import P_VALUE_RULE
 
 _R = "Pearson's r"
@@ -84,15 +83,10 @@ def _random_section(report: Report, contexts: dict[str, Any]) -> None:
 
 def headline(meta: dict[str, Any]) -> dict[str, object]:
     """The report's first lines: model, conventions (BOS, PC population, random setting), layers."""
-    model = meta["model"]
     conventions = meta["conventions"]
-    population = meta["pc_population"]
     lines: dict[str, object] = {
-        "model": f"{model['name']} ({model['kind']}, {model['n_layers']} layers, "
-        f"{model['hidden_size']} d)",
-        "fingerprint": model["fingerprint"],
-        "texts start with": describe_bos(conventions["bos"], model["kind"]),
-        "PCs fitted on": _population_line(population),
+        **model_lines(meta),
+        "PCs fitted on": _population_line(meta["pc_population"]),
     }
     left_out = _left_out_line(meta.get("lexicon_words", {}))
     if left_out:
