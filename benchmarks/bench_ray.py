@@ -135,10 +135,11 @@ def load(spec: str, loader: str, token_budget: int) -> Any:
 def run_cell(cell: str, model: Any, args: argparse.Namespace) -> list[float]:
     """One cell of the study; its numbers (for comparing the backends)."""
     if cell == "weat":
-        from wordlens.evals.weat import run_weat
+        from wordlens.methods.weat import WeatConfig
+        from wordlens.methods.weat.layers import run_weat
         from wordlens.resources import load_weat_tests
 
-        table = run_weat(model, load_weat_tests([1, 2]), n_samples=1000).table
+        table = run_weat(model, load_weat_tests([1, 2]), WeatConfig(n_samples=1000)).tables["weat"]
         return [float(x) for x in table["effect_size"]]
     if cell == "aul":
         from wordlens.evals.likelihood_bias import run_likelihood_bias

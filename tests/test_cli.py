@@ -84,7 +84,7 @@ def test_embed_npy_and_parquet(tmp_path: Path, minilm: WordEmbedder) -> None:
         (["weat", "-m", "glove-6b-50d", "--tests", "11"], "no WEAT test"),
         (["weat", "-m", "glove-6b-50d", "--context", "random"], "unknown context"),
         (["weat", "-m", "minilm-l6", "--pooling", "median"], "unknown pooling"),
-        (["weat", "-m", "minilm-l6", "--bos", "sometimes"], "unknown BOS policy"),
+        (["weat", "-m", "minilm-l6", "--bos", "sometimes"], "unknown bos"),
         (["weat", "-m", "no-org/no-model"], "Known aliases"),
         (["embed", "-m", "minilm-l6", "--out", "x.npy"], "no words given"),
         (["embed", "-m", "minilm-l6", "--out", "x.txt", "cat"], "unsupported output format"),

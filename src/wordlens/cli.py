@@ -7,6 +7,7 @@ is kept in the activation cache either way), 1 anything unexpected (a bug: the t
 
 from __future__ import annotations
 
+import inspect
 import signal
 import sys
 import threading
@@ -28,8 +29,12 @@ from wordlens._files import (
 )
 from wordlens.contexts import BLEACHED_TEMPLATE, decontextualized_targets, targets_from_template
 from wordlens.errors import CacheError, EmptyInputError, OutputError, Terminated, WordlensError
+from wordlens.methods.base import Method, run_method
+from wordlens.methods.registry import registered_methods
 from wordlens.models.base import WordEmbedder
 from wordlens.models.cache import ActivationCache
+from wordlens.models.options import ModelOptions
+from wordlens.options import OptionSpec, config_from_values, option_specs
 
 app = typer.Typer(
     help="Measure what language models and word embeddings know about words, layer by layer.",
@@ -237,6 +242,94 @@ def output_dir(path: Path, option: str = "--out") -> Path:
         ) from error
 
 
+def method_command(method: Method[Any]) -> Callable[..., None]:
+    """The ``wordlens <method>`` command, generated from the method's config and the model
+    options it takes: same names, flags, help and defaults as the study file's options."""
+    model_specs = [
+        spec
+        for spec in option_specs(ModelOptions)
+        if spec.name == "model" or spec.name in method.model_options
+    ]
+    config_specs = option_specs(method.config_type)
+    model_names = {spec.name for spec in model_specs}
+    out_default = Path(f"wordlens-results/{method.name}")
+    out = inspect.Parameter(
+        "out",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=out_default,
+        annotation=Annotated[Path, typer.Option(help="Output directory (tables + report.html).")],
+    )
+    model = model_specs[0]
+    parameters = [
+        _parameter(model, required=method.model_required),
+        out,
+        *(_parameter(spec) for spec in config_specs),
+        *(_parameter(spec) for spec in model_specs[1:]),
+    ]
+
+    def command(**values: Any) -> None:
+        out_dir = values.pop("out")
+        model_values = {name: values.pop(name) for name in model_names}
+        options = config_from_values(ModelOptions, model_values)
+        config = config_from_values(method.config_type, values)
+        run, written = run_method(
+            method, options, config, out_dir, progress=True, status=errors.status
+        )
+        for renderable in method.console(run):
+            console.print(renderable)
+        if (out_dir / "report.html") in written:
+            console.print(f"report: {out_dir / 'report.html'} ({len(written)} files in {out_dir})")
+        elif written:
+            console.print(f"results: {', '.join(map(str, written))}")
+
+    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    command.__annotations__ = {parameter.name: parameter.annotation for parameter in parameters}
+    command.__doc__ = method.help
+    command.__name__ = method.name.replace("-", "_")
+    return handle_errors(command)
+
+
+def _parameter(spec: OptionSpec, *, required: bool = False) -> inspect.Parameter:
+    """A typer option for ``spec``: lists, choices and ``None`` words are read as text
+    (:meth:`OptionSpec.read`), everything else as its own type."""
+    textual = spec.is_list or bool(spec.choices) or (spec.optional and spec.info.none is not None)
+    default = spec.text(spec.default) if textual else spec.default
+    kind: Any = str if textual else spec.base
+    if spec.optional and default is None:
+        kind = kind | None
+    declarations = []
+    if spec.info.flag is not None or spec.info.short is not None:
+        flag = spec.info.flag or spec.name.replace("_", "-")
+        declarations.append("/".join(f"--{half}" for half in flag.split("/")))
+    if spec.info.short is not None:
+        declarations.append(f"-{spec.info.short}")
+    if spec.name == "encoding":
+        declarations = []
+    annotation = Annotated[kind, typer.Option(*declarations, help=spec.info.help)]
+    return inspect.Parameter(
+        spec.name,
+        inspect.Parameter.KEYWORD_ONLY,
+        default=inspect.Parameter.empty if required else default,
+        annotation=annotation,
+    )
+
+
+def add_method_commands(target: typer.Typer) -> None:
+    """One command per registered method (:func:`wordlens.methods.registry.registered_methods`)."""
+    for method in registered_methods().values():
+        target.command(method.name, help=method.help)(method_command(method))
+
+
+@app.command("methods")
+@handle_errors
+def methods_command() -> None:
+    """List the registered methods: their command, paper and what they need from a model."""
+    table = Table("command", "method", "paper", "needs")
+    for name, method in registered_methods().items():
+        table.add_row(name, method.title, method.citation, method.needs)
+    console.print(table)
+
+
 @app.command()
 @handle_errors
 def models() -> None:
@@ -356,91 +449,6 @@ def cache_clear(
     """Delete cached activations (all, or one model fingerprint)."""
     freed = ActivationCache(cache_dir).clear(fingerprint)
     console.print(f"freed {freed / 2**20:.1f} MiB")
-
-
-def parse_tests(text: str) -> list[int] | None:
-    """``'all'`` → None; ``'1,2,7'`` → [1, 2, 7]."""
-    if text.strip().lower() == "all":
-        return None
-    try:
-        return [int(part) for part in text.split(",")]
-    except ValueError:
-        raise WordlensError(f"cannot read tests {text!r}: use 'all' or e.g. '1,2,7'") from None
-
-
-@app.command()
-@handle_errors
-def weat(
-    model: ModelOption,
-    out: Annotated[Path, typer.Option(help="Output directory for weat.parquet/.csv/.json.")] = Path(
-        "wordlens-results/weat"
-    ),
-    layers: LayersOption = "all",
-    context: Annotated[
-        str, typer.Option(help="'bleached' (each word in --template) or 'none' (word alone).")
-    ] = "bleached",
-    template: Annotated[str, typer.Option(help="Bleached context.")] = BLEACHED_TEMPLATE,
-    tests: Annotated[str, typer.Option(help="Caliskan et al. test numbers, or 'all'.")] = "all",
-    pooling: PoolingOption = "mean",
-    n_samples: Annotated[
-        int, typer.Option(help="Permutation partitions (exact enumeration when fewer exist).")
-    ] = 100_000,
-    seed: Annotated[int, typer.Option(help="Seed of the random partitions.")] = 0,
-    ddof: Annotated[int, typer.Option(help="Effect size std: 1 = sample std (papers).")] = 1,
-    device: DeviceOption = "cpu",
-    dtype: DtypeOption = "float32",
-    bos: BosOption = "auto",
-    token_budget: TokenBudgetOption = None,
-    no_cache: NoCacheOption = False,
-    cache_dir: CacheDirOption = None,
-    trust_remote_code: TrustOption = False,
-) -> None:
-    """Run the WEAT bias tests of Caliskan et al. (2017) at every layer of a model."""
-    from wordlens.evals.weat import CONTEXTS, run_weat
-    from wordlens.resources import load_weat_tests
-
-    if context not in CONTEXTS:
-        raise WordlensError(f"unknown context {context!r}: use {' or '.join(CONTEXTS)}")
-    chosen = load_weat_tests(parse_tests(tests))
-    output_dir(out)
-    cache = open_cache(no_cache, cache_dir)
-    embedder = open_model(model, device, dtype, bos, token_budget, trust_remote_code)
-    result = run_weat(
-        embedder,
-        chosen,
-        layers=parse_layers(layers),
-        context=context,
-        template=template,
-        pooling=pooling,  # type: ignore[arg-type]
-        n_samples=n_samples,
-        seed=seed,
-        ddof=ddof,
-        cache=cache,
-        progress=True,
-    )
-    print_weat(result.table, embedder.info.name)
-    for test_id, words in result.metadata["dropped_words"].items():
-        errors.print(f"test {test_id}: dropped (not in vocabulary): {', '.join(words)}")
-    written = result.write(out)
-    console.print(f"results: {', '.join(map(str, written))}")
-
-
-def print_weat(table: Any, model_name: str) -> None:
-    """Effect size and one-sided p per layer (rows) and test (columns)."""
-    grid = Table(title=f"WEAT on {model_name}: effect size d (one-sided p)", title_justify="left")
-    grid.add_column("L", justify="right")
-    test_ids = list(dict.fromkeys(table["test"]))
-    for test_id in test_ids:
-        grid.add_column(f"T{test_id}", justify="right")
-    for layer, rows in table.groupby("layer", sort=True):
-        cells = []
-        for test_id in test_ids:
-            row = rows[rows["test"] == test_id].iloc[0]
-            cells.append(f"{row.effect_size:+.2f} ({row.p_one_sided:.3f})")
-        grid.add_row(str(layer), *cells)
-    console.print(grid)
-    titles = dict(zip(table["test"], table["title"], strict=False))
-    console.print("  ".join(f"T{test_id}: {titles[test_id]}" for test_id in test_ids))
 
 
 @data_app.command("list")
@@ -936,7 +944,7 @@ def sense_bias(
         pooling=check_pooling(pooling),
         gloss_template=gloss_template,
         max_examples=max_examples,
-        weat_tests=tuple(parse_tests(weat_tests) or ()),
+        weat_tests=tuple(int(test) for test in parse_list(weat_tests)),
         wat_reference=wat_reference,
         wat_words=wat_words,
         gender_pairs=gender_pairs,
@@ -1362,3 +1370,6 @@ def print_study_status(study: Any) -> None:
             detail,
         )
     console.print(grid)
+
+
+add_method_commands(app)

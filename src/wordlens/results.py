@@ -1,6 +1,9 @@
-"""Results: a tidy table plus the metadata needed to reproduce it.
+"""Results: tidy tables plus the metadata needed to reproduce them.
 
-Every evaluation returns a :class:`Result`; :meth:`Result.write` stores it in an output directory as
+Every method returns a :class:`Run` (named tables and the run's metadata); :meth:`Run.write`
+stores each table as a :class:`Result` and, last, ``run.json``, the manifest that
+:meth:`Run.read` (reports, study summaries) reads instead of guessing file names. A
+:class:`Result` (one table) is stored in an output directory as
 
 - ``<name>.parquet`` — the table, exact float64 values;
 - ``<name>.csv`` — the same table, floats written with 17 significant digits (round-trip exact);
@@ -112,3 +115,76 @@ class Result:
         table = pd.read_parquet(out_dir / f"{name}.parquet")
         metadata = json.loads((out_dir / f"{name}.json").read_text())
         return cls(name, table, metadata)
+
+
+RUN_MANIFEST = "run.json"
+"""The file that lists a run's tables; written last, so a directory holding it is complete."""
+
+
+@dataclass
+class Run:
+    """What a method returns: named tidy tables and the metadata of the run.
+
+    Attributes
+    ----------
+    method
+        The method's registered name (``weat``, ``vast``, ...).
+    tables
+        Table name → tidy DataFrame (one row per observation).
+    metadata
+        Model (fingerprint, size), config, conventions, seed, timings, words left out.
+    complete
+        False when the run stopped half-way on purpose (one shard of a sharded run): nothing is
+        measured yet and nothing is written.
+    """
+
+    method: str
+    tables: dict[str, pd.DataFrame]
+    metadata: dict[str, Any] = field(default_factory=dict)
+    complete: bool = True
+
+    def write(self, out_dir: Path, prefix: str = "") -> list[Path]:
+        """Write every table as ``<prefix><name>`` (:meth:`Result.write`), then ``run.json``.
+
+        Raises
+        ------
+        OutputError
+            If the directory cannot be created or written.
+        """
+        written: list[Path] = []
+        stems = {name: f"{prefix}{name}" for name in self.tables}
+        for name, table in self.tables.items():
+            written += Result(stems[name], table, self.metadata).write(out_dir)
+        manifest = {
+            "method": self.method,
+            "tables": stems,
+            "created": datetime.now(UTC).isoformat(timespec="seconds"),
+            "versions": package_versions(),
+            "metadata": self.metadata,
+        }
+        path = out_dir / RUN_MANIFEST
+        try:
+            atomic_write_text(path, json.dumps(manifest, indent=2, default=str) + "\n")
+        except OSError as error:
+            raise OutputError(f"cannot write results to {out_dir}: {error}") from error
+        return [*written, path]
+
+    @classmethod
+    def read(cls, out_dir: Path) -> Run:
+        """Read a run written by :meth:`write` (its manifest, then each table).
+
+        Raises
+        ------
+        OutputError
+            If the manifest or a table it lists is missing or unreadable (naming the file).
+        """
+        path = out_dir / RUN_MANIFEST
+        try:
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+            tables = {
+                name: pd.read_parquet(out_dir / f"{stem}.parquet")
+                for name, stem in manifest["tables"].items()
+            }
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise OutputError(f"cannot read the run in {out_dir} ({path.name}): {error}") from error
+        return cls(manifest["method"], tables, manifest["metadata"])

@@ -25,7 +25,8 @@ from wordlens.distributed import ModelSpec, RayBackend, use_backend
 from wordlens.distributed.operations import WordVectorBatch, embed_batch
 from wordlens.errors import WordlensError
 from wordlens.evals.likelihood_bias import run_likelihood_bias
-from wordlens.evals.weat import run_weat
+from wordlens.methods.weat import WeatConfig
+from wordlens.methods.weat.layers import run_weat
 from wordlens.models.cache import ActivationCache, CacheStore
 from wordlens.models.scoring import LMScorer, load_scorer
 from wordlens.probing.features import sentence_features
@@ -71,8 +72,8 @@ def assert_tables_equal(local: pd.DataFrame, remote: pd.DataFrame) -> None:
 
 def weat_table(model: Any, cache: ActivationCache | None = None) -> pd.DataFrame:
     """WEAT 1 and 7 at every layer, bleached contexts."""
-    result = run_weat(model, load_weat_tests([1, 7]), n_samples=500, cache=cache)
-    table: pd.DataFrame = result.table
+    result = run_weat(model, load_weat_tests([1, 7]), WeatConfig(n_samples=500), cache=cache)
+    table: pd.DataFrame = result.tables["weat"]
     return table
 
 

@@ -15,7 +15,8 @@ import pytest
 
 from wordlens.errors import EmptyInputError
 from wordlens.evals.vast import VastConfig, run_vast
-from wordlens.evals.weat import run_weat
+from wordlens.methods.weat import WeatConfig
+from wordlens.methods.weat.layers import run_weat
 from wordlens.models.base import WordEmbedder
 from wordlens.report.study_report import write_study_report
 from wordlens.report.vast_report import write_vast
@@ -69,7 +70,7 @@ def study(
     records, summaries = [], {}
     for model in (glove, minilm):
         name = model.info.name
-        run_weat(model, tests, n_samples=500).write(root / "cells" / name / "weat")
+        run_weat(model, tests, WeatConfig(n_samples=500)).write(root / "cells" / name / "weat")
         write_vast(run_vast(model, VAST_CONFIG), root / "cells" / name / "vast")
         for method in ("weat", "vast"):
             record, summary = _done(root, name, method)

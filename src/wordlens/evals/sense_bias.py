@@ -77,7 +77,8 @@ from wordlens.evals.static_sssb import (
     sssb_items,
     sssb_table2_rows,
 )
-from wordlens.evals.weat import run_weat
+from wordlens.methods.weat.config import WeatConfig
+from wordlens.methods.weat.layers import run_weat
 from wordlens.models.base import Pooling, WordEmbedder, check_pooling
 from wordlens.models.cache import ActivationCache
 from wordlens.models.senses import (
@@ -389,10 +390,8 @@ def _baseline_weat(
     baseline: WordEmbedder, tests: list[WeatTest], n_samples: int, seed: int, ddof: int
 ) -> pd.DataFrame:
     """The same tests and words on the baseline's own top-layer word vectors (each word alone)."""
-    result = run_weat(
-        baseline, tests, layers=[-1], context="none", n_samples=n_samples, seed=seed, ddof=ddof
-    )
-    return result.table.assign(representation="baseline")
+    config = WeatConfig(layers=(-1,), context="none", n_samples=n_samples, seed=seed, ddof=ddof)
+    return run_weat(baseline, tests, config).tables["weat"].assign(representation="baseline")
 
 
 # --- 2. WAT -------------------------------------------------------------------------------------

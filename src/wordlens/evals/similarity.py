@@ -35,7 +35,7 @@ import pandas as pd
 
 from wordlens.contexts import BLEACHED_TEMPLATE, decontextualized_targets, targets_from_template
 from wordlens.errors import EmptyInputError, WordlensError
-from wordlens.evals.weat import Context
+from wordlens.methods.weat.config import Context
 from wordlens.models.base import Pooling, WordEmbedder
 from wordlens.models.cache import ActivationCache
 from wordlens.resources import SimilaritySet, load_similarity

@@ -28,6 +28,7 @@ th { background: #f4f4f4; } td:first-child, th:first-child { text-align: left; }
 img { max-width: 100%; } .note { color: #555; font-size: 0.9em; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 2px 12px; font-size: 0.9em; }
 dt { font-weight: 600; }
+footer { margin-top: 3em; border-top: 1px solid #ddd; color: #555; font-size: 0.8em; }
 """
 
 
@@ -52,10 +53,14 @@ def listed(words: Sequence[str], limit: int | None = 20) -> str:
 
 @dataclass
 class Report:
-    """An HTML report assembled section by section."""
+    """An HTML report assembled section by section, in the one page frame every report shares:
+    title, the sections, and a provenance footer (model and fingerprint, method, wordlens
+    version, when) from the run's ``metadata``.
+    """
 
     title: str
     parts: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] | None = None
 
     def heading(self, text: str) -> None:
         self.parts.append(f"<h2>{html.escape(text)}</h2>")
@@ -88,8 +93,25 @@ class Report:
         return (
             f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f"<title>{html.escape(self.title)}</title><style>{_STYLE}</style></head>"
-            f"<body><h1>{html.escape(self.title)}</h1>\n{body}\n</body></html>\n"
+            f"<body><h1>{html.escape(self.title)}</h1>\n{body}\n{self._footer()}</body></html>\n"
         )
+
+    def _footer(self) -> str:
+        """Provenance: model, fingerprint, method, wordlens version and time of writing."""
+        from datetime import UTC, datetime
+
+        from wordlens import __version__
+
+        meta = self.metadata or {}
+        model = meta.get("model")
+        parts = []
+        if isinstance(model, dict) and "name" in model:
+            parts.append(f"model {model['name']} ({model.get('fingerprint', 'no fingerprint')})")
+        if "method" in meta:
+            parts.append(f"method {meta['method']}")
+        parts.append(f"wordlens {__version__}")
+        parts.append(f"written {datetime.now(UTC).isoformat(timespec='seconds')}")
+        return f"<footer>{html.escape(' · '.join(parts))}</footer>"
 
     def write(self, path: Path) -> Path:
         """Write the page atomically; raises OutputError if it cannot."""

@@ -15,22 +15,22 @@ a set left empty is an error.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from wordlens.contexts import BLEACHED_TEMPLATE, decontextualized_targets, targets_from_template
+from wordlens.contexts import decontextualized_targets, targets_from_template
 from wordlens.errors import EmptyInputError
-from wordlens.models.base import Pooling, WordEmbedder
-from wordlens.models.cache import ActivationCache
+from wordlens.methods.weat.config import WeatConfig
+from wordlens.models.base import WordEmbedder
 from wordlens.resources import WeatTest, WordSet, load_weat_tests
-from wordlens.results import Result, Timings
+from wordlens.results import Run, Timings
 from wordlens.stats import P_VALUE_RULE, weat
 
-Context = Literal["bleached", "none"]
-CONTEXTS: tuple[Context, ...] = ("bleached", "none")
+if TYPE_CHECKING:
+    from wordlens.models.cache import ActivationCache
 
 
 def _kept(word_set: WordSet, missing: set[str], test: WeatTest) -> list[str]:
@@ -46,17 +46,11 @@ def _kept(word_set: WordSet, missing: set[str], test: WeatTest) -> list[str]:
 def run_weat(
     model: WordEmbedder,
     tests: Sequence[WeatTest] | None = None,
+    config: WeatConfig | None = None,
     *,
-    layers: Sequence[int] | None = None,
-    context: Context = "bleached",
-    template: str = BLEACHED_TEMPLATE,
-    pooling: Pooling = "mean",
-    n_samples: int = 100_000,
-    seed: int = 0,
-    ddof: int = 1,
     cache: ActivationCache | None = None,
     progress: bool = False,
-) -> Result:
+) -> Run:
     """Run WEAT tests at each layer of ``model``.
 
     Parameters
@@ -64,18 +58,11 @@ def run_weat(
     model
         Any loaded model; static models have the single layer 0 and ignore the context.
     tests
-        The tests to run; default the ten of Caliskan et al. (2017).
-    layers
-        Hidden-state layers (0 = embeddings); default all.
-    context
-        ``"bleached"``: each word in ``template``; ``"none"``: each word alone (after BOS).
-    template
-        The bleached context, with one ``{word}``.
-    pooling
-        Subtoken pooling (first, last, mean, max).
-    n_samples, seed, ddof
-        Permutation-test size and seed, and the effect size's delta degrees of freedom
-        (see :func:`wordlens.stats.weat`).
+        The tests to run; default ``config.tests`` (the ten of Caliskan et al. 2017 when None).
+    config
+        [the defaults] Layers, context, template, pooling, permutations, seed and ddof
+        (:class:`~wordlens.methods.weat.config.WeatConfig`; effect size and p-values as
+        :func:`wordlens.stats.weat`).
     cache
         Activation cache (every word is computed once across runs).
     progress
@@ -83,10 +70,14 @@ def run_weat(
 
     Returns
     -------
-    Result
-        ``weat``: one row per test and layer with effect size, statistic, p-values and set sizes.
+    Run
+        Table ``weat``: one row per test and layer with effect size, statistic, p-values and
+        set sizes.
     """
-    chosen = list(tests) if tests is not None else load_weat_tests()
+    config = config or WeatConfig()
+    chosen = list(tests) if tests is not None else load_weat_tests(config.tests)
+    layers, context, template = config.layers, config.context, config.template
+    pooling, n_samples, seed, ddof = config.pooling, config.n_samples, config.seed, config.ddof
     if not chosen:
         raise EmptyInputError("no WEAT tests selected")
     timings = Timings()
@@ -158,4 +149,4 @@ def run_weat(
         "dropped_words": dropped,
         "timings_s": timings.seconds,
     }
-    return Result("weat", pd.DataFrame(rows), metadata)
+    return Run("weat", {"weat": pd.DataFrame(rows)}, metadata)

@@ -1,0 +1,1 @@
+"""Paper methods: one package each, registered in :mod:`wordlens.methods.registry`."""

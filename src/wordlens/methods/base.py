@@ -1,0 +1,183 @@
+"""The :class:`Method` abstraction: what every paper method is, and how one is run.
+
+A method is a small registered object (:mod:`wordlens.methods.registry`) with
+
+- ``name`` (the ``wordlens <name>`` command and the study key), ``title`` and ``citation``;
+- ``config_type``, a frozen dataclass whose fields are declared with
+  :func:`wordlens.options.option` (the only place a default lives);
+- ``needs``, what it needs from a model, and ``model_options``, which of
+  :class:`~wordlens.models.options.ModelOptions` it takes;
+- :meth:`Method.run` (model options, config, context → :class:`~wordlens.results.Run`),
+  :meth:`Method.summary` (the headline numbers and per-layer curves a console and a study show),
+  :meth:`Method.report` (its HTML page) and :meth:`Method.console` (tables for the terminal).
+
+:func:`run_method` is the one way to run a method — the command line, the study runner and the
+Python API call it: it checks the output directory, runs, writes the tables, ``run.json`` and
+``report.html``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+from wordlens._files import ensure_writable_dir
+from wordlens.errors import OutputError
+from wordlens.models.options import CACHE_OPTIONS, LOADING_OPTIONS, ModelOptions
+from wordlens.options import config_values
+from wordlens.results import Run
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from rich.console import RenderableType
+
+    from wordlens.report.html import Report
+
+C = TypeVar("C")
+Status = Callable[[str], AbstractContextManager[object]]
+
+
+def _quiet(text: str) -> AbstractContextManager[object]:
+    return nullcontext()
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Where and how a method runs.
+
+    Attributes
+    ----------
+    out_dir
+        The run's output directory (a method may keep resumable work under it).
+    progress
+        Show progress bars.
+    status
+        Shows a message while something slow without a progress bar runs (model loading).
+    """
+
+    out_dir: Path
+    progress: bool = False
+    status: Status = _quiet
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a console and a study show of a run.
+
+    Attributes
+    ----------
+    headline
+        Named headline numbers; NaN where a statistic is undefined.
+    curves
+        Per-layer series, tidy (``layer``, ``depth``, ``metric``, ``value``); None for methods
+        without layers.
+    definitions
+        What each headline number and curve metric measures, for this run's settings.
+    """
+
+    headline: dict[str, float]
+    curves: pd.DataFrame | None = None
+    definitions: dict[str, str] = field(default_factory=dict)
+
+
+class Method(ABC, Generic[C]):
+    """One paper method (see the module notes). Subclass, set the class attributes, implement
+    :meth:`run` and :meth:`summary`, and register it with
+    :func:`wordlens.methods.registry.register`. The class docstring is the command's help."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    citation: ClassVar[str]
+    config_type: ClassVar[type[Any]]
+    needs: ClassVar[str]
+    """What the method needs from a model, in words (``wordlens methods`` lists it)."""
+    model_options: ClassVar[tuple[str, ...]] = (*LOADING_OPTIONS, *CACHE_OPTIONS)
+    """The :class:`ModelOptions` fields the method uses (its command has these options)."""
+    model_required: ClassVar[bool] = True
+    table_prefix: ClassVar[str | None] = None
+    """File-name prefix of the tables [the name with ``_`` and a trailing ``_``]."""
+
+    @property
+    def prefix(self) -> str:
+        """The file-name prefix of the method's tables."""
+        if self.table_prefix is not None:
+            return self.table_prefix
+        return self.name.replace("-", "_") + "_"
+
+    @property
+    def help(self) -> str:
+        """The command's help: the class docstring."""
+        return (type(self).__doc__ or self.title).strip()
+
+    @abstractmethod
+    def run(self, model: ModelOptions, config: C, context: RunContext) -> Run:
+        """Load what the method needs from ``model``, compute, and return the tables."""
+
+    @abstractmethod
+    def summary(self, run: Run) -> Summary:
+        """Headline numbers and curves of ``run`` (from memory or :meth:`Run.read`)."""
+
+    def report(self, run: Run) -> Report | None:
+        """The run's HTML report (None: the method writes none)."""
+        return None
+
+    def console(self, run: Run) -> list[RenderableType]:
+        """What the command line prints after a run: by default the headline numbers."""
+        from rich.table import Table
+
+        grid = Table(title=f"{self.title}: headline", title_justify="left")
+        grid.add_column("number")
+        grid.add_column("value", justify="right")
+        for name, value in self.summary(run).headline.items():
+            grid.add_row(name, f"{value:.4g}")
+        return [grid]
+
+
+def output_dir(path: Path, option: str = "--out") -> Path:
+    """``path`` created and checked writable before any model is loaded, so a bad ``--out``
+    fails at once instead of after the computation.
+
+    Raises
+    ------
+    OutputError
+        Naming ``option``.
+    """
+    try:
+        return ensure_writable_dir(path)
+    except OSError as error:
+        raise OutputError(
+            f"cannot write results to {path} ({error}); choose another {option}"
+        ) from error
+
+
+def run_method(
+    method: Method[C],
+    model: ModelOptions,
+    config: C,
+    out_dir: Path,
+    *,
+    progress: bool = False,
+    status: Status = _quiet,
+) -> tuple[Run, list[Path]]:
+    """Run ``method`` and write its tables, ``run.json`` and ``report.html`` into ``out_dir``.
+
+    Returns
+    -------
+    run, written
+        The run, and the files written (none when the run is not complete, e.g. one shard).
+    """
+    output_dir(out_dir)
+    run = method.run(model, config, RunContext(out_dir, progress, status))
+    run.metadata.setdefault("method", method.name)
+    run.metadata.setdefault("options", config_values(config))
+    if not run.complete:
+        return run, []
+    written = run.write(out_dir, method.prefix)
+    report = method.report(run)
+    if report is not None:
+        written.append(report.write(out_dir / "report.html"))
+    return run, written

@@ -1,0 +1,61 @@
+"""The registry of methods: the command line, the study runner and ``wordlens methods`` read it.
+
+Adding a method is one package under :mod:`wordlens.methods` and one line in :data:`BUILTIN`;
+a separate distribution registers its own under the ``wordlens.methods`` entry-point group
+(``name = "package.module:MethodClass"``). :func:`register` also registers a class at run time
+(tests, notebooks).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+from typing import Any, TypeVar
+
+from wordlens.errors import WordlensError
+from wordlens.methods.base import Method
+
+BUILTIN: tuple[str, ...] = ("wordlens.methods.weat",)
+"""Modules of the methods that ship with wordlens, in the order commands are listed."""
+ENTRY_POINTS = "wordlens.methods"
+
+M = TypeVar("M", bound=type[Method[Any]])
+_REGISTERED: dict[str, Method[Any]] = {}
+_loaded = False
+
+
+class UnknownMethodError(WordlensError, ValueError):
+    """A method name that is not registered; names the registered ones."""
+
+
+def register(method_class: M) -> M:
+    """Register ``method_class`` under its ``name`` (a class decorator); a later registration
+    of the same name replaces the earlier one."""
+    _REGISTERED[method_class.name] = method_class()
+    return method_class
+
+
+def registered_methods() -> dict[str, Method[Any]]:
+    """Every registered method by name: the built-in ones, entry points, then run-time ones."""
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for module in BUILTIN:
+            importlib.import_module(module)
+        for entry_point in importlib.metadata.entry_points(group=ENTRY_POINTS):
+            register(entry_point.load())
+    return dict(_REGISTERED)
+
+
+def get_method(name: str) -> Method[Any]:
+    """The method registered as ``name``.
+
+    Raises
+    ------
+    UnknownMethodError
+        If there is none.
+    """
+    methods = registered_methods()
+    if name not in methods:
+        raise UnknownMethodError(f"unknown method {name!r}; known: {', '.join(methods)}")
+    return methods[name]

@@ -1,0 +1,130 @@
+"""WEAT bias tests (Caliskan, Bryson & Narayanan 2017) at every layer of a model.
+
+The computation is :func:`wordlens.methods.weat.layers.run_weat`; this module registers the
+method: its options (:class:`~wordlens.methods.weat.config.WeatConfig`), its headline numbers and
+its report.
+
+Headline (study index): per test N, ``weatN_d_top``, the effect size (difference of the mean
+associations of X and Y with A vs. B, over their std across X ∪ Y) at the top layer, and
+``weatN_d_max``, the effect size at the layer of largest |d| (sign kept). Curve ``weatN_d``: d by
+layer.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from wordlens.methods.base import Method, RunContext, Summary
+from wordlens.methods.registry import register
+from wordlens.methods.weat.config import WeatConfig
+from wordlens.models.options import ModelOptions
+from wordlens.results import Run
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from rich.console import RenderableType
+
+    from wordlens.report.html import Report
+
+__all__ = ["Weat", "WeatConfig"]
+
+
+@register
+class Weat(Method[WeatConfig]):
+    """Run the WEAT bias tests of Caliskan et al. (2017) at every layer of a model."""
+
+    name = "weat"
+    title = "WEAT bias tests by layer"
+    citation = "Caliskan, Bryson & Narayanan (2017), Science 356(6334)"
+    config_type = WeatConfig
+    needs = "any model: a language model's word vectors in context, or static vectors"
+    table_prefix = ""
+
+    def run(self, model: ModelOptions, config: WeatConfig, context: RunContext) -> Run:
+        from wordlens.methods.weat.layers import run_weat
+        from wordlens.resources import load_weat_tests
+
+        tests = load_weat_tests(config.tests)
+        cache = model.cache()
+        embedder = model.embedder(status=context.status)
+        return run_weat(embedder, tests, config, cache=cache, progress=context.progress)
+
+    def summary(self, run: Run) -> Summary:
+        from wordlens.methods.summaries import curves, n_layers, series
+
+        headline: dict[str, float] = {}
+        definitions: dict[str, str] = {}
+        rows_by_test = []
+        for test_id, rows in run.tables["weat"].groupby("test", sort=False):
+            title = rows["title"].iloc[0]
+            headline[f"weat{test_id}_d_top"], headline[f"weat{test_id}_d_max"] = _top_and_peak(rows)
+            definitions[f"weat{test_id}_d_top"] = (
+                f"WEAT {test_id} ({title}): effect size, top layer"
+            )
+            definitions[f"weat{test_id}_d_max"] = (
+                f"WEAT {test_id}: effect size at the layer of largest |d| (sign kept)"
+            )
+            definitions[f"weat{test_id}_d"] = f"WEAT {test_id} ({title}): effect size d"
+            rows_by_test.append(series(rows, "effect_size", f"weat{test_id}_d"))
+        import pandas as pd
+
+        layered = curves(pd.concat(rows_by_test), n_layers(run.metadata))
+        return Summary(headline, layered, definitions)
+
+    def console(self, run: Run) -> list[RenderableType]:
+        from rich.table import Table
+
+        table = run.tables["weat"]
+        model_name = run.metadata["model"]["name"]
+        grid = Table(
+            title=f"WEAT on {model_name}: effect size d (one-sided p)", title_justify="left"
+        )
+        grid.add_column("L", justify="right")
+        test_ids = list(dict.fromkeys(table["test"]))
+        for test_id in test_ids:
+            grid.add_column(f"T{test_id}", justify="right")
+        for layer, rows in table.groupby("layer", sort=True):
+            cells = []
+            for test_id in test_ids:
+                row = rows[rows["test"] == test_id].iloc[0]
+                cells.append(f"{row.effect_size:+.2f} ({row.p_one_sided:.3f})")
+            grid.add_row(str(layer), *cells)
+        titles = dict(zip(table["test"], table["title"], strict=False))
+        legend = "  ".join(f"T{test_id}: {titles[test_id]}" for test_id in test_ids)
+        dropped = [
+            f"test {test_id}: dropped (not in vocabulary): {', '.join(words)}"
+            for test_id, words in run.metadata["dropped_words"].items()
+        ]
+        return [grid, legend, *dropped]
+
+    def report(self, run: Run) -> Report:
+        from wordlens.report.html import Report, listed
+        from wordlens.stats import P_VALUE_RULE
+
+        metadata = run.metadata
+        report = Report(f"WEAT on {metadata['model']['name']}", metadata=metadata)
+        report.paragraph(
+            f"{self.citation}. Context: {metadata['config']['context']}; "
+            f"effect size: {metadata['config']['effect_size']}."
+        )
+        report.table(run.tables["weat"])
+        report.paragraph(P_VALUE_RULE, note=True)
+        for test_id, words in metadata["dropped_words"].items():
+            report.paragraph(
+                f"Test {test_id}: {len(words)} word(s) not in the vocabulary, left out: "
+                f"{listed(words, None)}",
+                note=True,
+            )
+        return report
+
+
+def _top_and_peak(rows: pd.DataFrame) -> tuple[float, float]:
+    """Effect size at the top layer and at the layer of largest |d| (sign kept; NaN ignored;
+    ties: the lowest layer)."""
+    import numpy as np
+
+    ordered = rows.sort_values("layer")
+    sizes = ordered["effect_size"].to_numpy(dtype=float)
+    if np.isnan(sizes).all():
+        return float(sizes[-1]), np.nan
+    return float(sizes[-1]), float(sizes[int(np.nanargmax(np.abs(sizes)))])

@@ -1,0 +1,53 @@
+"""Options of the WEAT method (``wordlens weat``): the only place their defaults live."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from wordlens.contexts import BLEACHED_TEMPLATE
+from wordlens.models.base import Pooling
+from wordlens.options import option
+
+Context = Literal["bleached", "none"]
+CONTEXTS: tuple[Context, ...] = ("bleached", "none")
+
+LAYERS_HELP = "Layers: 'all', or a comma list such as '0,6,-1' (0 = embeddings)."
+POOLING_HELP = "Subtoken pooling: first, last, mean or max."
+
+
+@dataclass(frozen=True)
+class WeatConfig:
+    """What ``wordlens weat`` runs (Caliskan, Bryson & Narayanan 2017, at every layer).
+
+    Attributes
+    ----------
+    layers
+        Hidden-state layers (0 = embeddings); None for all.
+    context
+        ``"bleached"``: each word in ``template`` (May et al. 2019; VAST's setting for bias
+        tests); ``"none"``: each word alone (after BOS). Static models ignore it.
+    template
+        The bleached context, with one ``{word}``.
+    tests
+        Caliskan et al. test numbers; None for all ten.
+    pooling
+        Subtoken pooling.
+    n_samples, seed, ddof
+        Permutation partitions (exact enumeration when fewer exist) and their seed, and the
+        effect size's delta degrees of freedom (1: sample std, as the paper); see
+        :func:`wordlens.stats.weat`.
+    """
+
+    layers: tuple[int, ...] | None = option(None, LAYERS_HELP, none="all", parse="layers")
+    context: Context = option(
+        "bleached", "'bleached' (each word in --template) or 'none' (word alone)."
+    )
+    template: str = option(BLEACHED_TEMPLATE, "Bleached context.")
+    tests: tuple[int, ...] | None = option(
+        None, "Caliskan et al. test numbers, or 'all'.", none="all"
+    )
+    pooling: Pooling = option("mean", POOLING_HELP)
+    n_samples: int = option(100_000, "Permutation partitions (exact enumeration when fewer exist).")
+    seed: int = option(0, "Seed of the random partitions.")
+    ddof: int = option(1, "Effect size std: 1 = sample std (papers).")

@@ -1,0 +1,332 @@
+"""Options of a method: one config dataclass whose fields carry default, help and allowed values.
+
+A method's config is a frozen dataclass; each field is declared with :func:`option`, which keeps
+the default (the only place it lives), the help text, the command-line flag and how a text value
+is read. The command line (:mod:`wordlens.cli`), the study file (:mod:`wordlens.study.spec`) and
+the Python API all go through :func:`config_from_values`, so an option means the same everywhere::
+
+    @dataclass(frozen=True)
+    class WeatConfig:
+        tests: tuple[int, ...] | None = option(None, "Caliskan et al. test numbers, or 'all'.",
+                                               none="all")
+        n_samples: int = option(100_000, "Permutation partitions.")
+
+Field types: ``str``, ``int``, ``float``, ``bool``, ``pathlib.Path``, a ``Literal`` of strings
+(its values are the allowed ones), ``tuple[T, ...]`` (a comma list on the command line, a list
+or a comma list in a study file), each optionally ``| None``. A ``None`` default is shown and
+written as the field's ``none`` word (``all``, ``default``); ``layers``-style fields also accept
+ranges (``parse="layers"``: ``'0,6,-1'``, ``'2-5'``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, dataclass
+from pathlib import Path
+from typing import Any, Literal, TypeVar, get_args, get_origin
+
+from wordlens.errors import WordlensError
+
+C = TypeVar("C")
+Parse = Literal["list", "layers"]
+
+
+class OptionError(WordlensError, ValueError):
+    """An option value that cannot be read or is not allowed; names the option."""
+
+    def __init__(self, option: str, message: str) -> None:
+        super().__init__(f"{option}: {message}")
+        self.option = option
+
+
+@dataclass(frozen=True)
+class OptionInfo:
+    """What :func:`option` records on a config field.
+
+    Attributes
+    ----------
+    help
+        One line for ``--help`` and the study schema.
+    flag
+        The long command-line flag without dashes [the field name with ``-``]; for a ``bool``,
+        ``"weat/no-weat"`` style pairs are allowed.
+    short
+        A one-letter alias (``"m"``), or None.
+    none
+        The word that stands for ``None`` (``"all"``, ``"default"``, ``"none"``), or None when the
+        field is never None.
+    parse
+        ``"layers"``: comma lists with ranges (``2-5``) and negative indices.
+    study
+        False for options a study sets itself (``workdir``) or that stop a run half-way
+        (``shard``): they are on the command line only.
+    """
+
+    help: str
+    flag: str | None = None
+    short: str | None = None
+    none: str | None = None
+    parse: Parse = "list"
+    study: bool = True
+
+
+def option(
+    default: Any,
+    help: str,
+    *,
+    flag: str | None = None,
+    short: str | None = None,
+    none: str | None = None,
+    parse: Parse = "list",
+    study: bool = True,
+) -> Any:
+    """A config field with its default and help (see :class:`OptionInfo`)."""
+    info = OptionInfo(help, flag, short, none, parse, study)
+    return dataclasses.field(default=default, metadata={"option": info})
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One resolved option of a config: field name, type and :class:`OptionInfo`.
+
+    Attributes
+    ----------
+    name
+        The field name (a Python identifier, the study key).
+    base
+        The field type without ``| None``: ``str``, ``int``, ``float``, ``bool``, ``Path``, a
+        ``Literal`` or ``tuple[T, ...]``.
+    optional
+        Whether None is allowed.
+    default
+        The field's default.
+    info
+        Help, flag and reading rules.
+    """
+
+    name: str
+    base: Any
+    optional: bool
+    default: Any
+    info: OptionInfo
+
+    @property
+    def flag(self) -> str:
+        """The long flag without dashes (the ``on`` half of a bool pair)."""
+        return (self.info.flag or self.name.replace("_", "-")).split("/")[0]
+
+    @property
+    def is_list(self) -> bool:
+        return get_origin(self.base) is tuple
+
+    @property
+    def item_type(self) -> Any:
+        """The element type of a tuple field, else the field type."""
+        return get_args(self.base)[0] if self.is_list else self.base
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        """The allowed values of a ``Literal`` field (of a tuple's items), else ()."""
+        item = self.item_type
+        return tuple(get_args(item)) if get_origin(item) is Literal else ()
+
+    def aliases(self) -> tuple[str, ...]:
+        """Names a study file may use for this option: field name, flag, both with ``-``/``_``."""
+        names = (self.name, self.name.replace("_", "-"), self.flag, self.flag.replace("-", "_"))
+        return tuple(dict.fromkeys(names))
+
+    def text(self, value: Any) -> str | None:
+        """``value`` as the command line writes it (``('a', 'b')`` → ``'a,b'``)."""
+        if value is None:
+            return self.info.none
+        if isinstance(value, tuple):
+            return ",".join(map(str, value)) if value else "none"
+        return str(value)
+
+    def read(self, value: Any) -> Any:
+        """``value`` from the command line (text) or a study file (YAML) as the field's type.
+
+        Raises
+        ------
+        OptionError
+            If it cannot be read, or is not one of the allowed values.
+        """
+        if value is None or (self.info.none is not None and _is_word(value, self.info.none)):
+            if not self.optional:
+                raise OptionError(f"--{self.flag}", "a value is required")
+            return None
+        if self.is_list:
+            try:
+                items = _split(value, self.info.parse == "layers")
+            except ValueError:
+                raise OptionError(
+                    f"--{self.flag}", f"cannot read layers {value!r}: use 'all', '0,6,-1' or '2-5'"
+                ) from None
+            return tuple(self._scalar(item) for item in items)
+        return self._scalar(value)
+
+    def _scalar(self, value: Any) -> Any:
+        kind = self.item_type
+        choices = self.choices
+        try:
+            if choices:
+                text = str(value).strip()
+                if text not in choices:
+                    label = self.flag.replace("-", " ")
+                    raise ValueError(f"unknown {label} {text!r}: use {', '.join(choices)}")
+                return text
+            if kind is bool:
+                return _boolean(value)
+            if kind is int:
+                if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+                    raise ValueError(f"not an integer: {value!r}")
+                return int(value)
+            if kind is float:
+                if isinstance(value, bool):
+                    raise ValueError(f"not a number: {value!r}")
+                return float(value)
+            if kind is Path:
+                return Path(value)
+            if kind is str:
+                if not isinstance(value, str | int | float) or isinstance(value, bool):
+                    raise ValueError(f"not a text: {value!r}")
+                return str(value)
+        except ValueError as error:
+            raise OptionError(f"--{self.flag}", str(error)) from None
+        raise TypeError(f"option {self.name}: unsupported type {kind!r}")
+
+
+def option_specs(config_type: type[Any]) -> tuple[OptionSpec, ...]:
+    """The options of a config dataclass, in field order.
+
+    Raises
+    ------
+    TypeError
+        If a field was not declared with :func:`option` or has an unsupported type (a bug in
+        the method, not the user's input).
+    """
+    hints = typing.get_type_hints(config_type)
+    specs = []
+    for field in dataclasses.fields(config_type):
+        info = field.metadata.get("option")
+        if not isinstance(info, OptionInfo):
+            raise TypeError(f"{config_type.__name__}.{field.name} is not declared with option()")
+        base, optional = _without_none(hints[field.name])
+        default = field.default if field.default is not MISSING else None
+        specs.append(OptionSpec(field.name, base, optional, default, info))
+    return tuple(specs)
+
+
+def config_from_values(config_type: type[C], values: Mapping[str, Any]) -> C:
+    """A config from option values given by name, flag or alias; the others keep their defaults.
+
+    Parameters
+    ----------
+    config_type
+        The method's config dataclass.
+    values
+        Text (command line) or YAML values (study file): ``{"tests": "1,7"}`` or
+        ``{"tests": [1, 7]}``.
+
+    Raises
+    ------
+    OptionError
+        If a key is not an option (naming the known ones) or a value cannot be read; the
+        config's own ``check()`` (cross-option rules) runs last.
+    """
+    specs = option_specs(config_type)
+    by_alias = {alias: spec for spec in specs for alias in spec.aliases()}
+    chosen: dict[str, Any] = {}
+    for key, value in values.items():
+        spec = by_alias.get(key)
+        if spec is None:
+            known = ", ".join(spec.name for spec in specs)
+            raise OptionError(key, f"not an option of this method (options: {known})")
+        chosen[spec.name] = spec.read(value)
+    config = config_type(**chosen)
+    check: Callable[[], None] | None = getattr(config, "check", None)
+    if check is not None:
+        check()
+    return config
+
+
+def config_values(config: Any) -> dict[str, Any]:
+    """A config's fields as JSON-ready values (paths as text), for metadata and digests."""
+    return {
+        field.name: _json_ready(getattr(config, field.name)) for field in dataclasses.fields(config)
+    }
+
+
+def _json_ready(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, tuple):
+        return [_json_ready(item) for item in value]
+    return value
+
+
+def parse_layers(text: str) -> list[int] | None:
+    """``'all'`` → None; ``'0,6,-1'`` → [0, 6, -1]; ``'2-5'`` → [2, 3, 4, 5].
+
+    Raises
+    ------
+    WordlensError
+        If the text is none of these.
+    """
+    if text.strip().lower() == "all":
+        return None
+    try:
+        return [int(item) for item in _split(text, ranges=True)]
+    except ValueError:
+        raise WordlensError(f"cannot read layers {text!r}: use 'all', '0,6,-1' or '2-5'") from None
+
+
+def _split(value: Any, ranges: bool) -> list[Any]:
+    """A comma list (text) or a YAML list as items; ``'none'`` or ``''`` → []; with ``ranges``,
+    ``'2-5'`` → 2, 3, 4, 5."""
+    if isinstance(value, list | tuple):
+        parts: list[Any] = list(value)
+    elif isinstance(value, str):
+        if value.strip().lower() in ("", "none"):
+            return []
+        parts = [part.strip() for part in value.split(",") if part.strip()]
+    else:
+        parts = [value]
+    if not ranges:
+        return parts
+    items: list[Any] = []
+    for part in parts:
+        text = str(part)
+        if "-" in text[1:]:
+            low, high = text[0] + text[1:].split("-", 1)[0], text[1:].split("-", 1)[1]
+            items.extend(range(int(low), int(high) + 1))
+        else:
+            items.append(int(text))
+    return items
+
+
+def _is_word(value: Any, word: str) -> bool:
+    return isinstance(value, str) and value.strip().lower() == word
+
+
+def _boolean(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "1", "on"):
+        return True
+    if text in ("false", "no", "0", "off"):
+        return False
+    raise ValueError(f"not true or false: {value!r}")
+
+
+def _without_none(annotation: Any) -> tuple[Any, bool]:
+    """``T | None`` → (T, True); ``T`` → (T, False)."""
+    if get_origin(annotation) in (typing.Union, types.UnionType):
+        members = [member for member in get_args(annotation) if member is not type(None)]
+        if len(members) == 1:
+            return members[0], len(members) < len(get_args(annotation))
+    return annotation, False
