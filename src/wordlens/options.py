@@ -37,9 +37,10 @@ Parse = Literal["list", "layers"]
 class OptionError(WordlensError, ValueError):
     """An option value that cannot be read or is not allowed; names the option."""
 
-    def __init__(self, option: str, message: str) -> None:
-        super().__init__(f"{option}: {message}")
+    def __init__(self, option: str, detail: str) -> None:
+        super().__init__(f"{option}: {detail}")
         self.option = option
+        self.detail = detail
 
 
 @dataclass(frozen=True)
@@ -180,14 +181,8 @@ class OptionSpec:
                 return text
             if kind is bool:
                 return _boolean(value)
-            if kind is int:
-                if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
-                    raise ValueError(f"not an integer: {value!r}")
-                return int(value)
-            if kind is float:
-                if isinstance(value, bool):
-                    raise ValueError(f"not a number: {value!r}")
-                return float(value)
+            if kind in (int, float):
+                return _number(value, kind)
             if kind is Path:
                 return Path(value)
             if kind is str:
@@ -220,37 +215,92 @@ def option_specs(config_type: type[Any]) -> tuple[OptionSpec, ...]:
     return tuple(specs)
 
 
-def config_from_values(config_type: type[C], values: Mapping[str, Any]) -> C:
-    """A config from option values given by name, flag or alias; the others keep their defaults.
+def read_values(
+    config_type: type[Any], values: Mapping[str, Any], *, study: bool = False
+) -> dict[str, Any]:
+    """Option values given by name, flag or alias, read as their fields' types.
 
     Parameters
     ----------
     config_type
-        The method's config dataclass.
+        The method's config dataclass (or :class:`~wordlens.models.options.ModelOptions`).
     values
         Text (command line) or YAML values (study file): ``{"tests": "1,7"}`` or
         ``{"tests": [1, 7]}``.
+    study
+        The values come from a study file: errors name the key as written, and options
+        declared ``study=False`` are refused.
+
+    Returns
+    -------
+    dict
+        Field name → value.
 
     Raises
     ------
     OptionError
-        If a key is not an option (naming the known ones) or a value cannot be read; the
-        config's own ``check()`` (cross-option rules) runs last.
+        If a key is not an option (naming the known ones) or a value cannot be read.
     """
     specs = option_specs(config_type)
     by_alias = {alias: spec for spec in specs for alias in spec.aliases()}
     chosen: dict[str, Any] = {}
     for key, value in values.items():
         spec = by_alias.get(key)
-        if spec is None:
-            known = ", ".join(spec.name for spec in specs)
-            raise OptionError(key, f"not an option of this method (options: {known})")
-        chosen[spec.name] = spec.read(value)
-    config = config_type(**chosen)
+        if spec is None or (study and not spec.info.study):
+            allowed = ", ".join(spec.name for spec in specs if spec.info.study or not study)
+            raise OptionError(key, f"not an option{' of a study' if study else ''} ({allowed})")
+        try:
+            chosen[spec.name] = spec.read(value)
+        except OptionError as error:
+            raise OptionError(key if study else error.option, error.detail) from None
+    return chosen
+
+
+def config_from_values(config_type: type[C], values: Mapping[str, Any]) -> C:
+    """A config from option values (:func:`read_values`); the others keep their defaults.
+    The config's own ``check()`` (cross-option rules), if it has one, runs last.
+
+    Raises
+    ------
+    OptionError
+        As :func:`read_values`.
+    WordlensError
+        From ``check()``.
+    """
+    config = config_type(**read_values(config_type, values))
     check: Callable[[], None] | None = getattr(config, "check", None)
     if check is not None:
         check()
     return config
+
+
+def options_json_schema(config_type: type[Any], *, study: bool = True) -> dict[str, Any]:
+    """JSON Schema of a config's options as a study file writes them (a list may also be a
+    comma list; a ``None`` default may be written as its word), extra keys forbidden."""
+    properties = {}
+    for spec in option_specs(config_type):
+        if study and not spec.info.study:
+            continue
+        item = _json_type(spec.item_type, spec.choices)
+        forms: list[dict[str, Any]] = (
+            [{"type": "array", "items": item}, {"type": "string"}] if spec.is_list else [item]
+        )
+        if spec.optional:
+            forms.append({"type": "null"})
+            if spec.info.none is not None:
+                forms.append({"const": spec.info.none})
+        described: dict[str, Any] = {"description": spec.info.help}
+        described["default"] = _json_ready(spec.default)
+        shape = {"anyOf": forms} if len(forms) > 1 else forms[0]
+        properties[spec.name] = {**described, **shape}
+    return {"type": "object", "properties": properties, "additionalProperties": False}
+
+
+def _json_type(kind: Any, choices: tuple[str, ...]) -> dict[str, Any]:
+    if choices:
+        return {"enum": list(choices)}
+    names = {bool: "boolean", int: "integer", float: "number", str: "string", Path: "string"}
+    return {"type": names[kind]}
 
 
 def config_values(config: Any) -> dict[str, Any]:
@@ -306,6 +356,19 @@ def _split(value: Any, ranges: bool) -> list[Any]:
         else:
             items.append(int(text))
     return items
+
+
+def _number(value: Any, kind: type[int] | type[float]) -> int | float:
+    """``value`` (text or number) as an int or a float; a ValueError saying which it is not."""
+    what = "an integer" if kind is int else "a number"
+    if isinstance(value, bool) or (
+        kind is int and isinstance(value, float) and not value.is_integer()
+    ):
+        raise ValueError(f"not {what}: {value!r}")
+    try:
+        return kind(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"not {what}: {value!r}") from None
 
 
 def _is_word(value: Any, word: str) -> bool:

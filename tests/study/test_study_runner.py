@@ -125,7 +125,10 @@ def test_study_commands(study_file: Path, first_run: list[CellProgress]) -> None
     bad = study_file.parent / "bad.yaml"
     bad.write_text("name: bad\nmodels: [glove-6b-50d]\nmethods:\n  weat: {tests: x, n: 1}\n")
     invalid = runner.invoke(app, ["study", "status", str(bad)])
-    assert invalid.exit_code == 2 and f"{bad}:4: methods.weat.n: Extra inputs" in invalid.output
+    assert (
+        invalid.exit_code == 2
+        and f"{bad}:4: methods.weat.n: not an option of a study" in invalid.output
+    )
 
 
 def _rewrite(path: Path, old: str, new: str) -> str:

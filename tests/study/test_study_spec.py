@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
+from wordlens.methods.registry import registered_methods
+from wordlens.methods.weat import WeatConfig
 from wordlens.study.spec import (
-    METHODS,
     StudyFileError,
     load_study,
-    method_schema,
+    method_options,
     slugify,
     study_json_schema,
-    validate_options,
 )
 
 VALID = """\
@@ -49,9 +49,10 @@ def test_a_valid_study_has_a_cell_per_model_and_method(tmp_path: Path) -> None:
         ("mini", "probe"),
     ]
     weat, probe = study.cells[0], study.cells[2]
-    # lists become the commands' comma lists; dashed option names and flags are accepted
-    assert dict(weat.options) == {"context": "none", "tests": "1,2", "n_samples": 100}
-    assert dict(probe.options) == {"task": "pos", "representations": "mix,lex", "max_steps": 50}
+    # lists and comma lists are read as the config's tuples; dashed names and flags are accepted
+    assert weat.config == WeatConfig(context="none", tests=(1, 2), n_samples=100)
+    assert weat.options["tests"] == [1, 2] and weat.options["seed"] == 0  # defaults included
+    assert probe.config.representations == ("mix", "lex") and probe.config.max_steps == 50
     assert weat.out_dir == study.out_dir / "cells" / "glove-6b-50d" / "weat"
     assert study.cells[1].model.dtype == "float16" and study.cells[0].model.dtype == "float32"
     # the digest follows the options and the loading options, not the display name
@@ -81,19 +82,16 @@ methods:
     with pytest.raises(StudyFileError) as caught:
         load_study(_write(tmp_path, text))
     message = str(caught.value)
-    assert f"{tmp_path / 'study.yaml'}:5: models.1.dtype: Input should be 'float32'" in message
-    assert ":12: methods.dance: Input should be 'weat'" in message
+    assert f"{tmp_path / 'study.yaml'}:5: models.1.dtype: unknown dtype 'float64'" in message
+    assert ":12: methods.dance: unknown method; known: weat," in message
     with pytest.raises(StudyFileError) as caught:
         load_study(
             _write(tmp_path, text.replace("float64", "float32").replace("  dance: {}\n", ""))
         )
     lines = str(caught.value).splitlines()
     assert lines[0] == "invalid study file:"
-    assert lines[1].endswith(
-        ":9: methods.weat.n_samples: Input should be a valid integer, "
-        "unable to parse string as an integer"
-    )
-    assert lines[2].endswith(":10: methods.weat.colour: Extra inputs are not permitted")
+    assert lines[1].endswith(":9: methods.weat.n_samples: not an integer: 'many'")
+    assert ":10: methods.weat.colour: not an option of a study (layers, context," in lines[2]
     assert len(lines) == 3  # vast's options are valid
 
 
@@ -114,18 +112,30 @@ def test_structural_errors(tmp_path: Path) -> None:
         load_study(tmp_path / "absent.yaml")
 
 
-def test_method_schemas_follow_the_commands() -> None:
-    for method in METHODS:
-        fields = method_schema(method).model_fields
-        assert "model" not in fields and "out" not in fields and "device" not in fields
-    assert method_schema("probe").model_fields["max_steps"].default is None
-    assert validate_options("vast", {}) == {}  # the command's defaults apply
-    with pytest.raises(StudyFileError, match="unknown method 'dance'"):
-        method_schema("dance")
-    with pytest.raises(StudyFileError, match="shard: Extra inputs"):
-        validate_options("asymmetry", {"shard": 1})  # would stop a cell half-way
+def test_method_options_follow_the_configs() -> None:
     schema = study_json_schema()
-    assert set(schema["properties"]["methods"]["properties"]) == set(METHODS)
+    methods = schema["properties"]["methods"]["properties"]
+    assert set(methods) == set(registered_methods())
+    for properties in (method["properties"] for method in methods.values()):
+        assert "model" not in properties and "out" not in properties
+        assert "device" not in properties
+    assert methods["probe"]["properties"]["max_steps"]["default"] is None
+    assert "shard" not in methods["asymmetry"]["properties"]  # command line only
+    assert method_options("weat", {}) == WeatConfig()  # the config's defaults apply
+    with pytest.raises(StudyFileError, match="dance: unknown method"):
+        method_options("dance", {})
+    with pytest.raises(StudyFileError, match="shard: not an option of a study"):
+        method_options("asymmetry", {"shard": 1})  # would stop a cell half-way
+    entry = schema["properties"]["models"]["items"]["anyOf"][0]
+    assert set(entry["properties"]) == {
+        "model",
+        "name",
+        "device",
+        "dtype",
+        "bos",
+        "token_budget",
+        "trust_remote_code",
+    }
 
 
 def test_slugs_are_filesystem_safe() -> None:

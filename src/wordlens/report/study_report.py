@@ -37,10 +37,11 @@ from matplotlib.figure import Figure
 
 from wordlens._files import atomic_writer
 from wordlens.errors import EmptyInputError, OutputError, WordlensError
+from wordlens.methods.base import Summary
 from wordlens.report.html import Report
 from wordlens.results import Result
 from wordlens.study.records import CELL_STATUSES, CellRecord, CellRecordError
-from wordlens.study.summary import CellSummary, summarize_cell
+from wordlens.study.summary import summarize_cell
 
 XAxis = Literal["auto", "layer", "depth"]
 X_AXES: tuple[XAxis, ...] = ("auto", "layer", "depth")
@@ -136,7 +137,7 @@ def _index(records: Sequence[CellRecord]) -> dict[tuple[str, str], CellRecord]:
 
 
 def _headlines_table(
-    cells: dict[tuple[str, str], CellRecord], summaries: dict[tuple[str, str], CellSummary]
+    cells: dict[tuple[str, str], CellRecord], summaries: dict[tuple[str, str], Summary]
 ) -> pd.DataFrame:
     """One row per done cell and headline number; one row (no headline) per other cell."""
     rows = []
@@ -158,7 +159,7 @@ def _headlines_table(
 
 
 def _curves_table(
-    cells: dict[tuple[str, str], CellRecord], summaries: dict[tuple[str, str], CellSummary]
+    cells: dict[tuple[str, str], CellRecord], summaries: dict[tuple[str, str], Summary]
 ) -> pd.DataFrame:
     """Every done cell's curves, tidy: model, model_slug, method, metric, layer, depth, value."""
     frames = [
@@ -171,7 +172,8 @@ def _curves_table(
     columns = ["model", "model_slug", "method", "metric", "layer", "depth", "value"]
     if not frames:
         return pd.DataFrame(columns=columns)
-    return pd.concat(frames, ignore_index=True)[columns]
+    combined: pd.DataFrame = pd.concat(frames, ignore_index=True)[columns]
+    return combined
 
 
 def _overview(
@@ -196,7 +198,7 @@ def _grid(
     report: Report,
     study_dir: Path,
     cells: dict[tuple[str, str], CellRecord],
-    summaries: dict[tuple[str, str], CellSummary],
+    summaries: dict[tuple[str, str], Summary],
 ) -> None:
     """The model × method table: per cell its status, link and headline numbers."""
     models = list(dict.fromkeys(model for model, _ in cells))
@@ -267,7 +269,7 @@ def _number(name: str, value: float) -> str:
 def _definitions(
     report: Report,
     cells: dict[tuple[str, str], CellRecord],
-    summaries: dict[tuple[str, str], CellSummary],
+    summaries: dict[tuple[str, str], Summary],
 ) -> None:
     """Per method, what each headline number measures (per model where settings differ)."""
     methods = list(dict.fromkeys(method for _, method in cells))
@@ -297,7 +299,7 @@ def _curve_figures(
     report: Report,
     study_dir: Path,
     curves: pd.DataFrame,
-    summaries: dict[tuple[str, str], CellSummary],
+    summaries: dict[tuple[str, str], Summary],
     x_axis: XAxis,
 ) -> list[Path]:
     """One figure per (method, metric), models overlaid; embedded and saved as PNG and SVG."""

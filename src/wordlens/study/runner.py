@@ -1,16 +1,15 @@
 """Run a study's cells, skip the finished ones, and tell what is done, running or failed.
 
-Each cell runs its method's ``wordlens`` command (the same code as on the command line) into
-``<study>/cells/<model>/<method>/`` and leaves a ``cell.json`` record beside its tables:
-``running`` (with the process id and host) while it runs, then ``done`` with its headline numbers
-(:func:`wordlens.study.summary.summarize_cell`) or ``failed`` with the error. A cell whose record
-is ``done`` for the same options (the record's ``config_digest``) is skipped, and a cell that
-reruns finds its vectors in the activation cache. A failed cell does not stop the others.
+Each cell runs its method with :func:`wordlens.methods.base.run_method` (the code the command
+line runs) into ``<study>/cells/<model>/<method>/`` and leaves a ``cell.json`` record beside its
+tables: ``running`` (with the process id and host) while it runs, then ``done`` with its headline
+numbers (:meth:`wordlens.methods.base.Method.summary`) or ``failed`` with the error. A cell
+whose record is ``done`` for the same options (the record's ``config_digest``) is skipped, and a
+cell that reruns finds its vectors in the activation cache. A failed cell does not stop the others.
 """
 
 from __future__ import annotations
 
-import inspect
 import os
 import socket
 import time
@@ -19,13 +18,14 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from wordlens.distributed import Backend, use_backend
 from wordlens.errors import WordlensError
+from wordlens.methods.base import run_method
+from wordlens.methods.registry import get_method
 from wordlens.study.records import CellRecord, read_cell_record, write_cell_record
-from wordlens.study.spec import LOADING_OPTIONS, Cell, Study, method_command
-from wordlens.study.summary import summarize_cell
+from wordlens.study.spec import Cell, Study
 
 RECORD_NAME = "cell.json"
 CellState = Literal["done", "running", "failed", "pending", "interrupted", "stale"]
@@ -139,11 +139,11 @@ def run_cell(cell: Cell, cache_dir: Path | None) -> CellRecord:
     write_cell_record(path, running)
     started = time.perf_counter()
     try:
+        method = get_method(cell.method)
+        model = cell.model.options.replace(cache_dir=cache_dir)
         with _removed_on_interrupt(path):
-            method_command(cell.method)(**command_arguments(cell, cache_dir))
-        record = replace(
-            running, status="done", headline=summarize_cell(cell.method, cell.out_dir).headline
-        )
+            run, _ = run_method(method, model, cell.config, cell.out_dir)
+        record = replace(running, status="done", headline=method.summary(run).headline)
     except Exception as error:  # a failed cell is recorded; the study goes on
         record = replace(running, status="failed", error=_error_text(error))
     record = replace(
@@ -172,19 +172,6 @@ def _pending_record(cell: Cell) -> CellRecord:
         pid=None,
         host=None,
     )
-
-
-def command_arguments(cell: Cell, cache_dir: Path | None) -> dict[str, Any]:
-    """Keyword arguments of the cell's command: its options, the model and its loading
-    options (those the command takes), the cell's directory and the study's cache."""
-    parameters = inspect.signature(method_command(cell.method)).parameters
-    arguments: dict[str, Any] = {**cell.options, "model": cell.model.model, "out": cell.out_dir}
-    for name in LOADING_OPTIONS:
-        if name in parameters:
-            arguments[name] = getattr(cell.model, name)
-    if cache_dir is not None and "cache_dir" in parameters:
-        arguments["cache_dir"] = cache_dir
-    return arguments
 
 
 def _selected(cell: Cell, only: Sequence[str]) -> bool:

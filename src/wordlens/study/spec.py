@@ -14,64 +14,70 @@ runs every (model, method) cell::
       weat: {context: bleached, tests: [1, 2], n_samples: 1000}
       probe: {task: pos, repr: [mix, lex], train_sentences: 200, max_steps: 300}
 
-A method's options are those of its command (``wordlens <method> --help``), spelled as the long
-option without dashes or as the parameter name (``n-samples`` or ``n_samples``); a list stands
-for a comma list (``tests: [1, 2]`` is ``--tests 1,2``). The model and its loading options come
-from ``models``; the output directory from the study.
+A method's options are those of its config (``wordlens <method> --help`` lists them; they are
+generated from the same declaration, :mod:`wordlens.options`), spelled as the field name, the
+long option without dashes, or either with ``-``/``_`` (``n-samples`` or ``n_samples``, ``repr``
+for ``representations``); a list may be a YAML list or a comma list. A model entry takes the
+loading options of :class:`~wordlens.models.options.ModelOptions` (device, dtype, bos,
+token_budget, trust_remote_code); the study sets the cache and each cell's output directory.
 
-The file is validated against a schema (pydantic models; ``study_json_schema`` prints it as JSON
-Schema) and every error names the file and the line of the offending value.
+The file is validated (the top level by pydantic, the options by their declarations;
+``study_json_schema`` prints the JSON Schema) and every error names the file and the line of the
+offending value.
 """
 
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
+from typing import Any
 
 import yaml
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from wordlens._files import read_text
 from wordlens.errors import WordlensError
-
-MethodName = Literal[
-    "weat", "vast", "intersectional", "likelihood-bias", "sense-bias", "asymmetry", "probe"
-]
-METHODS: tuple[str, ...] = get_args(MethodName)
-"""Methods a study can run: the names of their ``wordlens`` commands."""
-
-LOADING_OPTIONS = ("device", "dtype", "bos", "token_budget", "trust_remote_code")
-"""Command parameters that come from the model entry, not from the method's options."""
-STUDY_OPTIONS = ("model", "out", "no_cache", "cache_dir", "workdir", "shard")
-"""Command parameters the study itself sets (or, for ``shard``, that stop a run half-way)."""
-
+from wordlens.methods.registry import registered_methods
+from wordlens.models.options import LOADING_OPTIONS, ModelOptions
+from wordlens.options import (
+    OptionError,
+    config_values,
+    options_json_schema,
+    read_values,
+)
 
 INVALID = "invalid study file:"
+MODEL_KEYS = ("model", "name", *LOADING_OPTIONS)
+"""What a model entry may hold: the model, a display name and its loading options."""
 
 
 class StudyFileError(WordlensError):
     """A study file that cannot be read or does not follow the schema."""
 
 
-class ModelEntry(BaseModel):
-    """One model of the study and how to load it (the options of ``wordlens <method>``)."""
+@dataclass(frozen=True)
+class ModelEntry:
+    """One model of the study and how to load it.
 
-    model_config = ConfigDict(extra="forbid")
+    Attributes
+    ----------
+    options
+        The model and its loading options (no cache options: the study sets the cache).
+    name
+        Display name [the model].
+    """
 
-    model: str = Field(min_length=1, description="Alias, local path or hub id.")
-    name: str | None = Field(default=None, min_length=1, description="Display name [the model].")
-    device: str = "cpu"
-    dtype: Literal["float32", "float16", "bfloat16"] = "float32"
-    bos: Literal["auto", "always", "never"] = "auto"
-    token_budget: int | None = Field(default=None, ge=1)
-    trust_remote_code: bool = False
+    options: ModelOptions
+    name: str | None = None
+
+    @property
+    def model(self) -> str:
+        return self.options.required_model()
 
     @property
     def display_name(self) -> str:
@@ -82,19 +88,23 @@ class ModelEntry(BaseModel):
         """Filesystem-safe name of the model's cell directories."""
         return slugify(self.display_name)
 
+    def loading(self) -> dict[str, Any]:
+        """The model and its loading options, as a study writes them (the cell digest)."""
+        return {key: getattr(self.options, key) for key in ("model", *LOADING_OPTIONS)}
+
 
 class StudyFile(BaseModel):
-    """The top level of a study file."""
+    """The top level of a study file (models and methods are checked against their options)."""
 
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
     out: Path | None = Field(default=None, description="Study directory [wordlens-results/<name>].")
     cache_dir: Path | None = Field(default=None, description="Activation cache [the user cache].")
-    models: list[ModelEntry] = Field(
+    models: list[dict[str, Any]] = Field(
         min_length=1, description="Models: mappings, or plain strings (the `model` alone)."
     )
-    methods: dict[MethodName, dict[str, Any] | None] = Field(min_length=1)
+    methods: dict[str, dict[str, Any] | None] = Field(min_length=1)
 
 
 @dataclass(frozen=True)
@@ -105,17 +115,22 @@ class Cell:
     ----------
     model : ModelEntry
     method : str
-        A name of :data:`METHODS`.
-    options : dict
-        The method's options, validated, as keyword arguments of its command.
+        A registered method's name (:func:`wordlens.methods.registry.registered_methods`).
+    config : object
+        The method's config, validated.
     out_dir : pathlib.Path
         Where the cell writes its tables and report.
     """
 
     model: ModelEntry
     method: str
-    options: Mapping[str, Any]
+    config: Any
     out_dir: Path
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """Every option of the cell's method, defaults included, as JSON-ready values."""
+        return config_values(self.config)
 
     @property
     def relative_dir(self) -> str:
@@ -123,12 +138,9 @@ class Cell:
         return f"cells/{self.model.slug}/{self.method}"
 
     def digest(self) -> str:
-        """sha256 of everything that shapes the cell's numbers: a changed option re-runs it."""
-        content = {
-            "model": self.model.model_dump(exclude={"name"}),
-            "method": self.method,
-            "options": dict(self.options),
-        }
+        """sha256 of everything that shapes the cell's numbers: a changed option (or default)
+        re-runs it."""
+        content = {"model": self.model.loading(), "method": self.method, "options": self.options}
         return hashlib.sha256(json.dumps(content, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -179,115 +191,146 @@ def load_study(path: Path) -> Study:
         parsed = StudyFile.model_validate(raw)
     except ValidationError as error:
         raise StudyFileError(_describe(error, path, lines, ())) from None
-    models = tuple(parsed.models)
-    _check_unique([m.slug for m in models], "model", path, lines, ("models",))
+    problems: list[str] = []
+    models = tuple(
+        _model_entry(entry, index, path, lines, problems)
+        for index, entry in enumerate(parsed.models)
+    )
+    configs = {
+        method: _method_config(method, options or {}, path, lines, problems)
+        for method, options in parsed.methods.items()
+    }
+    if problems:
+        raise StudyFileError(INVALID + "".join(f"\n  {problem}" for problem in problems))
+    entries = tuple(entry for entry in models if entry is not None)
+    _check_unique([m.slug for m in entries], "model", path, lines, ("models",))
     base = path.parent
     out_dir = _under(base, parsed.out or Path("wordlens-results") / parsed.name)
-    cells, problems = [], []
-    for method, options in parsed.methods.items():
-        try:
-            validated = validate_options(method, options or {}, path, lines)
-        except StudyFileError as error:
-            problems.append(str(error).removeprefix(INVALID))
-            continue
-        for model in models:
-            cell_dir = out_dir / "cells" / model.slug / method
-            cells.append(Cell(model, method, validated, cell_dir))
-    if problems:
-        raise StudyFileError(INVALID + "".join(problems))
+    cells = [
+        Cell(model, method, config, out_dir / "cells" / model.slug / method)
+        for method, config in configs.items()
+        for model in entries
+    ]
     cache_dir = None if parsed.cache_dir is None else _under(base, parsed.cache_dir)
-    return Study(parsed.name, path, out_dir, cache_dir, models, tuple(cells))
+    return Study(parsed.name, path, out_dir, cache_dir, entries, tuple(cells))
 
 
-def validate_options(
+def _model_entry(
+    entry: Mapping[str, Any],
+    index: int,
+    path: Path,
+    lines: Mapping[tuple[str | int, ...], int],
+    problems: list[str],
+) -> ModelEntry | None:
+    """A model entry checked against :data:`MODEL_KEYS` and the options' declarations; None
+    (and a line in ``problems``) when it is invalid."""
+    where: tuple[str | int, ...] = ("models", index)
+    name = entry.get("name")
+    if name is not None and (not isinstance(name, str) or not name):
+        problems.append(_located(path, lines, (*where, "name"), "a non-empty text"))
+        return None
+    if not isinstance(entry.get("model"), str) or not entry["model"]:
+        problems.append(
+            _located(path, lines, (*where, "model"), "Field required (a non-empty text)")
+        )
+        return None
+    values = {key: value for key, value in entry.items() if key != "name"}
+    for key in values:
+        if key not in MODEL_KEYS:
+            message = f"not a model option (options: {', '.join(MODEL_KEYS)})"
+            problems.append(_located(path, lines, (*where, key), message))
+            return None
+    try:
+        options = ModelOptions(**read_values(ModelOptions, values, study=True))
+    except OptionError as error:
+        problems.append(_located(path, lines, (*where, error.option), error.detail))
+        return None
+    except WordlensError as error:
+        problems.append(_located(path, lines, where, str(error)))
+        return None
+    return ModelEntry(options, name)
+
+
+def _method_config(
     method: str,
     options: Mapping[str, Any],
-    path: Path = Path("<study>"),
-    lines: Mapping[tuple[str | int, ...], int] | None = None,
-) -> dict[str, Any]:
-    """A method's options checked against its command's parameters, as keyword arguments.
+    path: Path,
+    lines: Mapping[tuple[str | int, ...], int],
+    problems: list[str],
+) -> Any:
+    """The method's config from a study's options; None (and lines in ``problems``) when the
+    method is unknown or an option is invalid."""
+    where: tuple[str | int, ...] = ("methods", method)
+    methods = registered_methods()
+    if method not in methods:
+        known = ", ".join(methods)
+        problems.append(_located(path, lines, (*where, "<key>"), f"unknown method; known: {known}"))
+        return None
+    config_type = methods[method].config_type
+    values: dict[str, Any] = {}
+    failed = False
+    for key, value in options.items():
+        try:
+            values.update(read_values(config_type, {key: value}, study=True))
+        except OptionError as error:
+            problems.append(_located(path, lines, (*where, key), error.detail))
+            failed = True
+    if failed:
+        return None
+    try:
+        config = config_type(**values)
+        check = getattr(config, "check", None)
+        if check is not None:
+            check()
+    except WordlensError as error:
+        problems.append(_located(path, lines, where, str(error)))
+        return None
+    return config
+
+
+def method_options(method: str, options: Mapping[str, Any]) -> Any:
+    """The config of ``method`` from study-style options (for tests and the Python API).
 
     Raises
     ------
     StudyFileError
-        Naming the option, the file and its line.
+        If the method is unknown or an option is invalid.
     """
-    schema = method_schema(method)
-    joined = {key: _joined(value) for key, value in options.items()}
-    try:
-        validated = schema.model_validate(joined)
-    except ValidationError as error:
-        raise StudyFileError(_describe(error, path, lines or {}, ("methods", method))) from None
-    return validated.model_dump(exclude_unset=True)
-
-
-def method_schema(method: str) -> type[BaseModel]:
-    """The options of ``wordlens <method>`` as a pydantic model (extra keys forbidden), built
-    from the command's signature: same names, types and defaults; the command's long option
-    name is accepted as an alias (``repr`` for ``representations``)."""
-    command = method_command(method)
-    hints = get_type_hints(command, include_extras=True)
-    fields: dict[str, Any] = {}
-    for parameter in inspect.signature(command).parameters.values():
-        if parameter.name in LOADING_OPTIONS or parameter.name in STUDY_OPTIONS:
-            continue
-        annotation, option = _split_annotation(hints[parameter.name])
-        aliases = [parameter.name, parameter.name.replace("_", "-"), *option]
-        fields[parameter.name] = (
-            annotation,
-            Field(
-                parameter.default,
-                validation_alias=AliasChoices(*dict.fromkeys(aliases)),
-            ),
-        )
-    model: type[BaseModel] = create_model(
-        f"{method.title().replace('-', '')}Options",
-        __config__=ConfigDict(extra="forbid"),
-        **fields,
-    )
-    return model
-
-
-def method_command(method: str) -> Callable[..., Any]:
-    """The undecorated function of ``wordlens <method>`` (errors propagate as exceptions)."""
-    from wordlens import cli
-
-    if method not in METHODS:
-        raise StudyFileError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
-    command: Callable[..., Any] = inspect.unwrap(getattr(cli, method.replace("-", "_")))
-    return command
+    problems: list[str] = []
+    config = _method_config(method, options, Path("<study>"), {}, problems)
+    if problems:
+        raise StudyFileError(INVALID + "".join(f"\n  {problem}" for problem in problems))
+    return config
 
 
 def study_json_schema() -> dict[str, Any]:
-    """JSON Schema of a study file (method options as in each method's schema)."""
+    """JSON Schema of a study file (method options and model entries from their declarations)."""
     schema = StudyFile.model_json_schema()
     schema["properties"]["methods"]["properties"] = {
-        method: method_schema(method).model_json_schema(by_alias=False) for method in METHODS
+        name: options_json_schema(method.config_type)
+        for name, method in registered_methods().items()
     }
+    schema["properties"]["methods"]["additionalProperties"] = False
+    entry = options_json_schema(ModelOptions)
+    entry["properties"] = {
+        key: value for key, value in entry["properties"].items() if key in MODEL_KEYS
+    }
+    entry["properties"]["name"] = {"type": "string", "description": "Display name [the model]."}
+    entry["required"] = ["model"]
+    schema["properties"]["models"]["items"] = {"anyOf": [entry, {"type": "string"}]}
     return schema
 
 
-def _split_annotation(annotation: Any) -> tuple[Any, list[str]]:
-    """``Annotated[T, typer.Option("--repr", ...)]`` → ``(T, ["repr"])``."""
-    if get_origin(annotation) is not Annotated:
-        return annotation, []
-    base, *metadata = get_args(annotation)
-    names = []
-    for item in metadata:
-        # with Annotated, typer.Option("--repr") holds the flag as its first argument, `default`
-        declarations = [*(getattr(item, "param_decls", None) or ()), getattr(item, "default", "")]
-        for declaration in declarations:
-            for flag in str(declaration).split("/"):
-                if flag.startswith("--") and not flag.startswith("--no-"):
-                    names.append(flag[2:])
-    return base, names
-
-
-def _joined(value: Any) -> Any:
-    """A YAML list of scalars stands for the command's comma list."""
-    if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
-        return ",".join(str(v) for v in value)
-    return value
+def _located(
+    path: Path,
+    lines: Mapping[tuple[str | int, ...], int],
+    location: tuple[str | int, ...],
+    message: str,
+) -> str:
+    """``file:line: where: message`` for a value at ``location`` in the YAML document."""
+    line = _nearest_line(location, lines)
+    where = ".".join(str(part) for part in location if part != "<key>")
+    return f"{path}:{line}: {where}: {message}"
 
 
 def _under(base: Path, path: Path) -> Path:
