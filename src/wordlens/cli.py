@@ -1330,7 +1330,7 @@ def study_report(study_file: StudyPath) -> None:
 
 def write_study_index(study: Any) -> list[Path]:
     """The study's ``index.html`` (titled with the study's ``name:``), figures and tables."""
-    from wordlens.report.study_report import write_study_report
+    from wordlens.study.report import write_study_report
     from wordlens.study.runner import study_records
 
     return write_study_report(study.out_dir, study_records(study), title=f"Study {study.name}")

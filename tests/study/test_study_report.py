@@ -18,11 +18,11 @@ from wordlens.evals.vast import VastConfig, run_vast
 from wordlens.methods.weat import WeatConfig
 from wordlens.methods.weat.layers import run_weat
 from wordlens.models.base import WordEmbedder
-from wordlens.report.study_report import write_study_report
 from wordlens.report.vast_report import write_vast
 from wordlens.resources import load_weat_tests
 from wordlens.results import Result
 from wordlens.study.records import CellRecord, CellRecordError, read_cell_record, write_cell_record
+from wordlens.study.report import write_study_report
 from wordlens.study.summary import (
     CellOutputError,
     CellSummary,

@@ -100,7 +100,7 @@ class Report:
         """Provenance: model, fingerprint, method, wordlens version and time of writing."""
         from datetime import UTC, datetime
 
-        from wordlens import __version__
+        from wordlens._version import __version__
 
         meta = self.metadata or {}
         model = meta.get("model")

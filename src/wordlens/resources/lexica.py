@@ -31,7 +31,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import Any, Literal, Protocol, get_args
 
 import pandas as pd
 
@@ -39,8 +39,21 @@ from wordlens._files import DEFAULT_ENCODING, ENCODING_HINT, read_text
 from wordlens.errors import EmptyInputError, LexiconFormatError, WordlensError
 from wordlens.resources.registry import Resource, ResourceFile, get_resource, register
 
-if TYPE_CHECKING:
-    from wordlens.models.base import WordEmbedder
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class Vocabulary(Protocol):
+    """What :func:`lexicon_coverage` needs of a model (a
+    :class:`~wordlens.models.base.WordEmbedder` is one); resources import no model code."""
+
+    @property
+    def info(self) -> _Named: ...
+
+    def missing_words(self, words: Sequence[str]) -> list[str]: ...
+
 
 Duplicates = Literal["error", "mean", "first"]
 """What to do with a word listed more than once: raise, average its ratings, keep the first."""
@@ -269,7 +282,7 @@ def _deduplicate(path: Path, data: pd.DataFrame, policy: Duplicates) -> pd.DataF
     )
 
 
-def lexicon_coverage(lexicon: Lexicon, model: WordEmbedder) -> dict[str, Any]:
+def lexicon_coverage(lexicon: Lexicon, model: Vocabulary) -> dict[str, Any]:
     """Which of the lexicon's distinct words ``model`` cannot embed (a static model's
     out-of-vocabulary words; a contextual model embeds every word).
 

@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
-from wordlens import __version__
 from wordlens._files import atomic_writer, ensure_writable_dir, is_offline, user_home
+from wordlens._version import __version__
 from wordlens.errors import CacheError, ChecksumError, ResourceNotFoundError, WordlensError
 
 DATA_PATH_ENV = "WORDLENS_DATA_PATH"
