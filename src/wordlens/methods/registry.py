@@ -35,6 +35,13 @@ def register(method_class: M) -> M:
     return method_class
 
 
+def unregister(name: str) -> None:
+    """Remove the method registered as ``name`` (a run-time registration's undo); no error
+    when there is none."""
+    registered_methods()
+    _REGISTERED.pop(name, None)
+
+
 def registered_methods() -> dict[str, Method[Any]]:
     """Every registered method by name: the built-in ones, entry points, then run-time ones."""
     global _loaded
