@@ -25,7 +25,6 @@ from wordlens.distributed import (
     model_spec,
     use_backend,
 )
-from wordlens.distributed.operations import WordVectorBatch, embed_batch
 from wordlens.distributed.ray_backend import (
     auto_shard_size,
     check_reachable,
@@ -33,6 +32,7 @@ from wordlens.distributed.ray_backend import (
     shard_ranges,
 )
 from wordlens.errors import MissingPackageError, WordlensError
+from wordlens.models.hf import WordVectorBatch, embed_batch
 from wordlens.models.loading import load_model
 from wordlens.models.scoring import load_scorer
 from wordlens.probing.features import randomize_encoder
