@@ -2,7 +2,9 @@
 under ``TYPE_CHECKING`` (an import there still ties the two into one import cycle).
 
 - :mod:`wordlens.models` sits below :mod:`wordlens.distributed` (the Ray layer runs model code)
-  and :mod:`wordlens.probing` (probing features run on models).
+  and :mod:`wordlens.probing` (probing features run on models);
+- :mod:`wordlens.resources` describes data files and sits below :mod:`wordlens.probing` (the
+  converters that turn the edge-probing files into examples register themselves with it).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ SOURCE = Path(wordlens.__file__).parent
 #: Package -> the packages it must not import.
 FORBIDDEN = {
     "wordlens.models": ("wordlens.distributed", "wordlens.probing"),
+    "wordlens.resources": ("wordlens.probing",),
 }
 
 
