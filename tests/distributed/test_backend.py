@@ -188,3 +188,15 @@ def test_the_local_path_imports_no_ray() -> None:
         "assert 'ray' not in sys.modules, 'ray was imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_importing_the_package_imports_no_model_code() -> None:
+    # the study runner and the command line import wordlens.distributed: the loaders that
+    # load_from_spec runs (torch, transformers) are imported only when a worker loads a model
+    code = (
+        "import sys\n"
+        "import wordlens.distributed\n"
+        "heavy = {'torch', 'transformers', 'wordlens.models.hf', 'wordlens.probing.features'}\n"
+        "assert not heavy & set(sys.modules), sorted(heavy & set(sys.modules))\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

@@ -5,7 +5,9 @@ The record itself (:class:`~wordlens.models.spec.ModelSpec`, :func:`~wordlens.mo
 model_spec`) lives in :mod:`wordlens.models.spec`, below the loaders that set it. Replaying it
 needs the loaders (:mod:`wordlens.models.loading`, :mod:`wordlens.models.scoring`) and the
 randomization of :mod:`wordlens.probing.features`, so it lives here, above them: the model and
-probing modules import nothing from :mod:`wordlens.distributed`.
+probing modules import nothing from :mod:`wordlens.distributed`. They are imported when
+:func:`load_from_spec` runs (on a worker), so that importing :mod:`wordlens.distributed`, as the
+study runner and the command line do, does not import torch and transformers.
 """
 
 from __future__ import annotations
@@ -13,11 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from wordlens.errors import WordlensError
-from wordlens.models.hf import HFEmbedder
-from wordlens.models.loading import load_model
-from wordlens.models.scoring import load_scorer
 from wordlens.models.spec import ModelSpec
-from wordlens.probing.features import randomize_encoder
 
 
 def load_from_spec(spec: ModelSpec) -> Any:
@@ -29,6 +27,11 @@ def load_from_spec(spec: ModelSpec) -> Any:
     WordlensError
         What the loader raises, or a randomization asked of a model that is not a transformer.
     """
+    from wordlens.models.hf import HFEmbedder
+    from wordlens.models.loading import load_model
+    from wordlens.models.scoring import load_scorer
+    from wordlens.probing.features import randomize_encoder
+
     if spec.loader == "scorer":
         return load_scorer(spec.source, **dict(spec.options))
     model = load_model(spec.source, **dict(spec.options))
