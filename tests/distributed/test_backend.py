@@ -25,7 +25,6 @@ from wordlens.distributed import (
     model_spec,
     use_backend,
 )
-from wordlens.distributed.operations import WordVectorBatch, embed_batch
 from wordlens.distributed.ray_backend import (
     auto_shard_size,
     check_reachable,
@@ -33,6 +32,7 @@ from wordlens.distributed.ray_backend import (
     shard_ranges,
 )
 from wordlens.errors import MissingPackageError, WordlensError
+from wordlens.models.hf import WordVectorBatch, embed_batch
 from wordlens.models.loading import load_model
 from wordlens.models.scoring import load_scorer
 from wordlens.probing.features import randomize_encoder
@@ -186,5 +186,17 @@ def test_the_local_path_imports_no_ray() -> None:
         "with use_backend(make_backend('local')):\n"
         "    pass\n"
         "assert 'ray' not in sys.modules, 'ray was imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_importing_the_package_imports_no_model_code() -> None:
+    # the study runner and the command line import wordlens.distributed: the loaders that
+    # load_from_spec runs (torch, transformers) are imported only when a worker loads a model
+    code = (
+        "import sys\n"
+        "import wordlens.distributed\n"
+        "heavy = {'torch', 'transformers', 'wordlens.models.hf', 'wordlens.probing.features'}\n"
+        "assert not heavy & set(sys.modules), sorted(heavy & set(sys.modules))\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

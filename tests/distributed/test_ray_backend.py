@@ -22,12 +22,12 @@ import pytest
 
 from wordlens.contexts import targets_from_template
 from wordlens.distributed import ModelSpec, RayBackend, use_backend
-from wordlens.distributed.operations import WordVectorBatch, embed_batch
 from wordlens.errors import WordlensError
 from wordlens.evals.likelihood_bias import run_likelihood_bias
 from wordlens.methods.weat import WeatConfig
 from wordlens.methods.weat.layers import run_weat
 from wordlens.models.cache import ActivationCache, CacheStore
+from wordlens.models.hf import WordVectorBatch, embed_batch
 from wordlens.models.scoring import LMScorer, load_scorer
 from wordlens.probing.features import sentence_features
 from wordlens.resources import load_weat_tests

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -481,6 +484,33 @@ def test_resource_loaders_give_the_same_examples(
     assert get_resource("dpr").load(split="dev") == dpr["dev"]
     assert get_resource("semeval2010-task8").load(split="test") == semeval["test"]
     assert _counts(get_resource("uds-protoroles").load(split="test")) == SPR_COUNTS["test"]
+    assert get_resource("dpr").load() == dpr["train"]  # the default split
+
+
+def test_the_resources_convert_once_the_converters_are_imported(shared: Path) -> None:
+    # a fresh process: the data registry imports nothing from probing, so the edge-probing
+    # files resolve (as `wordlens data fetch dpr` does) but convert only after the converters
+    # registered themselves; the error says which module to import
+    code = (
+        "import sys\n"
+        "from wordlens.errors import WordlensError\n"
+        "from wordlens.resources import fetch, get_resource\n"
+        "assert [path.name for path in fetch('dpr')] == ['dpr_train.c.txt', 'dpr_test.c.txt']\n"
+        "assert not [name for name in sys.modules if name.startswith('wordlens.probing')]\n"
+        "try:\n"
+        "    get_resource('dpr').load(split='dev')\n"
+        "    raise AssertionError('converted without the converters')\n"
+        "except WordlensError as error:\n"
+        "    assert 'import wordlens.probing.converters first' in str(error), error\n"
+        "import wordlens.probing.converters\n"
+        "print(len(get_resource('dpr').load(split='dev')))\n"
+    )
+    env = {**os.environ, "WORDLENS_DATA_PATH": str(shared / "data"), "WORDLENS_OFFLINE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["132"]  # DPR dev sentences (module notes of the converters)
 
 
 def test_spr_from_an_explicit_data_root(shared: Path) -> None:

@@ -16,11 +16,14 @@ from wordlens.errors import ResourceNotFoundError, WordlensError
 from wordlens.resources import (
     Resource,
     ResourceFile,
+    deferred_loader,
     get_resource,
     is_offline,
     list_resources,
     load_similarity,
     register,
+    register_loader,
+    registry,
     resolve,
 )
 
@@ -116,6 +119,22 @@ def test_register_rejects_duplicate_and_malformed_names() -> None:
         ResourceFile("/abs/file.txt", "0" * 64, "o/r", "c", "p")
     with pytest.raises(ValueError, match="sha256"):
         ResourceFile("a/b.txt", "abc", "o/r", "c", "p")
+
+
+def test_a_deferred_loader_calls_what_its_provider_registered(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # restored on teardown: the converters' own loader, when they were imported
+    monkeypatch.delitem(registry._DEFERRED_LOADERS, "dpr", raising=False)
+    loader = deferred_loader("dpr", "some.parser")
+    with pytest.raises(WordlensError, match=r"parsed by some\.parser.*import some\.parser first"):
+        loader([tmp_path])
+    register_loader("dpr", lambda paths, **options: (list(paths), options))
+    assert loader([tmp_path], split="dev") == ([tmp_path], {"split": "dev"})
+    register_loader("dpr", lambda paths, **options: "replaced")
+    assert loader([tmp_path]) == "replaced"
+    with pytest.raises(ResourceNotFoundError, match="unknown resource 'no-such-set'"):
+        register_loader("no-such-set", str)
 
 
 def test_describe_reports_where_the_files_resolve(

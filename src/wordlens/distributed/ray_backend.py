@@ -2,7 +2,7 @@
 
 :class:`RayBackend` connects to a Ray cluster (or starts one in this process) and, for each model
 it is asked to run, starts ``workers`` actors (:class:`ModelWorker`) that load their own copy from
-the model's :class:`~wordlens.distributed.spec.ModelSpec` — once per actor — with one GPU each
+the model's :class:`~wordlens.models.spec.ModelSpec` — once per actor — with one GPU each
 where the cluster has GPUs, else ``cpus_per_worker`` CPUs. :meth:`RayBackend.map` groups the
 payloads into shards of consecutive batches (several batches per remote call, to amortize the
 round trip), keeps :data:`SHARDS_IN_FLIGHT` shards queued on every actor and yields each
@@ -30,14 +30,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from wordlens.distributed.spec import (
-    ModelSpec,
-    apply_settings,
-    load_from_spec,
-    model_spec,
-    runtime_settings,
-)
+from wordlens.distributed.spec import load_from_spec
 from wordlens.errors import MissingPackageError, WordlensError
+from wordlens.models.spec import ModelSpec, apply_settings, model_spec, runtime_settings
 
 ModelT = TypeVar("ModelT")
 PayloadT = TypeVar("PayloadT")
@@ -270,7 +265,7 @@ class RayBackend:
         payloads: Sequence[PayloadT],
     ) -> Iterator[tuple[int, ResultT]]:
         """Yield ``(i, operation(model, payloads[i]))`` for every payload once, shard by shard as
-        shards complete (see :class:`~wordlens.distributed.backend.Backend`)."""
+        shards complete (see :class:`~wordlens.models.backend.Backend`)."""
         if not payloads:
             return
         pool = self._start_pool(model)

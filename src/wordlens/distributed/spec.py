@@ -1,124 +1,42 @@
-"""How a loaded model was loaded, so that a worker process can load its own copy.
+"""Running the loader call a :class:`~wordlens.models.spec.ModelSpec` records: how a worker
+process loads its own copy of the driver's model.
 
-A :class:`ModelSpec` is a small picklable record of the loader call
-(:func:`wordlens.models.loading.load_model` or :func:`wordlens.models.scoring.load_scorer`, with
-its keyword arguments) and of the randomization applied after it
-(:func:`wordlens.probing.features.randomize_encoder`'s seed). The loaders set it as the
-``load_spec`` attribute of what they return. Settings that may change after loading and that
-shape a forward pass (the token budget, prefix reuse) are not part of it: they are read from the
-driver's object at each :meth:`~wordlens.distributed.backend.Backend.map`
-(:func:`runtime_settings`) and applied on the worker before each shard.
-
-This module imports no model code at import time (the model modules import it).
+The record itself (:class:`~wordlens.models.spec.ModelSpec`, :func:`~wordlens.models.spec.
+model_spec`) lives in :mod:`wordlens.models.spec`, below the loaders that set it. Replaying it
+needs the loaders (:mod:`wordlens.models.loading`, :mod:`wordlens.models.scoring`) and the
+randomization of :mod:`wordlens.probing.features`, so it lives here, above them: the model and
+probing modules import nothing from :mod:`wordlens.distributed`. They are imported when
+:func:`load_from_spec` runs (on a worker), so that importing :mod:`wordlens.distributed`, as the
+study runner and the command line do, does not import torch and transformers.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from wordlens.errors import WordlensError
-
-Loader = Literal["model", "scorer"]
-
-#: Attributes of a loaded model that shape its forward passes and may be changed after loading.
-RUNTIME_SETTINGS = ("token_budget", "prefix_reuse", "min_prefix_tokens")
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """A loader call: ``load_model(source, **options)`` or ``load_scorer(source, **options)``,
-    then ``randomize_encoder(model, randomized_seed)`` when a seed is set.
-
-    Attributes
-    ----------
-    loader
-        ``"model"`` (word embedder) or ``"scorer"`` (language-model scorer).
-    source
-        The alias, hub id or local path (absolute, so that a worker with another working
-        directory finds it).
-    options
-        The loader's keyword arguments as sorted ``(name, value)`` pairs (hashable).
-    randomized_seed
-        Seed of the randomized encoder, or ``None``.
-    """
-
-    loader: Loader
-    source: str
-    options: tuple[tuple[str, Any], ...]
-    randomized_seed: int | None = None
-
-    @classmethod
-    def of(cls, loader: Loader, source: str, options: Mapping[str, Any]) -> ModelSpec:
-        """The spec of ``loader(source, **options)``."""
-        return cls(loader, source, tuple(sorted(options.items())))
-
-    def replace_options(self, **options: Any) -> ModelSpec:
-        """The same call with some keyword arguments changed (e.g. ``device="cuda"``)."""
-        return dataclasses.replace(
-            self, options=tuple(sorted({**dict(self.options), **options}.items()))
-        )
-
-    def randomized(self, seed: int) -> ModelSpec:
-        """The same model, then randomized above its lexical layer with ``seed``."""
-        return dataclasses.replace(self, randomized_seed=seed)
-
-    def describe(self) -> str:
-        """``load_model('minilm-l6', device='cpu', ...)`` (for error messages)."""
-        arguments = ", ".join([repr(self.source), *(f"{k}={v!r}" for k, v in self.options)])
-        call = f"load_{self.loader}({arguments})"
-        if self.randomized_seed is not None:
-            call = f"randomize_encoder({call}, seed={self.randomized_seed})"
-        return call
+from wordlens.models.spec import ModelSpec
 
 
 def load_from_spec(spec: ModelSpec) -> Any:
-    """Run the loader call that ``spec`` records and return the loaded object."""
-    if spec.loader == "scorer":
-        from wordlens.models.scoring import load_scorer
-
-        return load_scorer(spec.source, **dict(spec.options))
-    from wordlens.models.loading import load_model
-
-    model = load_model(spec.source, **dict(spec.options))
-    if spec.randomized_seed is None:
-        return model
-    from wordlens.models.hf import HFEmbedder
-    from wordlens.probing.features import randomize_encoder
-
-    if not isinstance(model, HFEmbedder):
-        raise WordlensError(f"{spec.source} is not a transformer: it cannot be randomized")
-    return randomize_encoder(model, spec.randomized_seed)
-
-
-def model_spec(model: object) -> ModelSpec:
-    """The ``load_spec`` a loader recorded on ``model``.
+    """Run the loader call that ``spec`` records and return the loaded object (a word embedder,
+    randomized when the spec says so, or an :class:`~wordlens.models.scoring.LMScorer`).
 
     Raises
     ------
     WordlensError
-        If ``model`` was not made by a loader (built by hand, or its weights edited in place), so
-        a worker cannot rebuild it.
+        What the loader raises, or a randomization asked of a model that is not a transformer.
     """
-    spec = getattr(model, "load_spec", None)
-    if not isinstance(spec, ModelSpec):
-        name = getattr(getattr(model, "info", None), "name", type(model).__name__)
-        raise WordlensError(
-            f"model {name} has no load spec: it was not loaded by load_model or load_scorer, so "
-            "a worker process cannot load its own copy; load it with those functions or run on "
-            "the local backend"
-        )
-    return spec
+    from wordlens.models.hf import HFEmbedder
+    from wordlens.models.loading import load_model
+    from wordlens.models.scoring import load_scorer
+    from wordlens.probing.features import randomize_encoder
 
-
-def runtime_settings(model: object) -> dict[str, Any]:
-    """The :data:`RUNTIME_SETTINGS` that ``model`` has, with their current values."""
-    return {name: getattr(model, name) for name in RUNTIME_SETTINGS if hasattr(model, name)}
-
-
-def apply_settings(model: object, settings: Mapping[str, Any]) -> None:
-    """Set the :func:`runtime_settings` of a driver's model on a worker's copy."""
-    for name, value in settings.items():
-        setattr(model, name, value)
+    if spec.loader == "scorer":
+        return load_scorer(spec.source, **dict(spec.options))
+    model = load_model(spec.source, **dict(spec.options))
+    if spec.randomized_seed is None:
+        return model
+    if not isinstance(model, HFEmbedder):
+        raise WordlensError(f"{spec.source} is not a transformer: it cannot be randomized")
+    return randomize_encoder(model, spec.randomized_seed)

@@ -21,7 +21,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
-from wordlens.distributed.backend import Backend, LocalBackend, current_backend
+from wordlens.models.backend import Backend, LocalBackend, current_backend
 from wordlens.models.cache import Claim
 
 ModelT = TypeVar("ModelT")
@@ -62,7 +62,7 @@ def run_batches(
     Parameters
     ----------
     operation
-        A module-level function of :mod:`wordlens.distributed.operations`.
+        A backend operation (:mod:`wordlens.models.backend`).
     model
         The caller's model.
     batches

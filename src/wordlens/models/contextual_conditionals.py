@@ -93,11 +93,17 @@ import pyarrow.parquet as pq
 from wordlens._files import atomic_write_text, atomic_writer
 from wordlens.contexts import Target
 from wordlens.contexts.paragraphs import Hit, ParagraphIndex, index_word, word_tokens
-from wordlens.distributed.backend import current_backend
-from wordlens.distributed.operations import LogProbBatch, log_probs_batch
 from wordlens.errors import EmptyInputError, ModelFilesError, TargetError, WordlensError
 from wordlens.models.align import subtoken_span
-from wordlens.models.scoring import LMScorer, ModelRow, length_batches, load_scorer
+from wordlens.models.backend import current_backend
+from wordlens.models.scoring import (
+    LMScorer,
+    LogProbBatch,
+    ModelRow,
+    length_batches,
+    load_scorer,
+    log_probs_batch,
+)
 from wordlens.progress import progress_bar
 
 CueCount = Literal["occurrences", "paragraphs"]

@@ -34,8 +34,6 @@ import torch
 
 from wordlens._files import ensure_writable_dir, user_home
 from wordlens.contexts import Target
-from wordlens.distributed.operations import WordVectorBatch, embed_batch
-from wordlens.distributed.spec import ModelSpec
 from wordlens.errors import AlignmentError, EmptyInputError, TargetError
 from wordlens.models.align import pool_subtokens, subtoken_span
 from wordlens.models.base import (
@@ -58,6 +56,7 @@ from wordlens.models.prefix import (
     tree_cache,
     tree_passes,
 )
+from wordlens.models.spec import ModelSpec
 from wordlens.progress import progress_bar
 
 #: Outputs larger than this are written to a memory-mapped temporary file instead of RAM.
@@ -386,7 +385,7 @@ class HFEmbedder(WordEmbedder):
         # the same composition, and its vectors are bit-identical to an uninterrupted run's.
         # A batch's prefix tree depends only on the batch's texts, so it does not depend on what
         # the cache holds either. The batches run on the current backend (in process by
-        # default, see wordlens.distributed), each claimed in the cache first so that a
+        # default, see wordlens.models.backend), each claimed in the cache first so that a
         # concurrent run does not compute it too (wordlens.models.batch_runs); only this
         # process writes the cache.
         batches = plan_batches(
@@ -417,7 +416,24 @@ class HFEmbedder(WordEmbedder):
 _COPY_ROWS = 4096
 
 WordVectors = tuple[dict[Pooling, npt.NDArray[np.float32]], npt.NDArray[np.int64]]
-"""What :func:`~wordlens.distributed.operations.embed_batch` returns for a batch."""
+"""What :func:`embed_batch` returns for a batch."""
+
+
+@dataclass(frozen=True)
+class WordVectorBatch:
+    """Targets of one batch (tokenized), the layers kept and the poolings applied: the payload of
+    :func:`embed_batch`."""
+
+    items: tuple[Encoded, ...]
+    layers: tuple[int, ...]
+    poolings: tuple[Pooling, ...]
+
+
+def embed_batch(embedder: HFEmbedder, payload: WordVectorBatch) -> WordVectors:
+    """The backend operation of word vectors (:mod:`wordlens.models.backend`): pooled vectors
+    ``[batch, layers, dim]`` per pooling and subtoken counts ``[batch]``
+    (:meth:`HFEmbedder.forward`)."""
+    return embedder.forward(payload.items, payload.layers, payload.poolings)
 
 
 class _WordVectorWork(BatchWork[WordVectorBatch, WordVectors]):

@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from wordlens._files import ensure_writable_dir, is_offline, sha256_file_cached, user_home
-from wordlens.distributed.spec import ModelSpec
 from wordlens.errors import (
     CacheError,
     MissingPackageError,
@@ -50,6 +49,7 @@ from wordlens.errors import (
 )
 from wordlens.models.base import BosPolicy, ModelInfo, ModelKind, WordEmbedder
 from wordlens.models.hf import HFEmbedder
+from wordlens.models.spec import ModelSpec
 
 DType = Literal["float32", "float16", "bfloat16"]
 

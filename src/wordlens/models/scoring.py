@@ -60,9 +60,6 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from wordlens.distributed.backend import current_backend, in_order
-from wordlens.distributed.operations import LogProbBatch, log_probs_batch
-from wordlens.distributed.spec import ModelSpec
 from wordlens.errors import (
     EmptyInputError,
     ModelFilesError,
@@ -70,9 +67,11 @@ from wordlens.errors import (
     UntrainedHeadError,
     WordlensError,
 )
+from wordlens.models.backend import current_backend, in_order
 from wordlens.models.base import ModelInfo, ModelKind
 from wordlens.models.hf import HFEmbedder, default_token_budget
 from wordlens.models.loading import DType, load_model
+from wordlens.models.spec import ModelSpec
 from wordlens.progress import progress_bar
 
 ScoringMethod = Literal["aul", "aula", "pll", "causal_sum", "causal_mean"]
@@ -143,6 +142,15 @@ class ModelRow:
     reads: tuple[int, ...]
     targets: tuple[int, ...]
     masked: int | None = None
+
+
+@dataclass(frozen=True)
+class LogProbBatch:
+    """Rows of one scoring pass, the payload of :func:`log_probs_batch`; ``weighted`` for AULA's
+    attention-weighted log-probabilities."""
+
+    rows: tuple[ModelRow, ...]
+    weighted: bool = False
 
 
 def pass_groups(methods: Sequence[ScoringMethod]) -> list[list[ScoringMethod]]:
@@ -484,6 +492,13 @@ class LMScorer:
         return selected.shape == full.shape and bool(
             torch.allclose(selected.float(), full.float(), rtol=1e-3, atol=1e-3)
         )
+
+
+def log_probs_batch(scorer: LMScorer, payload: LogProbBatch) -> npt.NDArray[np.float64]:
+    """The backend operation of scoring passes (:mod:`wordlens.models.backend`): ``log P(target)``
+    at every read position of the rows, in row order ``[n_reads]``
+    (:meth:`LMScorer.read_log_probs`)."""
+    return scorer.read_log_probs(payload.rows, weighted=payload.weighted)
 
 
 def _check_sentences(sentences: Sequence[str]) -> None:

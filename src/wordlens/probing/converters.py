@@ -4,6 +4,9 @@ Five tasks load as lists of :class:`~wordlens.probing.edges.EdgeExample` per spl
 (:func:`load_probing_task`); the files are resolved through the data registry
 (``corpus-ud-ewt``, and ``semeval2010-task8``, ``uds-protoroles``, ``dpr`` from
 :mod:`wordlens.resources.probing_sets`), so ``$WORDLENS_DATA_PATH`` and explicit data roots work.
+The data registry imports nothing from probing: importing this module gives those three resources
+their loaders (:func:`convert_resource_files`, through
+:func:`~wordlens.resources.registry.register_loader`).
 
 =========  ======================  ==========================  ===========================  ====
 task       source                  sentences train/dev/test    targets train/dev/test       |L|
@@ -181,6 +184,7 @@ challenge. *EMNLP-CoNLL 2012*.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import itertools
 import json
@@ -196,7 +200,7 @@ import numpy as np
 from wordlens.errors import WordlensError
 from wordlens.probing.edges import EdgeExample, EdgeTarget, Span
 from wordlens.resources.probing_sets import DPR, SEMEVAL, UDS_PROTOROLES
-from wordlens.resources.registry import get_resource
+from wordlens.resources.registry import get_resource, register_loader
 from wordlens.resources.tagger import UPOS, ewt_path
 
 Split = Literal["train", "dev", "test"]
@@ -966,11 +970,16 @@ def load_probing_task(name: str, split: str, *, path: Path | None = None) -> lis
 
 
 def convert_resource_files(
-    resource: str, paths: Sequence[Path], split: str, **options: Any
+    resource: str, paths: Sequence[Path], split: str = "train", **options: Any
 ) -> list[EdgeExample]:
-    """The examples of one split from the resolved files of a registered resource (the loader of
-    the resources in :mod:`wordlens.resources.probing_sets`)."""
+    """The examples of one split from the resolved files of a registered resource: the loader of
+    the resources in :mod:`wordlens.resources.probing_sets`, registered with them when this
+    module is imported (that module imports nothing from probing)."""
     return _RESOURCE_SPLITS[resource](paths, _checked_split(split), **options)
+
+
+for _resource in _RESOURCE_SPLITS:
+    register_loader(_resource, functools.partial(convert_resource_files, _resource))
 
 
 def _checked_split(split: str) -> Split:

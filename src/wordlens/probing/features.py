@@ -40,7 +40,6 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from wordlens.distributed.operations import FeatureBatch, feature_batch
 from wordlens.errors import EmptyInputError, TargetError, WordlensError
 from wordlens.models.batch_runs import BatchWork, run_batches
 from wordlens.models.cache import ActivationCache, CacheStore, Claim, batch_name
@@ -254,6 +253,24 @@ def _lexical_modules(model: torch.nn.Module) -> tuple[torch.nn.Embedding, torch.
         found = getattr(model.get_submodule(parent), "LayerNorm", None)
         norm = found if isinstance(found, torch.nn.Module) else None
     return table, norm
+
+
+@dataclass(frozen=True)
+class FeatureBatch:
+    """Sentences of one batch (their whole input ids as the span) and the layers kept: the
+    payload of :func:`feature_batch`."""
+
+    items: tuple[Encoded, ...]
+    layers: tuple[int, ...]
+
+
+def feature_batch(embedder: HFEmbedder, payload: FeatureBatch) -> npt.NDArray[np.float16]:
+    """The backend operation of probing features (:mod:`wordlens.models.backend`): every
+    subtoken's vector ``[total subtokens, layers, dim]`` in float16, sentences back to back
+    (:meth:`~wordlens.models.hf.HFEmbedder.hidden_states`)."""
+    states = embedder.hidden_states(payload.items, payload.layers)  # [layers, rows, dim]
+    vectors: npt.NDArray[np.float16] = states.permute(1, 0, 2).to(torch.float16).cpu().numpy()
+    return vectors
 
 
 class _FeatureWork(BatchWork[FeatureBatch, npt.NDArray[np.float16]]):

@@ -41,10 +41,12 @@ from wordlens.resources.lexica import (
 from wordlens.resources.registry import (
     Resource,
     ResourceFile,
+    deferred_loader,
     fetch,
     get_resource,
     list_resources,
     register,
+    register_loader,
     resolve,
 )
 from wordlens.resources.similarity import SimilaritySet, load_similarity, read_similarity
@@ -90,6 +92,7 @@ __all__ = [
     "WeatTest",
     "WordSet",
     "annotate_pairs",
+    "deferred_loader",
     "fetch",
     "get_resource",
     "is_offline",
@@ -118,5 +121,6 @@ __all__ = [
     "read_swow",
     "read_wefe_sets",
     "register",
+    "register_loader",
     "resolve",
 ]

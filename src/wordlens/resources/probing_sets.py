@@ -1,8 +1,11 @@
 """Registry entries of the edge-probing source data (Tenney et al. 2019, Section 2.2).
 
 Three resources of kind ``"edge-probing"``; :mod:`wordlens.probing.converters` turns their files
-into edge-probing examples, and each resource's loader does the same for one split
-(``get_resource("semeval2010-task8").load(split="dev")``):
+into edge-probing examples. This module imports nothing from :mod:`wordlens.probing`: each
+resource's loader is a :func:`~wordlens.resources.registry.deferred_loader` that the converters
+fill in when they are imported (:func:`~wordlens.resources.registry.register_loader`), after which
+it converts one split (``get_resource("semeval2010-task8").load(split="dev")``);
+``get_resource(name).paths()`` and ``wordlens data fetch`` give the files without converting them:
 
 - ``semeval2010-task8``: SemEval-2010 Task 8 relation classification, ``TRAIN_FILE.TXT`` (8,000
   examples) and ``TEST_FILE_FULL.TXT`` (2,717), verbatim copies of the official release.
@@ -25,12 +28,7 @@ contextualized word representations. *ICLR 2019*.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
-
-from wordlens.resources.registry import Resource, ResourceFile, register
+from wordlens.resources.registry import Resource, ResourceFile, deferred_loader, register
 
 SEMEVAL = "semeval2010-task8"
 UDS_PROTOROLES = "uds-protoroles"
@@ -77,14 +75,8 @@ _DPR_FILES = {
 }
 
 
-def _load_split(
-    resource: str, paths: Sequence[Path], split: str = "train", **options: Any
-) -> object:
-    """Resource loader: the edge-probing examples of one split of ``resource``'s files."""
-    # imported here: the converters import this module for its resource names
-    from wordlens.probing.converters import convert_resource_files
-
-    return convert_resource_files(resource, paths, split, **options)
+#: The module that registers the loaders of these resources.
+CONVERTERS = "wordlens.probing.converters"
 
 
 register(
@@ -106,7 +98,7 @@ register(
             )
             for name, (folder, sha256) in _SEMEVAL_FILES.items()
         ),
-        loader=functools.partial(_load_split, SEMEVAL),
+        loader=deferred_loader(SEMEVAL, CONVERTERS),
         citation=(
             "Hendrickx, I., Kim, S. N., Kozareva, Z., Nakov, P., Ó Séaghdha, D., Padó, S., "
             "Pennacchiotti, M., Romano, L., & Szpakowicz, S. (2010). SemEval-2010 Task 8: "
@@ -139,7 +131,7 @@ register(
             )
             for name, (upstream, sha256) in _UDS_FILES.items()
         ),
-        loader=functools.partial(_load_split, UDS_PROTOROLES),
+        loader=deferred_loader(UDS_PROTOROLES, CONVERTERS),
         citation=(
             "White, A. S., Stengel-Eskin, E., Vashishtha, S., Govindarajan, V. S., Reisinger, "
             "D. A., Vieira, T., Sakaguchi, K., Zhang, S., Ferraro, F., Rudinger, R., Rawlins, K., "
@@ -171,7 +163,7 @@ register(
             )
             for name, (upstream, sha256) in _DPR_FILES.items()
         ),
-        loader=functools.partial(_load_split, DPR),
+        loader=deferred_loader(DPR, CONVERTERS),
         citation=(
             "Rahman, A., & Ng, V. (2012). Resolving complex cases of definite pronouns: The "
             "Winograd schema challenge. Proceedings of EMNLP-CoNLL 2012, 777-789."

@@ -27,6 +27,11 @@ provide the file.
 Adding a resource is one :func:`register` call with a :class:`Resource` whose ``loader`` parses
 the resolved files; the domain modules (``lexica``, ``similarity``, ``wordsets``) register theirs
 when :mod:`wordlens.resources` is imported.
+
+Layering: the resources describe files and import nothing from the packages that use them. A
+resource whose files are parsed by a higher layer (the edge-probing sets, turned into examples by
+:mod:`wordlens.probing.converters`) is registered here with a :func:`deferred_loader`, and that
+layer gives it its parser with :func:`register_loader` when it is imported.
 """
 
 from __future__ import annotations
@@ -206,6 +211,7 @@ def single_file(parse: Callable[[Path], T]) -> Callable[[Sequence[Path]], T]:
 
 
 _REGISTRY: dict[str, Resource] = {}
+_DEFERRED_LOADERS: dict[str, Callable[..., object]] = {}
 
 
 def register(resource: Resource) -> Resource:
@@ -214,6 +220,50 @@ def register(resource: Resource) -> Resource:
         raise ValueError(f"a resource named {resource.name!r} is already registered")
     _REGISTRY[resource.name] = resource
     return resource
+
+
+def deferred_loader(name: str, provider: str) -> Callable[..., object]:
+    """The ``loader`` of a resource whose files a higher layer parses: it calls what module
+    ``provider`` registers for resource ``name`` with :func:`register_loader` when imported.
+
+    Parameters
+    ----------
+    name
+        The resource's name.
+    provider
+        The module that registers the parser (named in the error; never imported from here).
+
+    Returns
+    -------
+    Callable
+        ``loader(paths, **options)``, which raises :class:`~wordlens.errors.WordlensError` naming
+        ``provider`` while nothing is registered for ``name``.
+    """
+
+    def loader(paths: Sequence[Path], **options: Any) -> object:
+        parse = _DEFERRED_LOADERS.get(name)
+        if parse is None:
+            raise WordlensError(
+                f"the files of resource {name!r} are parsed by {provider}, which registers its "
+                f"loader when imported: import {provider} first (the files themselves: "
+                f"get_resource({name!r}).paths())"
+            )
+        return parse(paths, **options)
+
+    return loader
+
+
+def register_loader(name: str, loader: Callable[..., object]) -> None:
+    """Give the registered resource ``name`` (declared with a :func:`deferred_loader`) its
+    parser, ``loader(paths, **options)``; a later call replaces it.
+
+    Raises
+    ------
+    ResourceNotFoundError
+        If no resource has that name.
+    """
+    get_resource(name)
+    _DEFERRED_LOADERS[name] = loader
 
 
 def list_resources(kind: str | None = None) -> list[Resource]:
