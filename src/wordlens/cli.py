@@ -557,9 +557,9 @@ def vast(
 ) -> None:
     """Run every experiment of the VAST paper (Wolfe & Caliskan 2022) on a model."""
     from wordlens.conventions import bos_policy
-    from wordlens.evals.vast import VastConfig, run_vast
+    from wordlens.methods.vast.experiments import VastConfig, run_vast
     from wordlens.models.base import check_pooling
-    from wordlens.report.vast_report import headline, write_vast
+    from wordlens.methods.vast.report import headline, write_vast
 
     config = VastConfig(
         lexica=parse_list(lexica),

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from wordlens.errors import AlignmentError, LexiconFormatError
-from wordlens.evals.vast import (
+from wordlens.methods.vast.experiments import (
     VastConfig,
     _build_banks,
     _polar_pairs,
@@ -19,7 +19,7 @@ from wordlens.evals.vast import (
     run_vast,
     vast_scores,
 )
-from wordlens.evals.vast_population import authors_population, authors_weat_terms
+from wordlens.methods.vast.population import authors_population, authors_weat_terms
 from wordlens.models.base import WordEmbedder
 from wordlens.models.hf import HFEmbedder
 from wordlens.resources import load_lexicon, load_weat_tests, pleasant_unpleasant
@@ -203,7 +203,7 @@ def test_weat_after_nullification_uses_the_population_fit(glove: WordEmbedder) -
 def test_aligned_templates_of_unrated_weat_words() -> None:
     """WEAT words no lexicon rates take 8.0 on the pleasant side of the valence tests, 2.0 on the
     unpleasant side, 5.0 otherwise (embedding_collection.py:66-67, 167-177)."""
-    from wordlens.evals.vast import template_valences
+    from wordlens.methods.vast.experiments import template_valences
 
     lexica = [load_lexicon("bellezza")]
     valence = template_valences(
@@ -246,7 +246,7 @@ def test_smollm2_settings_and_misaligned_polar_vectors(smollm2: WordEmbedder) ->
         study.bank("misaligned").get(list(polar.positive), "last"),
         study.bank("misaligned").get(list(polar.negative), "last"),
     )
-    from wordlens.evals.vast import layers_experiment
+    from wordlens.methods.vast.experiments import layers_experiment
 
     table = layers_experiment(study)
     got = table[table["setting"] == "misaligned"].sort_values("layer")["r"].to_numpy()
@@ -266,7 +266,7 @@ def test_population_vectors_of_a_contextual_model(minilm: HFEmbedder) -> None:
     """The population is embedded in each setting at the nullification layers only; the
     misaligned fit holds the misaligned words, then the aligned polar words (VAST.py:136-138,
     362-365). A sample of the population keeps this test short."""
-    from wordlens.evals.vast import _build_population_banks, population_vectors
+    from wordlens.methods.vast.experiments import _build_population_banks, population_vectors
 
     config = VastConfig(
         lexica=("bellezza",),
@@ -334,7 +334,7 @@ def test_lexicon_from_a_file_gives_the_registered_lexicons_numbers(
 
 
 def test_report_and_files(glove_run: object, tmp_path: Path) -> None:
-    from wordlens.report.vast_report import write_vast
+    from wordlens.methods.vast.report import write_vast
     from wordlens.results import Result
 
     written = write_vast(glove_run, tmp_path)  # type: ignore[arg-type]
@@ -357,7 +357,7 @@ def _sample_lexicon(name: str, step: int) -> object:
 def test_tokenization_experiment_balanced_sets(minilm: HFEmbedder) -> None:
     """Singly vs multiply tokenized Warriner words: equal-size sets, split by the subtoken counts
     of the words in their context, polar words singly tokenized and balanced."""
-    from wordlens.evals.vast import tokenization_experiment
+    from wordlens.methods.vast.experiments import tokenization_experiment
 
     warriner = _sample_lexicon("warriner", 20)  # 696 words
     config = VastConfig(lexica=("warriner",), settings=("bleached",), poolings=("last", "mean"))
@@ -378,7 +378,7 @@ def test_tokenization_experiment_balanced_sets(minilm: HFEmbedder) -> None:
 def test_multilingual_and_custom_templates(minilm: HFEmbedder, tmp_path: Path) -> None:
     import json
 
-    from wordlens.evals.vast import multilingual_experiment, setting_targets
+    from wordlens.methods.vast.experiments import multilingual_experiment, setting_targets
 
     config = VastConfig(lexica=("bellezza",), multilingual=("anew-spanish",), layers=(0, 6))
     study = _Study(minilm, config, None, False, Timings(), [], _polar_pairs(["valence"]))

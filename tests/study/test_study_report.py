@@ -14,12 +14,12 @@ import pandas as pd
 import pytest
 
 from wordlens.errors import EmptyInputError
-from wordlens.evals.vast import VastConfig, run_vast
+from wordlens.methods.vast.experiments import VastConfig, run_vast
 from wordlens.methods.weat import WeatConfig
 from wordlens.methods.weat.layers import run_weat
 from wordlens.models.base import WordEmbedder
 from wordlens.report.study_report import write_study_report
-from wordlens.report.vast_report import write_vast
+from wordlens.methods.vast.report import write_vast
 from wordlens.resources import load_weat_tests
 from wordlens.results import Result
 from wordlens.study.records import CellRecord, CellRecordError, read_cell_record, write_cell_record

@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from wordlens.evals.vast import VastRun
+from wordlens.methods.vast.experiments import VastRun
 from wordlens.report.figures import Panel, line_panels
 from wordlens.report.html import Report, listed, model_lines
 from wordlens.stats import P_VALUE_RULE

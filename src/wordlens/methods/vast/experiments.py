@@ -14,13 +14,13 @@ Experiments (paper "Experiments"):
 - ``nullification``: VAST after mean subtraction and nullification of the top k PCs, and with the
   top PCs only, at the top and best layers, k = 0..K (Table 1, Fig. 3). The PCs are fitted on the
   authors' population (every Bellezza, ANEW, Warriner and WEAT word in the same setting, pooling
-  and layer, ``VAST.py:116, 359-365``; :mod:`wordlens.evals.vast_population`), or, as an option
+  and layer, ``VAST.py:116, 359-365``; :mod:`wordlens.methods.vast.population`), or, as an option
   that departs from the authors, on the lexicon and polar words only;
 - ``weat``: the ten WEAT tests per layer, and after nullifying k = 0..K PCs at the top and best
   layers (Fig. 5).
 
 Similarity tasks (Fig. 4), CoLA/POS probes and multilingual lexica reuse the same code path via
-:mod:`wordlens.evals.similarity` and :mod:`wordlens.evals.top_pcs`.
+:mod:`wordlens.methods.vast.similarity` and :mod:`wordlens.methods.vast.top_pcs`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from wordlens._files import DEFAULT_ENCODING
 from wordlens.contexts import BLEACHED_TEMPLATE, Target, targets_from_template
 from wordlens.conventions import bos_convention
 from wordlens.errors import EmptyInputError, WordlensError
-from wordlens.evals.vast_population import (
+from wordlens.methods.vast.population import (
     PC_POPULATIONS,
     PcPopulation,
     PopulationWords,
@@ -201,7 +201,7 @@ class VastConfig:
         Vectors the nullified PCs are fitted on: ``"authors"`` (default, as ``VAST.py:116,
         359-365``: every Bellezza, ANEW, Warriner and WEAT word in the same setting and pooling,
         whatever ``lexica`` says) or ``"lexicon"`` (the scored lexicon and the polar words only,
-        a departure); :mod:`wordlens.evals.vast_population`.
+        a departure); :mod:`wordlens.methods.vast.population`.
     seed
         Seed of every random choice (corpus contexts, balancing, permutations).
     tokenization
@@ -307,7 +307,7 @@ def template_valences(
     Rated words take Warriner's, else ANEW's, else Bellezza's rating (then any other lexicon's);
     unrated words take :data:`DEFAULT_VALENCE` by side, the sides being the valence WEAT tests'
     pleasant and unpleasant words and the polar words (``embedding_collection.py:156-177``;
-    :func:`wordlens.evals.vast_population.weat_valence_sides`).
+    :func:`wordlens.methods.vast.population.weat_valence_sides`).
     """
     positive, negative = weat_valence_sides()
     return term_valences(
@@ -469,7 +469,7 @@ def _build_banks(study: _Study, extra_words: Sequence[str]) -> None:
 
 
 def _build_population_banks(study: _Study, layers: Sequence[int]) -> None:
-    """Embed the authors' population (:mod:`wordlens.evals.vast_population`) in every setting
+    """Embed the authors' population (:mod:`wordlens.methods.vast.population`) in every setting
     needed, at ``layers`` only and with the primary pooling; nothing for the ``lexicon``
     population, whose words the study's banks hold."""
     if study.config.pc_population == "lexicon":
@@ -613,7 +613,7 @@ def population_vectors(
 
     The rows are the population's words in ``setting`` followed by its polar words again from the
     polar setting (the aligned one for misaligned), as ``VAST.py:362-365`` stacks
-    ``embedding_dict`` and ``weat_dict``; see :mod:`wordlens.evals.vast_population`.
+    ``embedding_dict`` and ``weat_dict``; see :mod:`wordlens.methods.vast.population`.
     """
     pooling = primary_pooling(study.poolings)
     bank = study.population_bank(setting)
@@ -841,8 +841,8 @@ def run_vast(
     Static models (GloVe, word2vec) have one layer and no context: only the bleached setting
     (the word itself) is run, which makes VAST the ValNorm test of Toney-Wails & Caliskan (2021).
     """
-    from wordlens.evals.similarity import run_similarity
-    from wordlens.evals.top_pcs import run_cola_probe, run_pos_probe
+    from wordlens.methods.vast.similarity import run_similarity
+    from wordlens.methods.vast.top_pcs import run_cola_probe, run_pos_probe
 
     config = config or VastConfig()
     if not config.lexica:
