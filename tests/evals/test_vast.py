@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from wordlens.errors import AlignmentError, LexiconFormatError
+from wordlens.methods.vast import VastConfig
 from wordlens.methods.vast.experiments import (
-    VastConfig,
     _build_banks,
     _polar_pairs,
     _Study,
@@ -334,10 +334,11 @@ def test_lexicon_from_a_file_gives_the_registered_lexicons_numbers(
 
 
 def test_report_and_files(glove_run: object, tmp_path: Path) -> None:
-    from wordlens.methods.vast.report import write_vast
+    from wordlens.methods.vast.report import build_vast_report
     from wordlens.results import Result
 
-    written = write_vast(glove_run, tmp_path)  # type: ignore[arg-type]
+    written = glove_run.write(tmp_path, "vast_")  # type: ignore[attr-defined]
+    written.append(build_vast_report(glove_run).write(tmp_path / "report.html"))  # type: ignore[arg-type]
     names = {path.name for path in written}
     assert {"vast_layers.parquet", "vast_nullification.csv", "report.html"} <= names
     page = (tmp_path / "report.html").read_text()

@@ -39,9 +39,8 @@ from wordlens._files import DEFAULT_ENCODING
 from wordlens.contexts import BLEACHED_TEMPLATE, Target, targets_from_template
 from wordlens.conventions import bos_convention
 from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.methods.vast.config import SETTINGS, Setting, VastConfig
 from wordlens.methods.vast.population import (
-    PC_POPULATIONS,
-    PcPopulation,
     PopulationWords,
     authors_population,
     lexicon_population,
@@ -49,12 +48,11 @@ from wordlens.methods.vast.population import (
 )
 from wordlens.models.base import Pooling, WordEmbedder
 from wordlens.models.cache import ActivationCache
-from wordlens.resources import Duplicates, Lexicon, lexicon_coverage, load_lexicon, load_weat_tests
-from wordlens.results import Timings
+from wordlens.options import config_values
+from wordlens.resources import Lexicon, lexicon_coverage, load_lexicon, load_weat_tests
+from wordlens.results import Run, Timings
 from wordlens.stats import correlation_by_layer, fit_principal_components, sc_weat, weat
 
-Setting = Literal["random", "bleached", "aligned", "misaligned"]
-SETTINGS: tuple[Setting, ...] = ("random", "bleached", "aligned", "misaligned")
 Dimension = Literal["valence", "dominance", "arousal"]
 
 FloatArray = npt.NDArray[np.float64]
@@ -179,83 +177,6 @@ def correlation_rows(
         }
         for layer, result in zip(layers, results, strict=True)
     ]
-
-
-@dataclass(frozen=True)
-class VastConfig:
-    """What ``wordlens vast`` runs; every field is a CLI option.
-
-    Attributes
-    ----------
-    lexica
-        Registered lexicon names or paths (English: bellezza, anew, warriner).
-    settings
-        Contextual settings (random, bleached, aligned, misaligned).
-    poolings
-        Subtoken poolings (first, last, mean, max).
-    layers
-        Hidden-state layers; None for all.
-    max_pcs
-        K of the nullification sweep k = 0..K.
-    pc_population
-        Vectors the nullified PCs are fitted on: ``"authors"`` (default, as ``VAST.py:116,
-        359-365``: every Bellezza, ANEW, Warriner and WEAT word in the same setting and pooling,
-        whatever ``lexica`` says) or ``"lexicon"`` (the scored lexicon and the polar words only,
-        a departure); :mod:`wordlens.methods.vast.population`.
-    seed
-        Seed of every random choice (corpus contexts, balancing, permutations).
-    tokenization
-        Run the singly vs multiply tokenized Warriner experiment.
-    similarity
-        Word-similarity sets to evaluate (empty to skip).
-    weat
-        Run the WEAT tests before/after nullification.
-    probes
-        Run the CoLA and POS probes of the top PCs.
-    probe_sentences
-        Training sentences per probe (None: all); the test splits are always used whole.
-    multilingual
-        Non-English lexica to run in the bleached setting with their own polar words.
-    n_samples
-        Permutations per WEAT test.
-    templates
-        A JSON file of aligned/misaligned templates replacing the packaged ones
-        (:func:`wordlens.contexts.valence.load_templates`).
-    duplicates
-        What to do with a word listed twice in a lexicon (:data:`wordlens.resources.Duplicates`);
-        None: ``"error"`` for files, a registered lexicon's own policy.
-    encoding
-        Text encoding of the lexicon and template files given by path.
-    """
-
-    lexica: tuple[str, ...] = ("bellezza", "anew", "warriner")
-    settings: tuple[Setting, ...] = SETTINGS
-    poolings: tuple[Pooling, ...] = ("first", "last", "mean", "max")
-    layers: tuple[int, ...] | None = None
-    max_pcs: int = 12
-    pc_population: PcPopulation = "authors"
-    seed: int = 0
-    tokenization: bool = True
-    similarity: tuple[str, ...] = ("ws353", "simlex999", "rw", "men")
-    weat: bool = True
-    probes: bool = True
-    probe_sentences: int | None = None
-    multilingual: tuple[str, ...] = ()
-    n_samples: int = 10_000
-    templates: Path | None = None
-    duplicates: Duplicates | None = None
-    encoding: str = DEFAULT_ENCODING
-
-    def as_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
-
-
-@dataclass
-class VastRun:
-    """Tables of one VAST run (experiment name → tidy DataFrame) and its metadata."""
-
-    tables: dict[str, pd.DataFrame]
-    metadata: dict[str, Any]
 
 
 #: Bleached templates for the multilingual experiment ("This is WORD" in each language).
@@ -835,7 +756,7 @@ def run_vast(
     *,
     cache: ActivationCache | None = None,
     progress: bool = False,
-) -> VastRun:
+) -> Run:
     """Run every VAST experiment of ``config`` on ``model``.
 
     Static models (GloVe, word2vec) have one layer and no context: only the bleached setting
@@ -845,17 +766,7 @@ def run_vast(
     from wordlens.methods.vast.top_pcs import run_cola_probe, run_pos_probe
 
     config = config or VastConfig()
-    if not config.lexica:
-        raise EmptyInputError("no lexicon selected")
-    if not config.settings:
-        raise EmptyInputError("no contextual setting selected")
-    unknown = set(config.settings) - set(SETTINGS)
-    if unknown:
-        raise WordlensError(f"unknown setting(s) {sorted(unknown)}; choose from {SETTINGS}")
-    if config.pc_population not in PC_POPULATIONS:
-        raise WordlensError(
-            f"unknown PC population {config.pc_population!r}; choose from {PC_POPULATIONS}"
-        )
+    config.check()
     lexica = [
         load_lexicon(name, duplicates=config.duplicates, encoding=config.encoding)
         for name in config.lexica
@@ -922,7 +833,7 @@ def run_vast(
     metadata = {
         "method": "VAST (Wolfe & Caliskan 2022)",
         "model": model.info.as_dict(),
-        "config": config.as_dict(),
+        "config": config_values(config),
         "settings_run": list(study.settings),
         "poolings_run": list(study.poolings),
         "top_layer": top,
@@ -940,7 +851,7 @@ def run_vast(
         "contexts": study.reports,
         "timings_s": study.timings.seconds,
     }
-    return VastRun(tables, metadata)
+    return Run("vast", tables, metadata)
 
 
 def random_setting_summary(reports: Mapping[str, Any]) -> str | None:
