@@ -761,6 +761,26 @@ def run_vast(
 
     Static models (GloVe, word2vec) have one layer and no context: only the bleached setting
     (the word itself) is run, which makes VAST the ValNorm test of Toney-Wails & Caliskan (2021).
+
+    Parameters
+    ----------
+    model
+        The loaded model (its BOS policy already chosen: :meth:`Vast.run
+        <wordlens.methods.vast.Vast.run>` applies ``config.conventions``).
+    config
+        [the defaults] What to run; checked first (:meth:`VastConfig.check`).
+    cache
+        Activation cache.
+    progress
+        Show progress bars while embedding.
+
+    Returns
+    -------
+    Run
+        Method ``vast``; tables ``layers`` and ``nullification``, and ``tokenization``,
+        ``weat``, ``similarity``, ``cola``, ``pos``, ``multilingual`` when run; metadata: model,
+        config, layers and k chosen, PC population, words left out, conventions, contexts,
+        timings.
     """
     from wordlens.methods.vast.similarity import run_similarity
     from wordlens.methods.vast.top_pcs import run_cola_probe, run_pos_probe
