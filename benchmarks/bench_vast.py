@@ -6,8 +6,8 @@ bleached, aligned and misaligned settings, every layer, the four poolings, 2 CPU
 - ``naive``: one sentence per forward pass, as the VAST authors' code does (all layers' vectors of
   the word's subtokens kept, pooled four ways), timed on a seeded sample of each setting's
   contexts and extrapolated to the full counts;
-- ``wordlens``: :func:`wordlens.evals.vast.embed_bank` per setting (batching, prefix reuse,
-  duplicate contexts computed once, a fresh activation cache);
+- ``wordlens``: :func:`wordlens.methods.vast.experiments.embed_bank` per setting (batching,
+  prefix reuse, duplicate contexts computed once, a fresh activation cache);
 - ``wordlens, no prefix reuse``: the same with ``HFEmbedder.prefix_reuse = False`` (the gain of
   prefix reuse alone).
 
@@ -36,7 +36,12 @@ POOLINGS = ("first", "last", "mean", "max")
 def setting_targets(n_words: int, seed: int = 0) -> dict[str, dict[str, object]]:
     """Every setting's word → target for the first ``n_words`` Warriner words and the polar
     words, as ``wordlens vast`` builds them."""
-    from wordlens.evals.vast import _polar_pairs, _valence_reference, setting_targets, term_valences
+    from wordlens.methods.vast.experiments import (
+        _polar_pairs,
+        _valence_reference,
+        setting_targets,
+        term_valences,
+    )
     from wordlens.resources import load_lexicon
 
     warriner = load_lexicon("warriner")
@@ -64,7 +69,7 @@ def run_mode(mode: str, sample: int, n_words: int) -> dict[str, Any]:
     torch.set_num_threads(THREADS)
     import numpy as np
 
-    from wordlens.evals.vast import embed_bank
+    from wordlens.methods.vast.experiments import embed_bank
     from wordlens.models.cache import ActivationCache
     from wordlens.models.hf import HFEmbedder
     from wordlens.models.loading import load_model

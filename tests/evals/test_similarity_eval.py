@@ -12,7 +12,7 @@ from scipy import stats
 
 from wordlens.contexts import targets_from_template
 from wordlens.errors import EmptyInputError, ResourceNotFoundError, WordlensError
-from wordlens.evals.similarity import run_similarity
+from wordlens.methods.vast.similarity import run_similarity
 from wordlens.models.base import WordEmbedder
 from wordlens.models.cache import ActivationCache
 from wordlens.resources import SimilaritySet, load_similarity

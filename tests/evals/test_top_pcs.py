@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from wordlens.errors import EmptyInputError, WordlensError
-from wordlens.evals.top_pcs import run_cola_probe, run_pos_probe
+from wordlens.methods.vast.top_pcs import run_cola_probe, run_pos_probe
 from wordlens.models.base import WordEmbedder
 from wordlens.resources import PosTagger, load_tagger
 from wordlens.results import Result

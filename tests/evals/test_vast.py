@@ -10,18 +10,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wordlens.errors import AlignmentError, LexiconFormatError
-from wordlens.evals.vast import (
-    VastConfig,
+from wordlens.errors import AlignmentError, EmptyInputError, LexiconFormatError, WordlensError
+from wordlens.methods.vast import VastConfig
+from wordlens.methods.vast.experiments import (
     _build_banks,
     _polar_pairs,
     _Study,
     run_vast,
     vast_scores,
 )
-from wordlens.evals.vast_population import authors_population, authors_weat_terms
+from wordlens.methods.vast.population import authors_population, authors_weat_terms
 from wordlens.models.base import WordEmbedder
 from wordlens.models.hf import HFEmbedder
+from wordlens.options import OptionError, config_from_values
 from wordlens.resources import load_lexicon, load_weat_tests, pleasant_unpleasant
 from wordlens.results import Timings
 from wordlens.stats import pearson, sc_weat, weat
@@ -203,7 +204,7 @@ def test_weat_after_nullification_uses_the_population_fit(glove: WordEmbedder) -
 def test_aligned_templates_of_unrated_weat_words() -> None:
     """WEAT words no lexicon rates take 8.0 on the pleasant side of the valence tests, 2.0 on the
     unpleasant side, 5.0 otherwise (embedding_collection.py:66-67, 167-177)."""
-    from wordlens.evals.vast import template_valences
+    from wordlens.methods.vast.experiments import template_valences
 
     lexica = [load_lexicon("bellezza")]
     valence = template_valences(
@@ -246,7 +247,7 @@ def test_smollm2_settings_and_misaligned_polar_vectors(smollm2: WordEmbedder) ->
         study.bank("misaligned").get(list(polar.positive), "last"),
         study.bank("misaligned").get(list(polar.negative), "last"),
     )
-    from wordlens.evals.vast import layers_experiment
+    from wordlens.methods.vast.experiments import layers_experiment
 
     table = layers_experiment(study)
     got = table[table["setting"] == "misaligned"].sort_values("layer")["r"].to_numpy()
@@ -266,7 +267,7 @@ def test_population_vectors_of_a_contextual_model(minilm: HFEmbedder) -> None:
     """The population is embedded in each setting at the nullification layers only; the
     misaligned fit holds the misaligned words, then the aligned polar words (VAST.py:136-138,
     362-365). A sample of the population keeps this test short."""
-    from wordlens.evals.vast import _build_population_banks, population_vectors
+    from wordlens.methods.vast.experiments import _build_population_banks, population_vectors
 
     config = VastConfig(
         lexica=("bellezza",),
@@ -334,10 +335,11 @@ def test_lexicon_from_a_file_gives_the_registered_lexicons_numbers(
 
 
 def test_report_and_files(glove_run: object, tmp_path: Path) -> None:
-    from wordlens.report.vast_report import write_vast
+    from wordlens.methods.vast.report import build_vast_report
     from wordlens.results import Result
 
-    written = write_vast(glove_run, tmp_path)  # type: ignore[arg-type]
+    written = glove_run.write(tmp_path, "vast_")  # type: ignore[attr-defined]
+    written.append(build_vast_report(glove_run).write(tmp_path / "report.html"))  # type: ignore[arg-type]
     names = {path.name for path in written}
     assert {"vast_layers.parquet", "vast_nullification.csv", "report.html"} <= names
     page = (tmp_path / "report.html").read_text()
@@ -357,7 +359,7 @@ def _sample_lexicon(name: str, step: int) -> object:
 def test_tokenization_experiment_balanced_sets(minilm: HFEmbedder) -> None:
     """Singly vs multiply tokenized Warriner words: equal-size sets, split by the subtoken counts
     of the words in their context, polar words singly tokenized and balanced."""
-    from wordlens.evals.vast import tokenization_experiment
+    from wordlens.methods.vast.experiments import tokenization_experiment
 
     warriner = _sample_lexicon("warriner", 20)  # 696 words
     config = VastConfig(lexica=("warriner",), settings=("bleached",), poolings=("last", "mean"))
@@ -378,7 +380,7 @@ def test_tokenization_experiment_balanced_sets(minilm: HFEmbedder) -> None:
 def test_multilingual_and_custom_templates(minilm: HFEmbedder, tmp_path: Path) -> None:
     import json
 
-    from wordlens.evals.vast import multilingual_experiment, setting_targets
+    from wordlens.methods.vast.experiments import multilingual_experiment, setting_targets
 
     config = VastConfig(lexica=("bellezza",), multilingual=("anew-spanish",), layers=(0, 6))
     study = _Study(minilm, config, None, False, Timings(), [], _polar_pairs(["valence"]))
@@ -393,3 +395,100 @@ def test_multilingual_and_custom_templates(minilm: HFEmbedder, tmp_path: Path) -
         "misaligned", ["joy"], {"joy": 8.2}, seed=0, templates=templates
     )
     assert targets["joy"].text == "Level 0 thought: joy" and report["templates"] == str(templates)
+
+
+def test_config_reads_command_line_and_study_values() -> None:
+    """One declaration for the command line (text) and a study file (YAML values, key ``weat``);
+    the cross-option checks run before any model loads."""
+    assert config_from_values(VastConfig, {}) == VastConfig()
+    text = {"weat": "false", "settings": "bleached,aligned", "layers": "0,2-3,-1"}
+    config = config_from_values(
+        VastConfig, {**text, "similarity": "none", "pc-population": "lexicon"}
+    )
+    assert config.weat is False and config.settings == ("bleached", "aligned")
+    assert config.layers == (0, 2, 3, -1) and config.similarity == ()
+    assert config.pc_population == "lexicon" and config.probe_sentences is None
+    study = {"weat": False, "settings": ["bleached"], "probe_sentences": 100, "duplicates": "mean"}
+    from_study = config_from_values(VastConfig, study)
+    assert not from_study.weat and from_study.probe_sentences == 100
+    assert from_study.duplicates == "mean" and from_study.settings == ("bleached",)
+    bad = [
+        ({"settings": "random,sunny"}, OptionError, "--settings: unknown settings 'sunny'"),
+        ({"poolings": "median"}, OptionError, "--poolings: unknown poolings 'median'"),
+        ({"pc_population": "all"}, OptionError, "--pc-population: unknown pc population 'all'"),
+        ({"duplicates": "heavy"}, OptionError, "--duplicates: unknown duplicates 'heavy'"),
+        ({"conventions": "mine"}, OptionError, "--conventions: unknown conventions 'mine'"),
+        ({"lexica": "none"}, EmptyInputError, "no lexicon selected"),
+        ({"settings": ""}, EmptyInputError, "no contextual setting selected"),
+        ({"encoding": "klingon"}, WordlensError, "unknown encoding 'klingon'"),
+    ]
+    for values, error, message in bad:
+        with pytest.raises(error, match=message):
+            config_from_values(VastConfig, values)
+    with pytest.raises(WordlensError, match="unknown setting"):  # the Python API is checked too
+        run_vast(None, VastConfig(settings=("sunny",)))  # type: ignore[arg-type]
+
+
+def test_method_writes_reads_and_summarizes_the_papers_series(tmp_path: Path) -> None:
+    """``run_method`` on MiniLM (bleached, mean and last pooling): the tables, run.json and the
+    report are written; the summary of the run read back is the paper's series (``last``
+    pooling although ``mean`` is listed first, the run's own best bleached layer); the console
+    shows the headline lines and both tables."""
+    from rich.console import Console
+
+    from wordlens.methods.base import run_method
+    from wordlens.methods.registry import get_method
+    from wordlens.models.options import ModelOptions
+    from wordlens.results import Run
+
+    method = get_method("vast")
+    config = VastConfig(
+        lexica=("bellezza",),
+        settings=("bleached",),
+        poolings=("mean", "last"),
+        max_pcs=2,
+        pc_population="lexicon",
+        tokenization=False,
+        similarity=(),
+        weat=False,
+        probes=False,
+    )
+    run, written = run_method(method, ModelOptions("minilm-l6", no_cache=True), config, tmp_path)
+    names = {path.name for path in written}
+    assert {"vast_layers.parquet", "vast_nullification.csv", "run.json", "report.html"} <= names
+    back = Run.read(tmp_path)
+    assert back.method == "vast" and set(back.tables) == {"layers", "nullification"}
+    summary = method.summary(back)
+    layers = back.tables["layers"]
+    last = layers[layers["pooling"] == "last"].set_index("layer")["r"]
+    assert summary.headline["vast_best_r"] == last.max()
+    assert (
+        summary.headline["vast_best_layer"] == last.idxmax() == back.metadata["best_bleached_layer"]
+    )
+    assert summary.headline["vast_top_r"] == last[6]
+    assert summary.headline["vast_best_r"] != layers.loc[layers["pooling"] == "mean", "r"].max()
+    assert "bellezza valence, bleached setting, last pooling" in summary.definitions["vast_best_r"]
+    assert summary.curves is not None
+    np.testing.assert_array_equal(summary.curves["value"], last.sort_index().to_numpy())
+    np.testing.assert_allclose(summary.curves["depth"], np.arange(7) / 6)
+    assert method.summary(run).headline == summary.headline
+    console = Console(record=True, width=200)
+    for renderable in method.console(run):
+        console.print(renderable)
+    shown = console.export_text()
+    assert "best bleached layer: " in shown and "PCs fitted on: the bellezza lexicon" in shown
+    assert "VAST on minilm-l6: best layer per setting" in shown
+    assert "VAST by PCs nullified, top layer" in shown and "bellezza: 449 vectors" in shown
+    page = (tmp_path / "report.html").read_text()
+    assert "<footer>model minilm-l6" in page and "Figure 3" in page
+
+
+def test_summary_of_a_static_model(glove_run: object) -> None:
+    """GloVe has one layer and no subtokens: the pooling is not named, best = top."""
+    from wordlens.methods.registry import get_method
+
+    summary = get_method("vast").summary(glove_run)  # type: ignore[arg-type]
+    assert summary.definitions["vast_best_r"].endswith("(bellezza valence, bleached setting)")
+    assert summary.headline["vast_best_r"] == summary.headline["vast_top_r"]
+    assert summary.headline["vast_best_layer"] == 0
+    assert summary.curves is not None and summary.curves["depth"].isna().all()

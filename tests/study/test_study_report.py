@@ -14,11 +14,11 @@ import pandas as pd
 import pytest
 
 from wordlens.errors import EmptyInputError
-from wordlens.evals.vast import VastConfig, run_vast
+from wordlens.methods.vast import VastConfig
+from wordlens.methods.vast.experiments import run_vast
 from wordlens.methods.weat import WeatConfig
 from wordlens.methods.weat.layers import run_weat
 from wordlens.models.base import WordEmbedder
-from wordlens.report.vast_report import write_vast
 from wordlens.resources import load_weat_tests
 from wordlens.results import Result
 from wordlens.study.records import CellRecord, CellRecordError, read_cell_record, write_cell_record
@@ -71,7 +71,7 @@ def study(
     for model in (glove, minilm):
         name = model.info.name
         run_weat(model, tests, WeatConfig(n_samples=500)).write(root / "cells" / name / "weat")
-        write_vast(run_vast(model, VAST_CONFIG), root / "cells" / name / "vast")
+        run_vast(model, VAST_CONFIG).write(root / "cells" / name / "vast", "vast_")
         for method in ("weat", "vast"):
             record, summary = _done(root, name, method)
             records.append(record)

@@ -14,13 +14,13 @@ Experiments (paper "Experiments"):
 - ``nullification``: VAST after mean subtraction and nullification of the top k PCs, and with the
   top PCs only, at the top and best layers, k = 0..K (Table 1, Fig. 3). The PCs are fitted on the
   authors' population (every Bellezza, ANEW, Warriner and WEAT word in the same setting, pooling
-  and layer, ``VAST.py:116, 359-365``; :mod:`wordlens.evals.vast_population`), or, as an option
+  and layer, ``VAST.py:116, 359-365``; :mod:`wordlens.methods.vast.population`), or, as an option
   that departs from the authors, on the lexicon and polar words only;
 - ``weat``: the ten WEAT tests per layer, and after nullifying k = 0..K PCs at the top and best
   layers (Fig. 5).
 
 Similarity tasks (Fig. 4), CoLA/POS probes and multilingual lexica reuse the same code path via
-:mod:`wordlens.evals.similarity` and :mod:`wordlens.evals.top_pcs`.
+:mod:`wordlens.methods.vast.similarity` and :mod:`wordlens.methods.vast.top_pcs`.
 """
 
 from __future__ import annotations
@@ -39,9 +39,8 @@ from wordlens._files import DEFAULT_ENCODING
 from wordlens.contexts import BLEACHED_TEMPLATE, Target, targets_from_template
 from wordlens.conventions import bos_convention
 from wordlens.errors import EmptyInputError, WordlensError
-from wordlens.evals.vast_population import (
-    PC_POPULATIONS,
-    PcPopulation,
+from wordlens.methods.vast.config import SETTINGS, Setting, VastConfig
+from wordlens.methods.vast.population import (
     PopulationWords,
     authors_population,
     lexicon_population,
@@ -49,12 +48,11 @@ from wordlens.evals.vast_population import (
 )
 from wordlens.models.base import Pooling, WordEmbedder
 from wordlens.models.cache import ActivationCache
-from wordlens.resources import Duplicates, Lexicon, lexicon_coverage, load_lexicon, load_weat_tests
-from wordlens.results import Timings
+from wordlens.options import config_values
+from wordlens.resources import Lexicon, lexicon_coverage, load_lexicon, load_weat_tests
+from wordlens.results import Run, Timings
 from wordlens.stats import correlation_by_layer, fit_principal_components, sc_weat, weat
 
-Setting = Literal["random", "bleached", "aligned", "misaligned"]
-SETTINGS: tuple[Setting, ...] = ("random", "bleached", "aligned", "misaligned")
 Dimension = Literal["valence", "dominance", "arousal"]
 
 FloatArray = npt.NDArray[np.float64]
@@ -181,83 +179,6 @@ def correlation_rows(
     ]
 
 
-@dataclass(frozen=True)
-class VastConfig:
-    """What ``wordlens vast`` runs; every field is a CLI option.
-
-    Attributes
-    ----------
-    lexica
-        Registered lexicon names or paths (English: bellezza, anew, warriner).
-    settings
-        Contextual settings (random, bleached, aligned, misaligned).
-    poolings
-        Subtoken poolings (first, last, mean, max).
-    layers
-        Hidden-state layers; None for all.
-    max_pcs
-        K of the nullification sweep k = 0..K.
-    pc_population
-        Vectors the nullified PCs are fitted on: ``"authors"`` (default, as ``VAST.py:116,
-        359-365``: every Bellezza, ANEW, Warriner and WEAT word in the same setting and pooling,
-        whatever ``lexica`` says) or ``"lexicon"`` (the scored lexicon and the polar words only,
-        a departure); :mod:`wordlens.evals.vast_population`.
-    seed
-        Seed of every random choice (corpus contexts, balancing, permutations).
-    tokenization
-        Run the singly vs multiply tokenized Warriner experiment.
-    similarity
-        Word-similarity sets to evaluate (empty to skip).
-    weat
-        Run the WEAT tests before/after nullification.
-    probes
-        Run the CoLA and POS probes of the top PCs.
-    probe_sentences
-        Training sentences per probe (None: all); the test splits are always used whole.
-    multilingual
-        Non-English lexica to run in the bleached setting with their own polar words.
-    n_samples
-        Permutations per WEAT test.
-    templates
-        A JSON file of aligned/misaligned templates replacing the packaged ones
-        (:func:`wordlens.contexts.valence.load_templates`).
-    duplicates
-        What to do with a word listed twice in a lexicon (:data:`wordlens.resources.Duplicates`);
-        None: ``"error"`` for files, a registered lexicon's own policy.
-    encoding
-        Text encoding of the lexicon and template files given by path.
-    """
-
-    lexica: tuple[str, ...] = ("bellezza", "anew", "warriner")
-    settings: tuple[Setting, ...] = SETTINGS
-    poolings: tuple[Pooling, ...] = ("first", "last", "mean", "max")
-    layers: tuple[int, ...] | None = None
-    max_pcs: int = 12
-    pc_population: PcPopulation = "authors"
-    seed: int = 0
-    tokenization: bool = True
-    similarity: tuple[str, ...] = ("ws353", "simlex999", "rw", "men")
-    weat: bool = True
-    probes: bool = True
-    probe_sentences: int | None = None
-    multilingual: tuple[str, ...] = ()
-    n_samples: int = 10_000
-    templates: Path | None = None
-    duplicates: Duplicates | None = None
-    encoding: str = DEFAULT_ENCODING
-
-    def as_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
-
-
-@dataclass
-class VastRun:
-    """Tables of one VAST run (experiment name → tidy DataFrame) and its metadata."""
-
-    tables: dict[str, pd.DataFrame]
-    metadata: dict[str, Any]
-
-
 #: Bleached templates for the multilingual experiment ("This is WORD" in each language).
 BLEACHED_BY_LANGUAGE = {
     "en": BLEACHED_TEMPLATE,
@@ -307,7 +228,7 @@ def template_valences(
     Rated words take Warriner's, else ANEW's, else Bellezza's rating (then any other lexicon's);
     unrated words take :data:`DEFAULT_VALENCE` by side, the sides being the valence WEAT tests'
     pleasant and unpleasant words and the polar words (``embedding_collection.py:156-177``;
-    :func:`wordlens.evals.vast_population.weat_valence_sides`).
+    :func:`wordlens.methods.vast.population.weat_valence_sides`).
     """
     positive, negative = weat_valence_sides()
     return term_valences(
@@ -469,7 +390,7 @@ def _build_banks(study: _Study, extra_words: Sequence[str]) -> None:
 
 
 def _build_population_banks(study: _Study, layers: Sequence[int]) -> None:
-    """Embed the authors' population (:mod:`wordlens.evals.vast_population`) in every setting
+    """Embed the authors' population (:mod:`wordlens.methods.vast.population`) in every setting
     needed, at ``layers`` only and with the primary pooling; nothing for the ``lexicon``
     population, whose words the study's banks hold."""
     if study.config.pc_population == "lexicon":
@@ -613,7 +534,7 @@ def population_vectors(
 
     The rows are the population's words in ``setting`` followed by its polar words again from the
     polar setting (the aligned one for misaligned), as ``VAST.py:362-365`` stacks
-    ``embedding_dict`` and ``weat_dict``; see :mod:`wordlens.evals.vast_population`.
+    ``embedding_dict`` and ``weat_dict``; see :mod:`wordlens.methods.vast.population`.
     """
     pooling = primary_pooling(study.poolings)
     bank = study.population_bank(setting)
@@ -835,27 +756,37 @@ def run_vast(
     *,
     cache: ActivationCache | None = None,
     progress: bool = False,
-) -> VastRun:
+) -> Run:
     """Run every VAST experiment of ``config`` on ``model``.
 
     Static models (GloVe, word2vec) have one layer and no context: only the bleached setting
     (the word itself) is run, which makes VAST the ValNorm test of Toney-Wails & Caliskan (2021).
+
+    Parameters
+    ----------
+    model
+        The loaded model (its BOS policy already chosen: :meth:`Vast.run
+        <wordlens.methods.vast.Vast.run>` applies ``config.conventions``).
+    config
+        [the defaults] What to run; checked first (:meth:`VastConfig.check`).
+    cache
+        Activation cache.
+    progress
+        Show progress bars while embedding.
+
+    Returns
+    -------
+    Run
+        Method ``vast``; tables ``layers`` and ``nullification``, and ``tokenization``,
+        ``weat``, ``similarity``, ``cola``, ``pos``, ``multilingual`` when run; metadata: model,
+        config, layers and k chosen, PC population, words left out, conventions, contexts,
+        timings.
     """
-    from wordlens.evals.similarity import run_similarity
-    from wordlens.evals.top_pcs import run_cola_probe, run_pos_probe
+    from wordlens.methods.vast.similarity import run_similarity
+    from wordlens.methods.vast.top_pcs import run_cola_probe, run_pos_probe
 
     config = config or VastConfig()
-    if not config.lexica:
-        raise EmptyInputError("no lexicon selected")
-    if not config.settings:
-        raise EmptyInputError("no contextual setting selected")
-    unknown = set(config.settings) - set(SETTINGS)
-    if unknown:
-        raise WordlensError(f"unknown setting(s) {sorted(unknown)}; choose from {SETTINGS}")
-    if config.pc_population not in PC_POPULATIONS:
-        raise WordlensError(
-            f"unknown PC population {config.pc_population!r}; choose from {PC_POPULATIONS}"
-        )
+    config.check()
     lexica = [
         load_lexicon(name, duplicates=config.duplicates, encoding=config.encoding)
         for name in config.lexica
@@ -922,7 +853,7 @@ def run_vast(
     metadata = {
         "method": "VAST (Wolfe & Caliskan 2022)",
         "model": model.info.as_dict(),
-        "config": config.as_dict(),
+        "config": config_values(config),
         "settings_run": list(study.settings),
         "poolings_run": list(study.poolings),
         "top_layer": top,
@@ -940,7 +871,7 @@ def run_vast(
         "contexts": study.reports,
         "timings_s": study.timings.seconds,
     }
-    return VastRun(tables, metadata)
+    return Run("vast", tables, metadata)
 
 
 def random_setting_summary(reports: Mapping[str, Any]) -> str | None:

@@ -35,6 +35,7 @@ import pandas as pd
 
 from wordlens.contexts import BLEACHED_TEMPLATE, decontextualized_targets, targets_from_template
 from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.methods.vast.config import VAST_SETS
 from wordlens.methods.weat.config import Context
 from wordlens.models.base import Pooling, WordEmbedder
 from wordlens.models.cache import ActivationCache
@@ -42,9 +43,6 @@ from wordlens.resources import SimilaritySet, load_similarity
 from wordlens.results import Result, Timings
 from wordlens.stats import correlation_by_layer, fit_principal_components
 from wordlens.stats.association import FloatArray
-
-#: The four sets of the VAST validation (WS-353, SimLex-999, Stanford Rare Words, MEN).
-VAST_SETS = ("ws353", "simlex999", "rw", "men")
 
 
 def run_similarity(

@@ -31,12 +31,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
+from wordlens.methods.vast.config import PcPopulation
 from wordlens.resources import Lexicon, WeatTest, load_lexicon, load_weat_tests
-
-PcPopulation = Literal["authors", "lexicon"]
-PC_POPULATIONS: tuple[PcPopulation, ...] = ("authors", "lexicon")
 
 #: The lexica of ``term_list`` (``embedding_collection.py:104``, ``VAST.py:116``).
 AUTHORS_LEXICA = ("bellezza", "anew", "warriner")

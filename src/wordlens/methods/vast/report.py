@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from wordlens.evals.vast import VastRun
 from wordlens.report.figures import Panel, line_panels
 from wordlens.report.html import Report, listed, model_lines
+from wordlens.results import Run
 from wordlens.stats import P_VALUE_RULE
 
 _R = "Pearson's r"
 
 
-def build_vast_report(run: VastRun) -> Report:
+def build_vast_report(run: Run) -> Report:
     """Figures 1-5 and Table 1 of Wolfe & Caliskan (2022) for the run's model."""
     meta = run.metadata
     model = meta["model"]
-    report = Report(f"VAST — {model['name']}")
+    report = Report(f"VAST — {model['name']}", metadata=meta)
     report.definitions(headline(meta))
     tables = run.tables
     _layers_section(report, tables["layers"])
@@ -287,15 +286,3 @@ def _weat_section(report: Report, table: pd.DataFrame, k_after: int) -> None:
     columns = ["test", "title", "representation", "k_nullified", "effect_size"]
     report.table(before_after[[*columns, "p_one_sided", "p_two_sided"]])
     report.paragraph(P_VALUE_RULE, note=True)
-
-
-def write_vast(run: VastRun, out_dir: Path) -> list[Path]:
-    """Write every table (parquet/csv/json, see :class:`wordlens.results.Result`) and
-    ``report.html`` into ``out_dir``."""
-    from wordlens.results import Result
-
-    written: list[Path] = []
-    for name, table in run.tables.items():
-        written += Result(f"vast_{name}", table, run.metadata).write(out_dir)
-    written.append(build_vast_report(run).write(out_dir / "report.html"))
-    return written

@@ -1,0 +1,140 @@
+"""Options of the VAST method (``wordlens vast``): the only place their defaults live."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from wordlens._files import DEFAULT_ENCODING, check_encoding
+from wordlens.conventions import ConventionPreset
+from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.methods.weat.config import LAYERS_HELP
+from wordlens.models.base import Pooling
+from wordlens.options import option
+from wordlens.resources.lexica import Duplicates
+
+Setting = Literal["random", "bleached", "aligned", "misaligned"]
+SETTINGS: tuple[Setting, ...] = ("random", "bleached", "aligned", "misaligned")
+PcPopulation = Literal["authors", "lexicon"]
+PC_POPULATIONS: tuple[PcPopulation, ...] = ("authors", "lexicon")
+#: The four sets of the VAST validation (WS-353, SimLex-999, Stanford Rare Words, MEN).
+VAST_SETS = ("ws353", "simlex999", "rw", "men")
+
+
+@dataclass(frozen=True)
+class VastConfig:
+    """What ``wordlens vast`` runs (every experiment of Wolfe & Caliskan 2022).
+
+    Attributes
+    ----------
+    lexica
+        Registered lexicon names or paths (English: bellezza, anew, warriner).
+    settings
+        Contextual settings (random, bleached, aligned, misaligned).
+    poolings
+        Subtoken poolings (first, last, mean, max).
+    layers
+        Hidden-state layers; None for all.
+    max_pcs
+        K of the nullification sweep k = 0..K.
+    pc_population
+        Vectors the nullified PCs are fitted on: ``"authors"`` (default, as ``VAST.py:116,
+        359-365``: every Bellezza, ANEW, Warriner and WEAT word in the same setting and pooling,
+        whatever ``lexica`` says) or ``"lexicon"`` (the scored lexicon and the polar words only,
+        a departure); :mod:`wordlens.methods.vast.population`.
+    seed
+        Seed of every random choice (corpus contexts, balancing, permutations).
+    tokenization
+        Run the singly vs multiply tokenized Warriner experiment.
+    similarity
+        Word-similarity sets to evaluate (empty to skip).
+    weat
+        Run the WEAT tests before/after nullification.
+    probes
+        Run the CoLA and POS probes of the top PCs.
+    probe_sentences
+        Training sentences per probe (None: all); the test splits are always used whole.
+    multilingual
+        Non-English lexica to run in the bleached setting with their own polar words.
+    n_samples
+        Permutations per WEAT test.
+    templates
+        A JSON file of aligned/misaligned templates replacing the packaged ones
+        (:func:`wordlens.contexts.valence.load_templates`).
+    duplicates
+        What to do with a word listed twice in a lexicon (:data:`wordlens.resources.Duplicates`);
+        None: ``"error"`` for files, a registered lexicon's own policy.
+    encoding
+        Text encoding of the lexicon and template files given by path.
+    conventions
+        ``"wordlens"``: the model's ``bos`` option as given; ``"paper"``: the VAST authors' BOS
+        choice (:func:`wordlens.conventions.bos_policy`).
+    """
+
+    lexica: tuple[str, ...] = option(
+        ("bellezza", "anew", "warriner"), "Lexica (registered names or files)."
+    )
+    settings: tuple[Setting, ...] = option(
+        SETTINGS, "Contextual settings: random, bleached, aligned, misaligned."
+    )
+    poolings: tuple[Pooling, ...] = option(("first", "last", "mean", "max"), "Subtoken poolings.")
+    layers: tuple[int, ...] | None = option(None, LAYERS_HELP, none="all", parse="layers")
+    max_pcs: int = option(12, "Nullification sweep k = 0..K.")
+    pc_population: PcPopulation = option(
+        "authors",
+        "Vectors the nullified PCs are fitted on: authors (every Bellezza, ANEW, Warriner and "
+        "WEAT word, as VAST.py) or lexicon (the lexicon and polar words only).",
+    )
+    seed: int = option(0, "Seed of every random choice.")
+    tokenization: bool = option(True, "Singly vs multiply tokenized Warriner words (slow: 13,915).")
+    similarity: tuple[str, ...] = option(VAST_SETS, "Similarity sets, or 'none'.")
+    weat: bool = option(True, "WEAT before/after nullification.", flag="weat/no-weat")
+    probes: bool = option(True, "CoLA and POS probes of the top PCs.")
+    probe_sentences: int | None = option(None, "Training sentences per probe [default: all].")
+    multilingual: tuple[str, ...] = option(
+        (), "Non-English lexica (e.g. anew-spanish,fan-french), or 'none'."
+    )
+    n_samples: int = option(10_000, "WEAT permutations.")
+    templates: Path | None = option(
+        None, "JSON file replacing the aligned/misaligned valence templates."
+    )
+    duplicates: Duplicates | None = option(
+        None,
+        "A word listed more than once in a lexicon: error, mean (average its ratings) or "
+        "first (keep the first entry) [error; a registered lexicon's own policy].",
+    )
+    encoding: str = option(
+        DEFAULT_ENCODING,
+        "Text encoding of the files you pass (words file, lexicon, study, templates), "
+        "e.g. latin-1 or cp1252.",
+    )
+    conventions: ConventionPreset = option(
+        "wordlens",
+        "Input conventions: wordlens (--bos as given) or paper (the paper authors' BOS "
+        "choice; see wordlens.conventions).",
+    )
+
+    def check(self) -> None:
+        """Refuse an empty choice of lexica or settings, an unknown setting or PC population and
+        an unknown encoding, before any model loads.
+
+        Raises
+        ------
+        EmptyInputError
+            If no lexicon or no setting is chosen.
+        WordlensError
+            If a setting, the PC population or the encoding is unknown.
+        """
+        if not self.lexica:
+            raise EmptyInputError("no lexicon selected")
+        if not self.settings:
+            raise EmptyInputError("no contextual setting selected")
+        unknown = set(self.settings) - set(SETTINGS)
+        if unknown:
+            raise WordlensError(f"unknown setting(s) {sorted(unknown)}; choose from {SETTINGS}")
+        if self.pc_population not in PC_POPULATIONS:
+            raise WordlensError(
+                f"unknown PC population {self.pc_population!r}; choose from {PC_POPULATIONS}"
+            )
+        check_encoding(self.encoding)
