@@ -14,21 +14,18 @@ import pandas as pd
 import pytest
 
 from wordlens.errors import EmptyInputError
+from wordlens.methods.base import Summary
+from wordlens.methods.registry import UnknownMethodError, get_method
 from wordlens.methods.vast import VastConfig
 from wordlens.methods.vast.experiments import run_vast
 from wordlens.methods.weat import WeatConfig
 from wordlens.methods.weat.layers import run_weat
 from wordlens.models.base import WordEmbedder
 from wordlens.resources import load_weat_tests
-from wordlens.results import Result
+from wordlens.results import Run
 from wordlens.study.records import CellRecord, CellRecordError, read_cell_record, write_cell_record
 from wordlens.study.report import write_study_report
-from wordlens.study.summary import (
-    CellOutputError,
-    CellSummary,
-    UnknownMethodError,
-    summarize_cell,
-)
+from wordlens.study.summary import CellOutputError, summarize_cell
 
 WEAT_TESTS = (1, 2, 7)
 # Bleached setting only; two poolings so the headline must pick "last" (the paper's), not the
@@ -50,11 +47,11 @@ FAILURE = "ResourceNotFoundError: <script>alert('ud-ewt')</script> is not availa
 class Study:
     root: Path
     records: list[CellRecord]
-    summaries: dict[tuple[str, str], CellSummary]
+    summaries: dict[tuple[str, str], Summary]
     written: list[Path]
 
 
-def _done(root: Path, model: str, method: str) -> tuple[CellRecord, CellSummary]:
+def _done(root: Path, model: str, method: str) -> tuple[CellRecord, Summary]:
     out_dir = f"cells/{model}/{method}"
     summary = summarize_cell(method, root / out_dir)
     record = CellRecord(model, model, method, "done", out_dir, summary.headline, seconds=1.5)
@@ -70,9 +67,15 @@ def study(
     records, summaries = [], {}
     for model in (glove, minilm):
         name = model.info.name
-        run_weat(model, tests, WeatConfig(n_samples=500)).write(root / "cells" / name / "weat")
-        run_vast(model, VAST_CONFIG).write(root / "cells" / name / "vast", "vast_")
-        for method in ("weat", "vast"):
+        runs = {
+            "weat": run_weat(model, tests, WeatConfig(n_samples=500)),
+            "vast": run_vast(model, VAST_CONFIG),
+        }
+        for method, run in runs.items():
+            cell = root / "cells" / name / method
+            run.write(cell, get_method(method).prefix)
+            if method == "vast":  # WEAT's report is left out: the index links its directory
+                get_method(method).report(run).write(cell / "report.html")
             record, summary = _done(root, name, method)
             records.append(record)
             summaries[(name, method)] = summary
@@ -130,14 +133,14 @@ def test_vast_headline_is_the_papers_series(study: Study) -> None:
 def test_nan_effect_sizes_and_ties(study: Study, tmp_path: Path) -> None:
     """A test undefined at every layer gives NaN headlines, shown as a dash; NaN layers are
     skipped; of two layers with the same |d| the lower one is the peak."""
-    result = Result.read(study.root / "cells/minilm-l6/weat", "weat")
-    table = result.table.copy()
+    result = Run.read(study.root / "cells/minilm-l6/weat")
+    table = result.tables["weat"].copy()
     seven, two = table["test"] == 7, table["test"] == 2
     table.loc[seven, "effect_size"] = np.nan
     table.loc[two & (table["layer"] == 0), "effect_size"] = np.nan
     table.loc[two & (table["layer"] == 2), "effect_size"] = -1.9
     table.loc[two & (table["layer"] == 4), "effect_size"] = 1.9
-    Result("weat", table, result.metadata).write(tmp_path / "cells/minilm-l6/weat")
+    Run("weat", {"weat": table}, result.metadata).write(tmp_path / "cells/minilm-l6/weat")
     record, summary = _done(tmp_path, "minilm-l6", "weat")
     assert np.isnan(record.headline["weat7_d_top"]) and np.isnan(record.headline["weat7_d_max"])
     assert record.headline["weat2_d_max"] == -1.9
@@ -151,10 +154,12 @@ def test_nan_effect_sizes_and_ties(study: Study, tmp_path: Path) -> None:
 
 
 def test_unknown_methods_and_missing_tables_are_named(study: Study) -> None:
-    with pytest.raises(UnknownMethodError, match="no summary for method 'wat'; known methods"):
+    with pytest.raises(UnknownMethodError, match="unknown method 'wat'; known: weat, vast"):
         summarize_cell("wat", study.root)
-    with pytest.raises(CellOutputError, match=r"vast_layers\.parquet/\.json in cell directory"):
+    with pytest.raises(CellOutputError, match="holds a weat run, not vast"):
         summarize_cell("vast", study.root / "cells/minilm-l6/weat")
+    with pytest.raises(CellOutputError, match=r"cells/x: cannot read the run .*run\.json"):
+        summarize_cell("vast", study.root / "cells/x")
 
 
 def test_csv_files_hold_every_number(study: Study) -> None:
@@ -296,8 +301,8 @@ def _check_numbers(page: Any, records: list[CellRecord]) -> None:
 
 
 def _check_links(page: Any, root: Path, hrefs: list[str]) -> None:
-    """Every link is a relative path that exists and loads: cell reports (or, for WEAT, which
-    writes no report.html, the cell's directory), the CSV files and each figure's PNG and SVG."""
+    """Every link is a relative path that exists and loads: cell reports (or, for a cell without
+    report.html, here WEAT's, the cell's directory), the CSV files and each figure's PNG and SVG."""
     kinds = {".html": 0, ".csv": 0, ".png": 0, ".svg": 0, "/": 0}
     for href in hrefs:
         target = root / href
