@@ -13,14 +13,14 @@ from scipy.stats import spearmanr
 from wordlens.contexts.intersectional import Bias, IntersectionalStudy
 from wordlens.evals.asymmetry import AsymmetryConfig, run_asymmetry
 from wordlens.evals.intersectional import IntersectionalConfig, run_intersectional
-from wordlens.evals.likelihood_bias import run_likelihood_bias
 from wordlens.evals.probing import ProbeConfig, run_probing
 from wordlens.evals.sense_bias import SenseBiasConfig, run_sense_bias
+from wordlens.methods.likelihood_bias import LikelihoodBiasConfig
+from wordlens.methods.likelihood_bias.compute import run_likelihood_bias
 from wordlens.models.base import WordEmbedder
 from wordlens.models.scoring import load_scorer
 from wordlens.report.asymmetry_report import write_asymmetry
 from wordlens.report.intersectional_report import write_intersectional
-from wordlens.report.likelihood_report import write_likelihood_bias
 from wordlens.report.probing_report import write_probing
 from wordlens.report.sense_report import write_sense_bias
 from wordlens.resources import load_lexicon
@@ -34,8 +34,11 @@ def cells(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_likelihood_bias_headlines_are_table_3(shared: Path, cells: Path) -> None:
     scorer = load_scorer(str(shared / "models" / "minilm-l6-mlm"))
-    run = run_likelihood_bias(scorer, ["crows", "sssb"], ["aul", "aula"], sample=16, n_resamples=0)
-    write_likelihood_bias(run, cells / "likelihood-bias")
+    config = LikelihoodBiasConfig(
+        benchmark=("crows", "sssb"), methods=("aul", "aula"), sample=16, bootstrap=0
+    )
+    run = run_likelihood_bias(scorer, config)
+    run.write(cells / "likelihood-bias", "likelihood_")
     summary = summarize_cell("likelihood-bias", cells / "likelihood-bias")
     assert summary.curves is None
     table3 = run.tables["table3"]
