@@ -14,15 +14,15 @@ from wordlens.contexts.intersectional import Bias, IntersectionalStudy
 from wordlens.evals.asymmetry import AsymmetryConfig, run_asymmetry
 from wordlens.evals.intersectional import IntersectionalConfig, run_intersectional
 from wordlens.evals.probing import ProbeConfig, run_probing
-from wordlens.evals.sense_bias import SenseBiasConfig, run_sense_bias
 from wordlens.methods.likelihood_bias import LikelihoodBiasConfig
 from wordlens.methods.likelihood_bias.compute import run_likelihood_bias
+from wordlens.methods.sense_bias import SenseBiasConfig
+from wordlens.methods.sense_bias.compute import run_sense_bias
 from wordlens.models.base import WordEmbedder
 from wordlens.models.scoring import load_scorer
 from wordlens.report.asymmetry_report import write_asymmetry
 from wordlens.report.intersectional_report import write_intersectional
 from wordlens.report.probing_report import write_probing
-from wordlens.report.sense_report import write_sense_bias
 from wordlens.resources import load_lexicon
 from wordlens.study.summary import CURVE_COLUMNS, CellOutputError, summarize_cell
 
@@ -151,10 +151,10 @@ def test_intersectional_headlines_are_effect_sizes_and_valnorm(
 
 def test_sense_bias_headlines_at_the_top_layer(glove: WordEmbedder, cells: Path) -> None:
     config = SenseBiasConfig(
-        experiments=("weat", "wat"), weat_tests=(9,), wat_words=12, n_samples=200
+        experiments=("weat", "wat"), weat_tests=(9,), wat_words=12, permutations=200
     )
     run = run_sense_bias(config, model=glove)
-    write_sense_bias(run, cells / "sense-bias")
+    run.write(cells / "sense-bias", "sense_bias_")
     summary = summarize_cell("sense-bias", cells / "sense-bias")
     weat = run.tables["weat"].set_index("representation")["effect_size"]
     wat = run.tables["wat"].set_index("representation")["r"]

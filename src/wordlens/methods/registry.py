@@ -15,7 +15,11 @@ from typing import Any, TypeVar
 from wordlens.errors import WordlensError
 from wordlens.methods.base import Method
 
-BUILTIN: tuple[str, ...] = ("wordlens.methods.weat", "wordlens.methods.likelihood_bias")
+BUILTIN: tuple[str, ...] = (
+    "wordlens.methods.weat",
+    "wordlens.methods.likelihood_bias",
+    "wordlens.methods.sense_bias",
+)
 """Modules of the methods that ship with wordlens, in the order commands are listed."""
 ENTRY_POINTS = "wordlens.methods"
 
