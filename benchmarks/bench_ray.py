@@ -142,9 +142,11 @@ def run_cell(cell: str, model: Any, args: argparse.Namespace) -> list[float]:
         table = run_weat(model, load_weat_tests([1, 2]), WeatConfig(n_samples=1000)).tables["weat"]
         return [float(x) for x in table["effect_size"]]
     if cell == "aul":
-        from wordlens.evals.likelihood_bias import run_likelihood_bias
+        from wordlens.methods.likelihood_bias import LikelihoodBiasConfig
+        from wordlens.methods.likelihood_bias.compute import run_likelihood_bias
 
-        run = run_likelihood_bias(model, ["crows"], sample=args.pairs, n_resamples=0)
+        config = LikelihoodBiasConfig(benchmark=("crows",), sample=args.pairs, bootstrap=0)
+        run = run_likelihood_bias(model, config)
         scores = run.tables["pair_scores"]
         return [float(x) for x in np.concatenate([scores["score_stereo"], scores["score_anti"]])]
     from wordlens.probing.features import sentence_features

@@ -7,9 +7,12 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from typer.testing import CliRunner
 
 from wordlens.cli import app
+from wordlens.methods.registry import get_method
+from wordlens.results import Run
 
 runner = CliRunner()
 
@@ -42,6 +45,27 @@ def test_likelihood_bias_command(shared: Path, tmp_path: Path) -> None:
     assert meta["model"]["newly_initialized_weights"] == []
     report = (out / "report.html").read_text()
     assert "Table 3 layout" in report and report.count("data:image/png") == 2
+    assert "minilm-l6-mlm (" in report.split("<footer>")[1]  # the provenance footer
+    # the run reads back from run.json; its headline is the Table 3 cells (eq. 6)
+    run = Run.read(out)
+    assert run.method == "likelihood-bias" and set(run.tables) == {
+        "pair_scores",
+        "bias_scores",
+        "table3",
+    }
+    summary = get_method("likelihood-bias").summary(run)
+    assert summary.curves is None
+    senses = layout.loc[layout["benchmark"] == "SSSB", "group"].map(str.lower).tolist()
+    assert list(summary.headline) == [
+        f"{method}_{benchmark}"
+        for benchmark in ["crows_pairs", *(f"sssb_{sense}" for sense in senses)]
+        for method in ("aul", "aula")
+    ]
+    crows_aul = pairs[(pairs["benchmark"] == "crows") & (pairs["method"] == "aul")]
+    assert summary.headline["aul_crows_pairs"] == pytest.approx(
+        100 * crows_aul["stereo_higher"].mean() - 50
+    )
+    assert "CrowS-Pairs all, 4 pairs" in summary.definitions["aul_crows_pairs"]
 
 
 def test_likelihood_bias_errors(shared: Path, tmp_path: Path) -> None:
@@ -50,6 +74,7 @@ def test_likelihood_bias_errors(shared: Path, tmp_path: Path) -> None:
         (["--bootstrap", "-1"], "--bootstrap must be >= 0"),
         (["--methods", "causal_sum"], "cannot score with causal_sum"),
         (["--dtype", "float8"], "unknown dtype 'float8'"),
+        (["--sample", "0"], "sample must be at least 1 pair per benchmark"),
     ]
     for options, message in cases:
         result = runner.invoke(

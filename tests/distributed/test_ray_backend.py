@@ -23,7 +23,8 @@ import pytest
 from wordlens.contexts import targets_from_template
 from wordlens.distributed import ModelSpec, RayBackend, use_backend
 from wordlens.errors import WordlensError
-from wordlens.evals.likelihood_bias import run_likelihood_bias
+from wordlens.methods.likelihood_bias import LikelihoodBiasConfig
+from wordlens.methods.likelihood_bias.compute import run_likelihood_bias
 from wordlens.methods.weat import WeatConfig
 from wordlens.methods.weat.layers import run_weat
 from wordlens.models.cache import ActivationCache, CacheStore
@@ -206,7 +207,10 @@ def test_a_model_that_fails_to_load_on_a_worker_says_why(shared: Path, backend: 
 
 
 def _likelihood_tables(scorer: LMScorer, methods: list[Any]) -> dict[str, pd.DataFrame]:
-    run = run_likelihood_bias(scorer, ["crows"], methods, sample=6, n_resamples=200, seed=0)
+    config = LikelihoodBiasConfig(
+        benchmark=("crows",), methods=tuple(methods), sample=6, bootstrap=200, seed=0
+    )
+    run = run_likelihood_bias(scorer, config)
     return run.tables
 
 

@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 
 from wordlens.errors import EmptyInputError, WordlensError
-from wordlens.evals.likelihood_bias import run_likelihood_bias, table3
+from wordlens.methods.likelihood_bias import LikelihoodBiasConfig
+from wordlens.methods.likelihood_bias.compute import run_likelihood_bias, table3
+from wordlens.methods.likelihood_bias.report import build_likelihood_report, write_paper_figures
 from wordlens.models.scoring import LMScorer, ScoringMethod, SentenceScores, load_scorer
-from wordlens.report.likelihood_report import write_likelihood_bias
 from wordlens.resources.bias_benchmarks import load_bias_pairs
 
 FLUENT = [
@@ -63,12 +64,12 @@ def test_known_answers_on_the_causal_model(causal: LMScorer) -> None:
     scrambled = [" ".join(reversed(sentence.rstrip(".").split())) + "." for sentence in FLUENT]
     run = run_likelihood_bias(
         causal,
-        {
+        LikelihoodBiasConfig(bootstrap=300),
+        pairs={
             "fluent": _pairs(FLUENT, scrambled),
             "scrambled": _pairs(scrambled, FLUENT),
             "same": _pairs(FLUENT, list(FLUENT)),
         },
-        n_resamples=300,
     )
     scores = run.tables["bias_scores"].query("level == 'all'").set_index(["benchmark", "method"])
     for method in ("causal_sum", "causal_mean"):
@@ -90,9 +91,10 @@ def test_known_answers_on_the_causal_model(causal: LMScorer) -> None:
 
 def test_benchmark_samples_on_the_masked_model(masked: LMScorer) -> None:
     counting = CountingScorer(masked)
-    run = run_likelihood_bias(
-        counting, ("sssb", "crows", "stereoset"), ("aul", "pll"), sample=3, n_resamples=200
+    config = LikelihoodBiasConfig(
+        benchmark=("sssb", "crows", "stereoset"), methods=("aul", "pll"), sample=3, bootstrap=200
     )
+    run = run_likelihood_bias(counting, config)
     pair_scores = run.tables["pair_scores"]
     assert pair_scores.groupby(["benchmark", "method"]).size().eq(3).all()
     # One call per method over the distinct sentences of every pair.
@@ -136,19 +138,22 @@ def test_benchmark_samples_on_the_masked_model(masked: LMScorer) -> None:
 def test_errors(masked: LMScorer) -> None:
     pairs = {"tiny": _pairs(FLUENT[:2], FLUENT[2:])}
     with pytest.raises(WordlensError, match="cannot score with causal_sum; it supports aul"):
-        run_likelihood_bias(masked, pairs, ["causal_sum"])
+        run_likelihood_bias(masked, LikelihoodBiasConfig(methods=("causal_sum",)), pairs=pairs)
+    aul = LikelihoodBiasConfig(methods=("aul",))
     with pytest.raises(WordlensError, match="unknown benchmark 'winobias'"):
-        run_likelihood_bias(masked, ["winobias"], ["aul"])
+        run_likelihood_bias(masked, LikelihoodBiasConfig(benchmark=("winobias",), methods=("aul",)))
     with pytest.raises(WordlensError, match="sample must be at least 1"):
-        run_likelihood_bias(masked, pairs, ["aul"], sample=0)
+        LikelihoodBiasConfig(sample=0)
+    with pytest.raises(WordlensError, match="--bootstrap must be >= 0"):
+        LikelihoodBiasConfig(bootstrap=-1)
     with pytest.raises(WordlensError, match="lacks column"):
-        run_likelihood_bias(masked, {"bad": pairs["tiny"].drop(columns="category")}, ["aul"])
+        run_likelihood_bias(masked, aul, pairs={"bad": pairs["tiny"].drop(columns="category")})
     with pytest.raises(EmptyInputError, match="no benchmark"):
-        run_likelihood_bias(masked, {}, ["aul"])
+        run_likelihood_bias(masked, aul, pairs={})
     with pytest.raises(EmptyInputError, match="without pairs"):
-        run_likelihood_bias(masked, {"empty": pairs["tiny"].iloc[:0]}, ["aul"])
+        run_likelihood_bias(masked, aul, pairs={"empty": pairs["tiny"].iloc[:0]})
     with pytest.raises(WordlensError, match="missing sentence"):
-        run_likelihood_bias(masked, {"gap": pairs["tiny"].assign(sentence_anti=None)}, ["aul"])
+        run_likelihood_bias(masked, aul, pairs={"gap": pairs["tiny"].assign(sentence_anti=None)})
 
 
 def test_table3_keeps_the_paper_layout() -> None:
@@ -173,7 +178,8 @@ def test_figure_3_scores_each_occupation_and_sense(masked: LMScorer, tmp_path: P
     sssb = load_bias_pairs("sssb")
     gender = sssb.query("category == 'gender-noun-vs-verb'")
     few = gender.groupby(["target", "sense_type"], sort=False).head(3)  # 6 x 2 x 3 pairs
-    run = run_likelihood_bias(masked, {"sssb": few}, ["aul", "pll"], n_resamples=200)
+    config = LikelihoodBiasConfig(methods=("aul", "pll"), bootstrap=200)
+    run = run_likelihood_bias(masked, config, pairs={"sssb": few})
     occupations = run.tables["sssb_occupations"]
     assert len(occupations) == 2 * 6 * 2 and (occupations["n"] == 3).all()
     assert list(occupations["occupation"][:2]) == ["engineer", "engineer"]
@@ -187,15 +193,17 @@ def test_figure_3_scores_each_occupation_and_sense(masked: LMScorer, tmp_path: P
         ]
         higher = (group["score_stereo"] > group["score_anti"]).mean()
         assert row.bias_score == pytest.approx(100 * higher - 50)
-    written = write_likelihood_bias(run, tmp_path)
     figure = tmp_path / "figure_3_occupations.png"
-    assert figure in written and figure.read_bytes().startswith(b"\x89PNG")
-    report = (tmp_path / "report.html").read_text()
+    assert write_paper_figures(run, tmp_path) == [figure]
+    assert figure.read_bytes().startswith(b"\x89PNG")
+    report = build_likelihood_report(run).render()
     assert "Figure 3" in report and report.count("data:image/png") == 2  # Figure 3 and SSSB
     # without gender pairs there is no Figure 3
     race = sssb.query("category == 'race-vs-colour'").head(3)
-    other = run_likelihood_bias(masked, {"sssb": race}, ["aul"], n_resamples=0)
+    other = run_likelihood_bias(
+        masked, LikelihoodBiasConfig(methods=("aul",), bootstrap=0), pairs={"sssb": race}
+    )
     assert "sssb_occupations" not in other.tables
-    assert not (tmp_path / "other").exists()
-    write_likelihood_bias(other, tmp_path / "other")
+    assert write_paper_figures(other, tmp_path / "other") == []
     assert not (tmp_path / "other" / "figure_3_occupations.png").exists()
+    assert "Figure 3" not in build_likelihood_report(other).render()

@@ -13,10 +13,11 @@ import pandas as pd
 import pytest
 
 from wordlens.errors import EmptyInputError, WordlensError
-from wordlens.evals.sense_bias import (
+from wordlens.methods.registry import get_method
+from wordlens.methods.sense_bias import SenseBiasConfig
+from wordlens.methods.sense_bias.compute import (
     TABLE2_COLUMNS,
     WEAT_ROWS,
-    SenseBiasConfig,
     eq4_max_over_senses,
     eq4_scores,
     gender_direction,
@@ -29,10 +30,10 @@ from wordlens.evals.sense_bias import (
     run_wat,
     wat_reference,
 )
-from wordlens.evals.static_sssb import SSSB_ROWS
+from wordlens.methods.sense_bias.report import build_sense_report, write_paper_figures
+from wordlens.methods.sense_bias.static_sssb import SSSB_ROWS
 from wordlens.models.base import WordEmbedder
 from wordlens.models.senses import SenseVectors, build_sense_vectors
-from wordlens.report.sense_report import write_sense_bias
 from wordlens.resources import WeatTest, WordSet, load_weat_tests
 from wordlens.resources.association_norms import AssociationNorms, load_association_norms
 from wordlens.resources.sense_assignments import (
@@ -41,6 +42,7 @@ from wordlens.resources.sense_assignments import (
     weat_sense_assignments,
 )
 from wordlens.resources.wordnet import load_wordnet
+from wordlens.results import Run
 from wordlens.stats import cosine_similarity, pearson, weat
 
 RNG = np.random.default_rng(7)
@@ -94,7 +96,9 @@ def planted_store() -> SenseVectors:
 def test_sense_weat_is_weat_on_assigned_senses_and_on_eq7_word_vectors() -> None:
     senses = planted_store()
     assignments = SenseAssignments(ASSIGNED, {}, (99,), "constructed")
-    table = run_sense_weat(senses, [TEST], assignments, n_samples=1000).tables["weat"]
+    table = run_sense_weat(
+        senses, [TEST], assignments, config=SenseBiasConfig(permutations=1000)
+    ).tables["weat"]
     by_rep = table.set_index("representation")
     sense_sets = [senses.sense_vectors([ASSIGNED[w] for w in WORDS[r]]) for r in "xyab"]
     word_sets = [senses.word_vectors(list(WORDS[r])) for r in "xyab"]
@@ -111,7 +115,9 @@ def test_sense_weat_is_weat_on_assigned_senses_and_on_eq7_word_vectors() -> None
 def test_words_with_one_sense_give_the_same_sense_and_word_results() -> None:
     single = make_store({ASSIGNED[w]: RNG.normal(size=DIM) for ws in WORDS.values() for w in ws})
     assignments = SenseAssignments(ASSIGNED, {}, (99,), "constructed")
-    table = run_sense_weat(single, [TEST], assignments, n_samples=100).tables["weat"]
+    table = run_sense_weat(
+        single, [TEST], assignments, config=SenseBiasConfig(permutations=100)
+    ).tables["weat"]
     sense, word = (table[table["representation"] == r].iloc[0] for r in ("sense", "word"))
     assert sense["effect_size"] == word["effect_size"]
     assert sense["statistic"] == word["statistic"]
@@ -121,7 +127,7 @@ def test_unassigned_and_missing_words_are_dropped_from_both_levels() -> None:
     senses = planted_store()
     assigned = dict(ASSIGNED) | {"tulip": "tulip%1:20:00::"}  # a key the store lacks
     assignments = SenseAssignments(assigned, {"flea": "no fitting sense"}, (99,), "c")
-    run = run_sense_weat(senses, [TEST], assignments, n_samples=100)
+    run = run_sense_weat(senses, [TEST], assignments, config=SenseBiasConfig(permutations=100))
     assert run.metadata["dropped_words"]["99"] == {
         "tulip": "tulip%1:20:00:: is not in the sense vectors",
         "flea": "no fitting sense",
@@ -302,7 +308,7 @@ def test_config_validation() -> None:
         SenseBiasConfig(dimensions=(0, 10))
     with pytest.raises(WordlensError, match="sssb_draws must be at least 2"):
         SenseBiasConfig(sssb_draws=1)
-    with pytest.raises(WordlensError, match="either a model"):
+    with pytest.raises(WordlensError, match="give exactly one of --model and --senses"):
         run_sense_bias(SenseBiasConfig())
 
 
@@ -316,7 +322,7 @@ def test_sense_bias_end_to_end_on_minilm_with_a_glove_baseline(
         wat_words=12,
         max_examples=0,
         gender_pairs="debiaswe-definitional-pairs",
-        n_samples=500,
+        permutations=500,
     )
     run = run_sense_bias(config, model=minilm, baseline=glove)
     weat_table = run.tables["weat"]
@@ -341,8 +347,8 @@ def test_sense_bias_end_to_end_on_minilm_with_a_glove_baseline(
     assert table2.loc["black (ethnicity)", "word"] == table2.loc["black (colour)", "word"]
     sweep = run.tables["dimensions"]
     assert sorted(set(sweep["dimension"])) == [48, 96, 192, 384]  # d/8, d/4, d/2, d of minilm
-    written = write_sense_bias(run, tmp_path)
-    html = (tmp_path / "report.html").read_text()
+    written = run.write(tmp_path, "sense_bias_") + write_paper_figures(run, tmp_path)
+    html = build_sense_report(run).render()
     assert "Figure 2" in html and "Table 2" in html and "Figure 1" in html and "<img" in html
     assert {path.name for path in written} >= {
         "sense_bias_weat.parquet",
@@ -350,7 +356,7 @@ def test_sense_bias_end_to_end_on_minilm_with_a_glove_baseline(
         "sense_bias_sssb.parquet",
         "figure_1_dimensions.png",
         "figure_2_gender_direction.png",
-        "report.html",
+        "run.json",
     }
     assert (tmp_path / "figure_1_dimensions.png").read_bytes().startswith(b"\x89PNG")
 
@@ -368,9 +374,16 @@ def test_a_sense_file_gives_the_same_results_as_the_built_vectors(
     }
     keys = [sense.key for lemma in sorted(lemmas) for sense in wordnet.senses(lemma)]
     built = build_sense_vectors(glove, keys, wordnet=wordnet)
-    config = SenseBiasConfig(experiments=("weat",), weat_tests=(9,), n_samples=200)
-    from_file = run_sense_bias(config, sense_file=built.write(tmp_path / "glove_senses.npz"))
-    from_store = run_sense_weat(built, [test], assignments, n_samples=200)
+    config = SenseBiasConfig(
+        senses=built.write(tmp_path / "glove_senses.npz"),
+        experiments=("weat",),
+        weat_tests=(9,),
+        permutations=200,
+    )
+    from_file = run_sense_bias(config)
+    from_store = run_sense_weat(
+        built, [test], assignments, config=SenseBiasConfig(permutations=200)
+    )
     pd.testing.assert_frame_equal(from_file.tables["weat"], from_store.tables["weat"])
     table = from_store.tables["weat"].set_index("representation")
     # a static model gives every sense the word's vector: sense and word levels agree
@@ -381,7 +394,7 @@ def test_a_sense_file_gives_the_same_results_as_the_built_vectors(
 
 
 def test_table2_has_every_row_and_says_why_a_row_is_missing(glove: WordEmbedder) -> None:
-    config = SenseBiasConfig(experiments=("weat", "sssb"), weat_tests=(9,), n_samples=100)
+    config = SenseBiasConfig(experiments=("weat", "sssb"), weat_tests=(9,), permutations=100)
     run = run_sense_bias(replace(config, sssb_draws=200), model=glove, baseline=glove)
     table = run.tables["table2"]
     assert list(table.columns) == TABLE2_COLUMNS
@@ -399,6 +412,46 @@ def test_table2_has_every_row_and_says_why_a_row_is_missing(glove: WordEmbedder)
     assert set(sssb_table["representation"]) == {"sense", "word", "baseline"}
     assert (sssb_table["n_draws"] == 200).all()
     assert "dimensions" not in run.tables and "sssb" in run.metadata["experiments"]
+
+
+def test_summary_headlines_are_at_each_representations_top_layer(glove: WordEmbedder) -> None:
+    config = SenseBiasConfig(
+        experiments=("weat", "wat", "gender-direction"),
+        weat_tests=(9,),
+        wat_words=12,
+        permutations=200,
+    )
+    run = run_sense_bias(config, model=glove)
+    method = get_method("sense-bias")
+    summary = method.summary(run)
+    weat_d = run.tables["weat"].set_index("representation")["effect_size"]
+    wat_r = run.tables["wat"].set_index("representation")["r"]
+    assert summary.headline == {
+        "weat9_d_sense": weat_d["sense"],
+        "weat9_d_word": weat_d["word"],
+        "wat_r_sense": wat_r["sense"],
+        "wat_r_word": wat_r["word"],
+    }
+    curves = summary.curves
+    assert curves is not None and curves["depth"].isna().all()  # GloVe: one layer, no depth
+    assert sorted(curves["metric"]) == [
+        "wat_r_sense",
+        "wat_r_word",
+        "weat9_d_sense",
+        "weat9_d_word",
+    ]
+    assert set(summary.definitions) >= set(summary.headline)
+    # a run without the weat and wat experiments has no headline (and no curves)
+    directions_only = Run(run.method, {"gender_direction": run.tables["gender_direction"]})
+    empty = method.summary(directions_only)
+    assert empty.headline == {} and empty.curves is None
+    titles = [getattr(shown, "title", "") for shown in method.console(run)]
+    assert titles == [
+        "Table 2 (word / sense / baseline), top layer",
+        "WEAT with sense ids, top layer",
+        "WAT (Pearson with the reference), top layer",
+        "Cosine with the gender direction (eq. 8), top layer; + male",
+    ]
 
 
 def _weat_senses(
@@ -420,33 +473,39 @@ def _weat_senses(
 
 def test_dimension_sweep_defaults_and_sizes_beyond_the_rank(glove: WordEmbedder) -> None:
     senses, test, assignments = _weat_senses(glove, 1)
-    run = run_dimension_sweep(senses, [test], assignments, n_samples=100)
+    run = run_dimension_sweep(senses, [test], assignments, SenseBiasConfig(permutations=100))
     table = run.tables["dimensions"]
     assert run.metadata["dimensions"] == [6, 12, 25, 50]  # d/8, d/4, d/2, d of GloVe 50d
     assert list(table.groupby("dimension").size()) == [2, 2, 2, 2]  # sense and word per size
     assert table["energy"].is_monotonic_increasing and table["energy"].iloc[-1] == pytest.approx(1)
-    direct = run_sense_weat(senses, [test], assignments, n_samples=100).tables["weat"]
+    direct = run_sense_weat(
+        senses, [test], assignments, config=SenseBiasConfig(permutations=100)
+    ).tables["weat"]
     full = table[table["dimension"] == 50].set_index("representation")["effect_size"]
     # the full size is a rotation: the effect sizes of the unreduced vectors
     for representation, value in direct.set_index("representation")["effect_size"].items():
         assert full[representation] == pytest.approx(value, abs=1e-5)
-    capped = run_dimension_sweep(senses, [test], assignments, (10, 51), n_samples=100)
+    capped_config = SenseBiasConfig(dimensions=(10, 51), permutations=100)
+    capped = run_dimension_sweep(senses, [test], assignments, capped_config)
     assert capped.metadata["dimensions"] == [10] and capped.metadata["skipped_dimensions"] == [51]
     with pytest.raises(EmptyInputError, match="no size"):
-        run_dimension_sweep(senses, [test], assignments, (51,))
+        run_dimension_sweep(senses, [test], assignments, SenseBiasConfig(dimensions=(51,)))
 
 
 @pytest.mark.slow
 def test_dimension_sweep_on_minilm_gives_one_point_per_size(minilm: WordEmbedder) -> None:
     senses, test, assignments = _weat_senses(minilm, 9, layers=[-1], max_examples=0)
-    run = run_dimension_sweep(senses, [test], assignments, (24, 96, 384), n_samples=200)
+    config = SenseBiasConfig(dimensions=(24, 96, 384), permutations=200)
+    run = run_dimension_sweep(senses, [test], assignments, config)
     table = run.tables["dimensions"]
     assert table.groupby(["dimension", "representation"]).size().to_dict() == {
         (size, rep): 1 for size in (24, 96, 384) for rep in ("sense", "word")
     }
     assert np.isfinite(table["effect_size"]).all() and run.metadata["layer"] == 6
     assert run.metadata["n_senses"] < 384  # rank below d: the full size is still a rotation
-    direct = run_sense_weat(senses, [test], assignments, n_samples=200).tables["weat"]
+    direct = run_sense_weat(
+        senses, [test], assignments, config=SenseBiasConfig(permutations=200)
+    ).tables["weat"]
     full = table[table["dimension"] == 384].set_index("representation")["effect_size"]
     for representation, value in direct.set_index("representation")["effect_size"].items():
         assert full[representation] == pytest.approx(value, abs=1e-4)

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from wordlens.errors import EmptyInputError, WordlensError
-from wordlens.evals.static_sssb import (
+from wordlens.methods.sense_bias.static_sssb import (
     NATIONALITIES,
     SSSB_ROWS,
     Draws,

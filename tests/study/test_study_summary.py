@@ -13,16 +13,16 @@ from scipy.stats import spearmanr
 from wordlens.contexts.intersectional import Bias, IntersectionalStudy
 from wordlens.evals.asymmetry import AsymmetryConfig, run_asymmetry
 from wordlens.evals.intersectional import IntersectionalConfig, run_intersectional
-from wordlens.evals.likelihood_bias import run_likelihood_bias
 from wordlens.evals.probing import ProbeConfig, run_probing
-from wordlens.evals.sense_bias import SenseBiasConfig, run_sense_bias
+from wordlens.methods.likelihood_bias import LikelihoodBiasConfig
+from wordlens.methods.likelihood_bias.compute import run_likelihood_bias
+from wordlens.methods.sense_bias import SenseBiasConfig
+from wordlens.methods.sense_bias.compute import run_sense_bias
 from wordlens.models.base import WordEmbedder
 from wordlens.models.scoring import load_scorer
 from wordlens.report.asymmetry_report import write_asymmetry
 from wordlens.report.intersectional_report import write_intersectional
-from wordlens.report.likelihood_report import write_likelihood_bias
 from wordlens.report.probing_report import write_probing
-from wordlens.report.sense_report import write_sense_bias
 from wordlens.resources import load_lexicon
 from wordlens.study.summary import CURVE_COLUMNS, CellOutputError, summarize_cell
 
@@ -34,8 +34,11 @@ def cells(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_likelihood_bias_headlines_are_table_3(shared: Path, cells: Path) -> None:
     scorer = load_scorer(str(shared / "models" / "minilm-l6-mlm"))
-    run = run_likelihood_bias(scorer, ["crows", "sssb"], ["aul", "aula"], sample=16, n_resamples=0)
-    write_likelihood_bias(run, cells / "likelihood-bias")
+    config = LikelihoodBiasConfig(
+        benchmark=("crows", "sssb"), methods=("aul", "aula"), sample=16, bootstrap=0
+    )
+    run = run_likelihood_bias(scorer, config)
+    run.write(cells / "likelihood-bias", "likelihood_")
     summary = summarize_cell("likelihood-bias", cells / "likelihood-bias")
     assert summary.curves is None
     table3 = run.tables["table3"]
@@ -148,10 +151,10 @@ def test_intersectional_headlines_are_effect_sizes_and_valnorm(
 
 def test_sense_bias_headlines_at_the_top_layer(glove: WordEmbedder, cells: Path) -> None:
     config = SenseBiasConfig(
-        experiments=("weat", "wat"), weat_tests=(9,), wat_words=12, n_samples=200
+        experiments=("weat", "wat"), weat_tests=(9,), wat_words=12, permutations=200
     )
     run = run_sense_bias(config, model=glove)
-    write_sense_bias(run, cells / "sense-bias")
+    run.write(cells / "sense-bias", "sense_bias_")
     summary = summarize_cell("sense-bias", cells / "sense-bias")
     weat = run.tables["weat"].set_index("representation")["effect_size"]
     wat = run.tables["wat"].set_index("representation")["r"]

@@ -15,7 +15,15 @@ from typing import Any, TypeVar
 from wordlens.errors import WordlensError
 from wordlens.methods.base import Method
 
-BUILTIN: tuple[str, ...] = ("wordlens.methods.weat", "wordlens.methods.vast")
+BUILTIN: tuple[str, ...] = (
+    "wordlens.methods.weat",
+    "wordlens.methods.vast",
+    "wordlens.methods.intersectional",
+    "wordlens.methods.likelihood_bias",
+    "wordlens.methods.sense_bias",
+    "wordlens.methods.asymmetry",
+    "wordlens.methods.probing",
+)
 """Modules of the methods that ship with wordlens, in the order commands are listed."""
 ENTRY_POINTS = "wordlens.methods"
 

@@ -1,6 +1,7 @@
 """The likelihood-bias report: the bias score of eq. 6 of Zhou, Kaneko & Bollegala (2022) per
 benchmark, category and scoring method for one model, with Table 3's layout and Figure 3 (SSSB
-gender bias per occupation, noun vs verb senses), in one HTML page; Figure 3 also as a PNG file."""
+gender bias per occupation, noun vs verb senses), in one HTML page; Figure 3 also as a PNG file
+(:func:`write_paper_figures`)."""
 
 from __future__ import annotations
 
@@ -10,17 +11,16 @@ from typing import Any
 
 import pandas as pd
 
-from wordlens.evals.likelihood_bias import BENCHMARK_TITLES, LikelihoodBiasRun
+from wordlens.methods.likelihood_bias.compute import BENCHMARK_TITLES
 from wordlens.report.bias_figures import write_figures
 from wordlens.report.html import Report
 from wordlens.report.interval_bars import IntervalBars, interval_bars
+from wordlens.results import Run
 
 _COUNTS = ["n", "n_stereo_higher", "n_anti_higher", "n_ties", "n_missing"]
 
 
-def build_likelihood_report(
-    run: LikelihoodBiasRun, figures: Mapping[str, bytes] | None = None
-) -> Report:
+def build_likelihood_report(run: Run, figures: Mapping[str, bytes] | None = None) -> Report:
     """Configuration, Table 3, Figure 3 (when SSSB gender pairs were scored), one section per
     benchmark, timings. ``figures``: those of :func:`paper_figures` (drawn here if None)."""
     figures = paper_figures(run) if figures is None else figures
@@ -30,7 +30,7 @@ def build_likelihood_report(
     bias_scores = run.tables["bias_scores"]
     interval = _interval(run)
     reductions = model.get("scoring", {}).get("reductions", {})
-    report = Report(f"Likelihood bias — {model['name']}")
+    report = Report(f"Likelihood bias — {model['name']}", metadata=meta)
     report.definitions(
         {
             "model": f"{model['name']} ({model['kind']})",
@@ -121,7 +121,7 @@ def _timings(meta: dict[str, Any]) -> pd.DataFrame:
     )
 
 
-def paper_figures(run: LikelihoodBiasRun) -> dict[str, bytes]:
+def paper_figures(run: Run) -> dict[str, bytes]:
     """Figure 3 (``figure_3_occupations``) as PNG bytes when the run has SSSB gender pairs."""
     if "sssb_occupations" not in run.tables:
         return {}
@@ -129,7 +129,7 @@ def paper_figures(run: LikelihoodBiasRun) -> dict[str, bytes]:
     return {"figure_3_occupations": figure}
 
 
-def _interval(run: LikelihoodBiasRun) -> str:
+def _interval(run: Run) -> str:
     return f"{run.metadata['config']['confidence']:.0%} bootstrap interval"
 
 
@@ -164,16 +164,7 @@ def _occupation_section(
     report.table(table[columns], float_format="{:.2f}")
 
 
-def write_likelihood_bias(run: LikelihoodBiasRun, out_dir: Path) -> list[Path]:
-    """Write every table as ``likelihood_<name>`` (parquet/csv/json, see
-    :class:`wordlens.results.Result`), Figure 3 as ``figure_3_occupations.png`` (when the run has
-    SSSB gender pairs) and ``report.html`` into ``out_dir``."""
-    from wordlens.results import Result
-
-    written: list[Path] = []
-    for name, table in run.tables.items():
-        written += Result(f"likelihood_{name}", table, run.metadata).write(out_dir)
-    figures = paper_figures(run)
-    written += write_figures(figures, out_dir)
-    written.append(build_likelihood_report(run, figures).write(out_dir / "report.html"))
-    return written
+def write_paper_figures(run: Run, out_dir: Path) -> list[Path]:
+    """Write Figure 3 as ``figure_3_occupations.png`` into ``out_dir`` when the run has SSSB
+    gender pairs; the paths written."""
+    return write_figures(paper_figures(run), out_dir)

@@ -30,18 +30,18 @@ References
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
 from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.methods.likelihood_bias.config import NAME, LikelihoodBiasConfig
 from wordlens.models.scoring import LMScorer, ScoringMethod, pass_groups
-from wordlens.resources.bias_benchmarks import BENCHMARKS, COLUMNS, RESOURCES, load_bias_pairs
+from wordlens.resources.bias_benchmarks import COLUMNS, RESOURCES, load_bias_pairs
 from wordlens.resources.registry import get_resource
-from wordlens.results import Timings
+from wordlens.results import Run, Timings
 from wordlens.stats.pairs import pair_bias_table
 
 METHOD = "Zhou, Kaneko & Bollegala (2022), likelihood bias score (eq. 6) on sentence pairs"
@@ -56,67 +56,44 @@ _REQUIRED = ("item_id", "category", "sentence_stereo", "sentence_anti")
 _PAIR_COLUMNS = [column for column in COLUMNS if column not in ("direction", "sentence_unrelated")]
 
 
-@dataclass
-class LikelihoodBiasRun:
-    """Tables of one run (name → tidy DataFrame) and their metadata.
-
-    Tables: ``pair_scores`` (one row per pair and method), ``bias_scores`` (one row per
-    benchmark, level, group and method), ``table3`` (the paper's Table 3 layout: one row per
-    benchmark or SSSB sense, a bias score and interval per method) and, when SSSB gender pairs
-    were scored, ``sssb_occupations`` (Figure 3: per method, occupation and noun/verb sense).
-    """
-
-    tables: dict[str, pd.DataFrame]
-    metadata: dict[str, Any]
-
-
 def run_likelihood_bias(
     scorer: LMScorer,
-    benchmarks: Sequence[str] | Mapping[str, pd.DataFrame] = BENCHMARKS,
-    methods: Sequence[ScoringMethod] | None = None,
+    config: LikelihoodBiasConfig | None = None,
     *,
-    sample: int | None = None,
-    n_resamples: int = 10_000,
+    pairs: Mapping[str, pd.DataFrame] | None = None,
     confidence: float = 0.95,
-    seed: int = 0,
     progress: bool = False,
-) -> LikelihoodBiasRun:
+) -> Run:
     """Score the pairs of each benchmark with each method and compute the bias scores (eq. 6).
 
     Parameters
     ----------
     scorer
         A masked or causal LM scorer.
-    benchmarks
-        Benchmark names (``sssb``, ``crows``, ``stereoset``), or name → pairs table with at least
-        the columns ``item_id``, ``category``, ``sentence_stereo`` and ``sentence_anti`` (e.g.
-        constructed pairs; other :data:`~wordlens.resources.bias_benchmarks.COLUMNS` are
-        optional).
-    methods
-        Scoring methods; None for every method the scorer supports.
-    sample
-        Keep this many pairs per benchmark, drawn without replacement with `seed` (file order is
-        kept); None for all.
-    n_resamples
-        Bootstrap resamples of each interval; 0 for none.
+    config
+        [the defaults] Benchmarks, scoring methods (None: every method the scorer supports),
+        pairs sampled per benchmark, bootstrap resamples and seed
+        (:class:`~wordlens.methods.likelihood_bias.config.LikelihoodBiasConfig`).
+    pairs
+        Name → pairs table instead of ``config.benchmark``, with at least the columns
+        ``item_id``, ``category``, ``sentence_stereo`` and ``sentence_anti`` (e.g. constructed
+        pairs; other :data:`~wordlens.resources.bias_benchmarks.COLUMNS` are optional).
     confidence
         Confidence level of the intervals.
-    seed
-        Seed of the subsample and of the bootstrap.
     progress
         Show the scorer's progress bars.
 
     Returns
     -------
-    LikelihoodBiasRun
+    Run
         ``pair_scores``: benchmark, item_id, category, sense_type, sense_key, target,
         sentence_stereo, sentence_anti, method, score_stereo, score_anti, n_tokens_stereo,
         n_tokens_anti, stereo_higher, tie.
         ``bias_scores``: benchmark, method, level (:data:`LEVELS`), group, then the fields of
         :class:`~wordlens.stats.pairs.PairBiasScore` (bias_score, ci_low, ci_high, n,
-        n_stereo_higher, n_anti_higher, n_ties, n_missing, ...). ``table3``: see :func:`table3`.
-        ``sssb_occupations``: see :func:`occupation_bias` (only when SSSB noun or verb pairs
-        were scored).
+        n_stereo_higher, n_anti_higher, n_ties, n_missing, ...). ``table3`` (the paper's Table 3
+        layout): see :func:`table3`. ``sssb_occupations`` (Figure 3): see
+        :func:`occupation_bias` (only when SSSB noun or verb pairs were scored).
         Metadata: the model, configuration, pair counts,
         sentence count, timings and sentences/s per method.
 
@@ -124,24 +101,23 @@ def run_likelihood_bias(
     ------
     WordlensError
         An unknown benchmark or method, a method the model does not support, a pairs table
-        without the required columns, ``sample < 1``, or a scorer returning the wrong number of
-        scores.
+        without the required columns, or a scorer returning the wrong number of scores.
     EmptyInputError
         No benchmark, no method, or a benchmark without pairs.
     """
-    if sample is not None and sample < 1:
-        raise WordlensError(f"sample must be at least 1 pair per benchmark; got {sample}")
-    chosen_methods = _check_methods(scorer, methods)
+    config = config or LikelihoodBiasConfig()
+    sample, n_resamples, seed = config.sample, config.bootstrap, config.seed
+    chosen_methods = _check_methods(scorer, config.methods)
     timings = Timings()
     with timings.stage("load"):
-        loaded = _load_benchmarks(benchmarks)
-    pairs = pd.concat(
+        loaded = _load_benchmarks(config.benchmark if pairs is None else pairs)
+    kept = pd.concat(
         [_subsample(frame, sample, seed) for frame in loaded.values()], ignore_index=True
     )
-    sentences = list(dict.fromkeys([*pairs["sentence_stereo"], *pairs["sentence_anti"]]))
+    sentences = list(dict.fromkeys([*kept["sentence_stereo"], *kept["sentence_anti"]]))
     position = {sentence: index for index, sentence in enumerate(sentences)}
-    stereo_rows = pairs["sentence_stereo"].map(position).to_numpy(dtype=np.int64)
-    anti_rows = pairs["sentence_anti"].map(position).to_numpy(dtype=np.int64)
+    stereo_rows = kept["sentence_stereo"].map(position).to_numpy(dtype=np.int64)
+    anti_rows = kept["sentence_anti"].map(position).to_numpy(dtype=np.int64)
     scored: dict[str, tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]] = {}
     sentences_per_second: dict[str, float] = {}
     for group in pass_groups(chosen_methods):
@@ -151,7 +127,7 @@ def run_likelihood_bias(
         sentences_per_second[label] = len(sentences) / timings.seconds[f"score_{label}"]
     pair_scores = pd.concat(
         [
-            _pair_scores(pairs, method, *scored[method], stereo_rows, anti_rows)
+            _pair_scores(kept, method, *scored[method], stereo_rows, anti_rows)
             for method in chosen_methods
         ],
         ignore_index=True,
@@ -169,7 +145,7 @@ def run_likelihood_bias(
             "confidence": confidence,
             "seed": seed,
         },
-        "benchmarks": _benchmark_summary(loaded, pairs, benchmarks),
+        "benchmarks": _benchmark_summary(loaded, kept, given=pairs is not None),
         "n_sentences": len(sentences),
         "timings_s": dict(timings.seconds),
         "sentences_per_second": sentences_per_second,
@@ -184,11 +160,11 @@ def run_likelihood_bias(
     occupations = occupation_bias(pair_scores, n_resamples, confidence, seed)
     if not occupations.empty:
         tables["sssb_occupations"] = occupations
-    return LikelihoodBiasRun(tables, metadata)
+    return Run(NAME, tables, metadata)
 
 
 def occupation_bias(
-    pair_scores: pd.DataFrame, n_resamples: int = 10_000, confidence: float = 0.95, seed: int = 0
+    pair_scores: pd.DataFrame, n_resamples: int, confidence: float, seed: int
 ) -> pd.DataFrame:
     """Figure 3's bars: eq. 6 over the SSSB pairs of each occupation's noun and verb sense.
 
@@ -269,9 +245,8 @@ def table3(bias_scores: pd.DataFrame, methods: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["benchmark", "group", "n", *columns])
 
 
-def _check_methods(
-    scorer: LMScorer, methods: Sequence[ScoringMethod] | None
-) -> tuple[ScoringMethod, ...]:
+def _check_methods(scorer: LMScorer, methods: Sequence[str] | None) -> tuple[ScoringMethod, ...]:
+    """The chosen methods (None: every method the scorer supports), each checked supported."""
     chosen = tuple(dict.fromkeys(scorer.methods if methods is None else methods))
     if not chosen:
         raise EmptyInputError("no scoring method chosen")
@@ -281,7 +256,7 @@ def _check_methods(
             f"{scorer.info.name} ({scorer.info.kind}) cannot score with "
             f"{', '.join(unsupported)}; it supports {', '.join(scorer.methods)}"
         )
-    return chosen
+    return cast(tuple[ScoringMethod, ...], chosen)
 
 
 def _load_benchmarks(
@@ -375,17 +350,15 @@ def _bias_scores(
 
 
 def _benchmark_summary(
-    loaded: Mapping[str, pd.DataFrame],
-    pairs: pd.DataFrame,
-    benchmarks: Sequence[str] | Mapping[str, pd.DataFrame],
+    loaded: Mapping[str, pd.DataFrame], kept: pd.DataFrame, *, given: bool
 ) -> dict[str, dict[str, Any]]:
-    counts = pairs["benchmark"].value_counts()
+    """Per benchmark: its pairs, those scored (after ``sample``) and its source (``given``:
+    tables passed by the caller)."""
+    counts = kept["benchmark"].value_counts()
     summary: dict[str, dict[str, Any]] = {}
     for name, frame in loaded.items():
         source = (
-            "pairs table given by the caller"
-            if isinstance(benchmarks, Mapping)
-            else get_resource(RESOURCES[name]).source
+            "pairs table given by the caller" if given else get_resource(RESOURCES[name]).source
         )
         summary[name] = {"n_pairs": len(frame), "n_scored": int(counts[name]), "source": source}
     return summary

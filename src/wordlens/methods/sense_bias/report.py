@@ -1,6 +1,6 @@
 """The sense-bias report: Table 2 (WEAT, WAT and SSSB, word vs sense), Figure 1 (bias by
 dimension) and Figure 2 (gender directions of occupations' noun and verb senses) of Zhou, Kaneko &
-Bollegala (2022), in one HTML page; the figures also as PNG files."""
+Bollegala (2022), in one HTML page; the figures also as PNG files (:func:`write_paper_figures`)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,10 @@ from typing import Any
 
 import pandas as pd
 
-from wordlens.evals.sense_bias import SenseBiasRun
 from wordlens.report.bias_figures import grouped_bars, write_figures
 from wordlens.report.figures import Panel, line_panels
 from wordlens.report.html import Report
-from wordlens.results import Result
+from wordlens.results import Run
 from wordlens.stats import P_VALUE_RULE
 
 _REPRESENTATIONS = {
@@ -24,7 +23,7 @@ _REPRESENTATIONS = {
 }
 
 
-def build_sense_report(run: SenseBiasRun, figures: Mapping[str, bytes] | None = None) -> Report:
+def build_sense_report(run: Run, figures: Mapping[str, bytes] | None = None) -> Report:
     """The sections of the experiments the run holds, with its provenance and timings.
 
     ``figures`` are the paper's figures of :func:`paper_figures` (drawn here if None).
@@ -33,7 +32,7 @@ def build_sense_report(run: SenseBiasRun, figures: Mapping[str, bytes] | None = 
     meta = run.metadata
     vectors = meta["sense_vectors"]
     top = vectors["layers"][-1]
-    report = Report("Social bias in sense embeddings")
+    report = Report("Social bias in sense embeddings", metadata=meta)
     report.definitions(
         {
             "sense vectors": vectors["source"],
@@ -71,20 +70,13 @@ def build_sense_report(run: SenseBiasRun, figures: Mapping[str, bytes] | None = 
     return report
 
 
-def write_sense_bias(run: SenseBiasRun, out_dir: Path) -> list[Path]:
-    """Write every table (parquet/csv/json, see :class:`wordlens.results.Result`), the paper's
-    figures (``figure_1_dimensions.png``, ``figure_2_gender_direction.png``, those the run has)
-    and ``report.html`` into ``out_dir``."""
-    written: list[Path] = []
-    for name, table in run.tables.items():
-        written += Result(f"sense_bias_{name}", table, run.metadata).write(out_dir)
-    figures = paper_figures(run)
-    written += write_figures(figures, out_dir)
-    written.append(build_sense_report(run, figures).write(out_dir / "report.html"))
-    return written
+def write_paper_figures(run: Run, out_dir: Path) -> list[Path]:
+    """Write the paper's figures the run has (``figure_1_dimensions.png``,
+    ``figure_2_gender_direction.png``) into ``out_dir``; the paths written."""
+    return write_figures(paper_figures(run), out_dir)
 
 
-def paper_figures(run: SenseBiasRun) -> dict[str, bytes]:
+def paper_figures(run: Run) -> dict[str, bytes]:
     """Figure 1 (WEAT effect size by dimension) and Figure 2 (cosines with the gender direction
     at the top layer) as PNG bytes, for the experiments the run holds."""
     figures: dict[str, bytes] = {}

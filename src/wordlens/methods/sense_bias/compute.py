@@ -37,7 +37,7 @@ be added as a *baseline*: its own word vectors go through the same tests on the 
 4. **SSSB on static vectors** (section 6.1, the six SSSB rows of Table 2): the authors' bootstrap
    score of *black* (ethnicity, colour), the nationalities' people and language senses and the
    occupations' noun and verb senses against pleasant/unpleasant adjectives or gender offsets
-   (:mod:`wordlens.evals.static_sssb`, which cites their code line by line).
+   (:mod:`wordlens.methods.sense_bias.static_sssb`, which cites their code line by line).
 5. **Dimensionality** (section 6.1, Figure 1): WEAT with sense ids on the top layer's sense and
    eq. 7 word vectors reduced to several sizes (:func:`run_dimension_sweep`).
 
@@ -60,16 +60,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, replace
-from pathlib import Path
-from typing import Any, Literal, get_args
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
 from wordlens.errors import EmptyInputError, WordlensError
-from wordlens.evals.static_sssb import (
+from wordlens.methods.sense_bias.config import NAME, WAT_REFERENCES, SenseBiasConfig, check_source
+from wordlens.methods.sense_bias.static_sssb import (
     BLACK_SENSES,
     SSSB_ROWS,
     SssbItems,
@@ -79,14 +79,10 @@ from wordlens.evals.static_sssb import (
 )
 from wordlens.methods.weat.config import WeatConfig
 from wordlens.methods.weat.layers import run_weat
-from wordlens.models.base import Pooling, WordEmbedder, check_pooling
+from wordlens.models.base import WordEmbedder
 from wordlens.models.cache import ActivationCache
-from wordlens.models.senses import (
-    GLOSS_TEMPLATE,
-    SenseVectors,
-    build_sense_vectors,
-    load_sense_vectors,
-)
+from wordlens.models.senses import SenseVectors, build_sense_vectors, load_sense_vectors
+from wordlens.options import config_values
 from wordlens.resources import WeatTest, WordSet, load_weat_tests
 from wordlens.resources.association_norms import (
     GENDER_LEXICA,
@@ -95,12 +91,7 @@ from wordlens.resources.association_norms import (
     load_association_norms,
     load_gender_lexicon,
 )
-from wordlens.resources.gender_words import (
-    PAIR_SETS,
-    WAT_SEED_PAIRS,
-    GenderPairs,
-    load_gender_pairs,
-)
+from wordlens.resources.gender_words import WAT_SEED_PAIRS, GenderPairs, load_gender_pairs
 from wordlens.resources.sense_assignments import (
     OccupationSenses,
     SenseAssignments,
@@ -108,7 +99,7 @@ from wordlens.resources.sense_assignments import (
     weat_sense_assignments,
 )
 from wordlens.resources.wordnet import WordNet, lemma_form, load_wordnet
-from wordlens.results import Timings
+from wordlens.results import Run, Timings
 from wordlens.stats import (
     CorrelationResult,
     WeatResult,
@@ -120,108 +111,9 @@ from wordlens.stats import (
 from wordlens.stats.propagation import largest_strong_component, log_ratio, propagate_labels
 
 FloatArray = npt.NDArray[np.float64]
-Experiment = Literal["weat", "wat", "gender-direction", "sssb", "dimensions"]
-EXPERIMENTS: tuple[Experiment, ...] = get_args(Experiment)
-WAT_REFERENCES: tuple[str, ...] = (*GENDER_LEXICA, *NORMS)
 METHOD = "Zhou, Kaneko & Bollegala (2022), social biases in sense embeddings"
 
 _ROLES = ("x", "y", "a", "b")
-
-
-@dataclass
-class SenseBiasRun:
-    """Tables (name → tidy DataFrame) and metadata of some or all experiments.
-
-    Table names: ``weat`` (per test, representation and layer), ``wat`` (per representation and
-    layer), ``wat_scores`` (per word: reference and eq. 4 scores at the top layer),
-    ``gender_direction`` (per occupation and layer), ``sssb`` (per SSSB target, representation
-    and layer), ``dimensions`` (per size, test and representation), ``table2`` (the paper's
-    Table 2 rows at the top layer).
-    """
-
-    tables: dict[str, pd.DataFrame]
-    metadata: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class SenseBiasConfig:
-    """What ``wordlens sense-bias`` runs; every field is a CLI option.
-
-    Attributes
-    ----------
-    experiments
-        Which of ``weat``, ``wat``, ``gender-direction``, ``sssb``, ``dimensions`` to run.
-    layers
-        Layers of built sense vectors; None for all (ignored for a sense-vector file).
-    pooling
-        Subtoken pooling of the lemma in its contexts.
-    gloss_template
-        Gloss context of built sense vectors (``{gloss}`` and ``{lemma}``).
-    max_examples
-        Most example sentences per sense (None: all), drawn with ``seed``.
-    weat_tests
-        WEAT test ids with sense assignments (1, 2, 7, 8, 9).
-    wat_reference
-        ``wat-du2019``, ``wat-zhou2022``, ``eat`` or ``usf``.
-    wat_words
-        How many reference words to correlate, drawn with ``seed`` (None: all that qualify).
-    gender_pairs
-        ``gn-glove-gender-pairs`` or ``debiaswe-definitional-pairs`` for eq. 8.
-    n_samples
-        Permutation partitions per WEAT test.
-    seed
-        Seed of the example draw, the WAT word sample and the permutations.
-    ddof
-        Delta degrees of freedom of the WEAT effect size.
-    alpha
-        Label-propagation weight for the ``eat``/``usf`` references.
-    dimensions
-        Sizes of the dimensionality sweep; None for ``d/8, d/4, d/2, d``.
-    sssb_draws
-        Bootstrap draws per SSSB score (5,000 as the authors).
-    """
-
-    experiments: tuple[Experiment, ...] = EXPERIMENTS
-    layers: tuple[int, ...] | None = None
-    pooling: Pooling = "mean"
-    gloss_template: str = GLOSS_TEMPLATE
-    max_examples: int | None = None
-    weat_tests: tuple[int, ...] = (1, 2, 7, 8, 9)
-    wat_reference: str = "wat-du2019"
-    wat_words: int | None = 500
-    gender_pairs: str = "gn-glove-gender-pairs"
-    n_samples: int = 10_000
-    seed: int = 0
-    ddof: int = 1
-    alpha: float = 0.99
-    dimensions: tuple[int, ...] | None = None
-    sssb_draws: int = 5_000
-
-    def __post_init__(self) -> None:
-        unknown = [name for name in self.experiments if name not in EXPERIMENTS]
-        if unknown or not self.experiments:
-            raise WordlensError(
-                f"choose experiments among {', '.join(EXPERIMENTS)}; got {list(self.experiments)}"
-            )
-        if self.wat_reference not in WAT_REFERENCES:
-            raise WordlensError(
-                f"unknown WAT reference {self.wat_reference!r}; choose one of "
-                f"{', '.join(WAT_REFERENCES)}"
-            )
-        if self.gender_pairs not in PAIR_SETS:
-            raise WordlensError(
-                f"unknown gender pairs {self.gender_pairs!r}; choose one of {', '.join(PAIR_SETS)}"
-            )
-        if self.wat_words is not None and self.wat_words < 3:
-            raise WordlensError(f"wat_words must be at least 3 or None; got {self.wat_words}")
-        if self.dimensions is not None and (not self.dimensions or min(self.dimensions) < 1):
-            raise WordlensError(f"dimensions must be positive sizes; got {list(self.dimensions)}")
-        if self.sssb_draws < 2:
-            raise WordlensError(f"sssb_draws must be at least 2; got {self.sssb_draws}")
-        check_pooling(self.pooling)
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -243,10 +135,8 @@ def run_sense_weat(
     assignments: SenseAssignments | None = None,
     *,
     baseline: WordEmbedder | None = None,
-    n_samples: int = 10_000,
-    seed: int = 0,
-    ddof: int = 1,
-) -> SenseBiasRun:
+    config: SenseBiasConfig | None = None,
+) -> Run:
     """WEAT on the assigned sense vectors and on the eq. 7 word vectors of the same words.
 
     Parameters
@@ -259,12 +149,13 @@ def run_sense_weat(
         Word → sense key; :func:`weat_sense_assignments` if None.
     baseline
         A word-level model (e.g. GloVe) to run the same tests on, with the same words.
-    n_samples, seed, ddof
-        As :func:`wordlens.stats.weat`.
+    config
+        [the defaults] Its ``permutations``, ``seed`` and ``ddof`` (as ``n_samples``, ``seed``
+        and ``ddof`` of :func:`wordlens.stats.weat`).
 
     Returns
     -------
-    SenseBiasRun
+    Run
         Table ``weat``: ``test``, ``title``, ``representation`` (``sense``, ``word`` or
         ``baseline``), ``layer``, ``effect_size``, ``statistic``, ``p_one_sided``,
         ``p_two_sided``, ``n_x``, ``n_y``, ``n_a``, ``n_b``, ``n_partitions``, ``exact``.
@@ -275,6 +166,8 @@ def run_sense_weat(
     EmptyInputError
         If a test loses every word of a set.
     """
+    config = config or SenseBiasConfig()
+    n_samples, seed, ddof = config.permutations, config.seed, config.ddof
     chosen = assignments or weat_sense_assignments()
     selected = list(tests) if tests is not None else load_weat_tests(chosen.tests)
     rows: list[dict[str, Any]] = []
@@ -306,7 +199,7 @@ def run_sense_weat(
         "seed": seed,
         "ddof": ddof,
     }
-    return SenseBiasRun({"weat": table.reset_index(drop=True)}, metadata)
+    return Run(NAME, {"weat": table.reset_index(drop=True)}, metadata)
 
 
 def _sense_words(
@@ -403,7 +296,7 @@ def run_wat(
     *,
     pairs: GenderPairs = WAT_SEED_PAIRS,
     baseline: WordEmbedder | None = None,
-) -> SenseBiasRun:
+) -> Run:
     """Pearson's r of the reference gender scores with eq. 4 at the sense and word level.
 
     Parameters
@@ -420,7 +313,7 @@ def run_wat(
 
     Returns
     -------
-    SenseBiasRun
+    Run
         Table ``wat``: ``representation`` (``sense``, ``word``, ``baseline``), ``layer``, ``r``,
         ``p_value``, ``ci_low``, ``ci_high``, ``n``. Table ``wat_scores``: per word its
         ``reference`` score and the ``sense`` and ``word`` eq. 4 scores at the last layer (and
@@ -466,7 +359,7 @@ def run_wat(
         rows.append(row)
         per_word["baseline"] = baseline_scores
         metadata["baseline"] = baseline_meta
-    return SenseBiasRun({"wat": pd.DataFrame(rows), "wat_scores": per_word}, metadata)
+    return Run(NAME, {"wat": pd.DataFrame(rows), "wat_scores": per_word}, metadata)
 
 
 def eq4_scores(
@@ -681,7 +574,7 @@ def run_gender_direction(
     occupations: Sequence[OccupationSenses],
     *,
     baseline: WordEmbedder | None = None,
-) -> SenseBiasRun:
+) -> Run:
     """Cosine of each occupation's noun sense, verb sense and word vector with eq. 8's ``g``.
 
     Parameters
@@ -698,7 +591,7 @@ def run_gender_direction(
 
     Returns
     -------
-    SenseBiasRun
+    Run
         Table ``gender_direction``: ``occupation``, ``layer``, ``noun_sense``, ``verb_sense``,
         ``word`` (eq. 7) and ``baseline`` (the baseline's cosine, at its single layer; NaN
         without one). Positive: towards the male words.
@@ -738,7 +631,7 @@ def run_gender_direction(
             for row, name in enumerate(names)
         ]
     )
-    return SenseBiasRun({"gender_direction": table}, metadata)
+    return Run(NAME, {"gender_direction": table}, metadata)
 
 
 def gender_direction(male: npt.ArrayLike, female: npt.ArrayLike) -> FloatArray:
@@ -795,12 +688,8 @@ def run_dimension_sweep(
     senses: SenseVectors,
     tests: Sequence[WeatTest],
     assignments: SenseAssignments,
-    dimensions: Sequence[int] | None = None,
-    *,
-    n_samples: int = 10_000,
-    seed: int = 0,
-    ddof: int = 1,
-) -> SenseBiasRun:
+    config: SenseBiasConfig | None = None,
+) -> Run:
     r"""WEAT with sense ids (:func:`run_sense_weat`) on the top layer's vectors at several sizes.
 
     Figure 1 of the paper compares LMMS at 1024, 2048 and 2348 dimensions and their eq. 7 word
@@ -826,16 +715,16 @@ def run_dimension_sweep(
         Sense vectors (the last layer is used).
     tests, assignments
         As :func:`run_sense_weat`.
-    dimensions
-        Sizes ``k``; None for ``d/8, d/4, d/2, d``. Sizes above ``d`` are skipped (listed in the
-        metadata). With fewer senses than ``d`` the matrix has rank at most ``n_senses``, and
-        every size from there on keeps all of it (the extra coordinates are 0).
-    n_samples, seed, ddof
-        As :func:`wordlens.stats.weat`.
+    config
+        [the defaults] Its ``dimensions``: the sizes ``k``, None for ``d/8, d/4, d/2, d``. Sizes
+        above ``d`` are skipped (listed in the metadata). With fewer senses than ``d`` the matrix
+        has rank at most ``n_senses``, and every size from there on keeps all of it (the extra
+        coordinates are 0). Its ``permutations``, ``seed`` and ``ddof`` as
+        :func:`run_sense_weat`.
 
     Returns
     -------
-    SenseBiasRun
+    Run
         Table ``dimensions``: ``dimension``, ``energy`` (share of the squared norm of the sense
         matrix kept), then the columns of :func:`run_sense_weat`'s table for the ``sense`` and
         ``word`` representations. Metadata: the sizes run and skipped, the layer, the full size.
@@ -845,11 +734,12 @@ def run_dimension_sweep(
     EmptyInputError
         If no size can be run.
     """
+    config = config or SenseBiasConfig()
     layer = senses.layers[-1]
     matrix = senses.at_layer(layer).vectors[:, 0, :].astype(np.float64)  # [n, d]
     _, singular, directions = np.linalg.svd(matrix, full_matrices=True)  # directions: [d, d]
     full = matrix.shape[1]
-    sizes = dimensions or sorted({max(1, full // part) for part in (8, 4, 2, 1)})
+    sizes = config.dimensions or sorted({max(1, full // part) for part in (8, 4, 2, 1)})
     kept = [k for k in dict.fromkeys(sizes) if k <= full]
     if not kept:
         raise EmptyInputError(f"no size of {list(sizes)} fits sense vectors of size {full}")
@@ -865,9 +755,7 @@ def run_dimension_sweep(
             (layer,),
             f"{senses.source}, layer {layer}, top {size} singular directions",
         )
-        table = run_sense_weat(
-            store, tests, assignments, n_samples=n_samples, seed=seed, ddof=ddof
-        ).tables["weat"]
+        table = run_sense_weat(store, tests, assignments, config=config).tables["weat"]
         frames.append(table.assign(dimension=size, energy=float(energy[size - 1])))
     table = pd.concat(frames, ignore_index=True)
     leading = ["dimension", "energy"]
@@ -879,7 +767,8 @@ def run_dimension_sweep(
         "skipped_dimensions": [k for k in sizes if k not in kept],
         "method": "top-k right singular vectors of the uncentred sense matrix",
     }
-    return SenseBiasRun(
+    return Run(
+        NAME,
         {"dimensions": table[[*leading, *(c for c in table.columns if c not in leading)]]},
         metadata,
     )
@@ -1018,36 +907,52 @@ def run_sense_bias(
     config: SenseBiasConfig | None = None,
     *,
     model: WordEmbedder | None = None,
-    sense_file: Path | None = None,
     baseline: WordEmbedder | None = None,
     wordnet: WordNet | None = None,
     cache: ActivationCache | None = None,
     progress: bool = False,
-) -> SenseBiasRun:
+) -> Run:
     """Run the experiments of ``config`` on sense vectors built from ``model`` or read from
-    ``sense_file`` (exactly one), with ``baseline`` word vectors beside them if given.
+    ``config.senses`` (exactly one), with ``baseline`` word vectors beside them if given.
 
     Built sense vectors cover every WordNet sense of every word the experiments use (so eq. 7
     averages all senses), in one embedding pass.
 
+    Parameters
+    ----------
+    config
+        [the defaults] The experiments and their options
+        (:class:`~wordlens.methods.sense_bias.config.SenseBiasConfig`).
+    model
+        The model to build sense vectors from; None when ``config.senses`` names a file.
+    baseline
+        The loaded word-level model of ``config.baseline`` (the method loads it with the
+        model's loading options); None for no baseline.
+    wordnet
+        WordNet 3.0 [the installed one].
+    cache
+        Activation cache of the sense-vector contexts.
+    progress
+        Show progress bars.
+
     Returns
     -------
-    SenseBiasRun
-        The tables of :func:`run_sense_weat`, :func:`run_wat` and :func:`run_gender_direction`;
-        metadata with the sense vectors' provenance, models, configuration, per-experiment
-        details and timings.
+    Run
+        The tables of :func:`run_sense_weat`, :func:`run_wat`, :func:`run_gender_direction`,
+        :func:`~wordlens.methods.sense_bias.static_sssb.run_static_sssb` and
+        :func:`run_dimension_sweep`, and ``table2`` (:func:`table2`); metadata with the sense
+        vectors' provenance, models, configuration, per-experiment details and timings.
 
     Raises
     ------
     WordlensError
-        If neither or both of ``model`` and ``sense_file`` are given, or as the experiments
+        If neither or both of ``model`` and ``config.senses`` are given, or as the experiments
         raise.
     WordNetNotFoundError
         If WordNet 3.0 is not installed.
     """
     config = config or SenseBiasConfig()
-    if (model is None) == (sense_file is None):
-        raise WordlensError("give either a model to build sense vectors from or a sense file")
+    check_source(model is not None, config.senses)
     timings = Timings()
     source_wordnet = wordnet or load_wordnet()
     with timings.stage("inputs"):
@@ -1057,8 +962,8 @@ def run_sense_bias(
             needs = _needs(config, source_wordnet, inputs, baseline)
             senses = _build(model, config, needs, source_wordnet, cache, progress)
         else:
-            assert sense_file is not None
-            senses = load_sense_vectors(sense_file)
+            assert config.senses is not None
+            senses = load_sense_vectors(config.senses)
             needs = _needs(config, source_wordnet, inputs, baseline, senses)
     tables, sections = _experiments(config, senses, inputs, needs, baseline, timings)
     metadata = {
@@ -1072,12 +977,12 @@ def run_sense_bias(
         },
         "model": model.info.as_dict() if model is not None else None,
         "baseline": baseline.info.as_dict() if baseline is not None else None,
-        "config": config.as_dict(),
+        "config": config_values(config),
         "wordnet": f"WordNet {source_wordnet.version} ({source_wordnet.root})",
         "experiments": sections,
         "timings_s": timings.seconds,
     }
-    return SenseBiasRun(tables, metadata)
+    return Run(NAME, tables, metadata)
 
 
 def _inputs(config: SenseBiasConfig, wordnet: WordNet) -> _Inputs:
@@ -1137,7 +1042,7 @@ def _experiments(
     timings: Timings,
 ) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
     """Run the selected experiments on the sense vectors; their tables and metadata."""
-    runs: dict[str, SenseBiasRun] = {}
+    runs: dict[str, Run] = {}
     chosen = set(config.experiments)
     if inputs.assignments is not None and "weat" in chosen:
         with timings.stage("weat"):
@@ -1146,9 +1051,7 @@ def _experiments(
                 load_weat_tests(config.weat_tests),
                 inputs.assignments,
                 baseline=baseline,
-                n_samples=config.n_samples,
-                seed=config.seed,
-                ddof=config.ddof,
+                config=config,
             )
     if "wat" in config.experiments:
         with timings.stage("wat"):
@@ -1166,17 +1069,14 @@ def _experiments(
             table, metadata = run_static_sssb(
                 senses, inputs.sssb, baseline=baseline, n_draws=config.sssb_draws, seed=config.seed
             )
-        runs["sssb"] = SenseBiasRun({"sssb": table}, metadata | {"pair_list": config.gender_pairs})
+        runs["sssb"] = Run(NAME, {"sssb": table}, metadata | {"pair_list": config.gender_pairs})
     if inputs.assignments is not None and "dimensions" in chosen:
         with timings.stage("dimensions"):
             runs["dimensions"] = run_dimension_sweep(
                 senses,
                 load_weat_tests(config.weat_tests),
                 inputs.assignments,
-                config.dimensions,
-                n_samples=config.n_samples,
-                seed=config.seed,
-                ddof=config.ddof,
+                config,
             )
     tables = {name: table for run in runs.values() for name, table in run.tables.items()}
     tables["table2"] = table2(tables, config, senses.layers[-1])
