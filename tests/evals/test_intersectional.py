@@ -18,8 +18,8 @@ from wordlens.contexts.intersectional import (
     permutation_phrases,
 )
 from wordlens.errors import WordlensError
-from wordlens.evals.intersectional import (
-    IntersectionalConfig,
+from wordlens.methods.intersectional import Intersectional, IntersectionalConfig
+from wordlens.methods.intersectional.experiments import (
     NotContextualError,
     fit_context_direction,
     run_differential_bias,
@@ -29,8 +29,8 @@ from wordlens.evals.intersectional import (
 )
 from wordlens.models.base import WordEmbedder
 from wordlens.models.cache import ActivationCache
-from wordlens.report.intersectional_report import write_intersectional
 from wordlens.resources import load_lexicon, pleasant_unpleasant
+from wordlens.results import Run
 from wordlens.stats import fit_direction, pearson, permutation_test, sc_weat
 
 SMALL = IntersectionalStudy(
@@ -75,7 +75,7 @@ def test_static_models_run_valnorm_only(glove: WordEmbedder) -> None:
     with pytest.raises(NotContextualError, match="static embedding"):
         run_differential_bias(glove, SMALL)
     with pytest.raises(NotContextualError, match="--experiments valnorm"):
-        run_intersectional(glove, IntersectionalConfig(study=SMALL))
+        run_intersectional(glove, study=SMALL)
     run = run_intersectional(glove, IntersectionalConfig(experiments=("valnorm",)))
     assert list(run.tables) == ["valnorm"] and set(run.metadata["timings_s"]) == {"valnorm"}
     with pytest.raises(WordlensError, match="unknown experiment"):
@@ -88,7 +88,7 @@ def small_config(tmp_path_factory: pytest.TempPathFactory) -> IntersectionalConf
     path = tmp_path_factory.mktemp("lexicon") / "bellezza-sample.csv"
     load_lexicon("bellezza").data.iloc[::LEXICON_STEP].to_csv(path, index=False)
     return IntersectionalConfig(
-        lexicon=str(path), layers=(0, 15, -1), study=SMALL, n_samples=2_000, seed=7, fraction=0.25
+        lexicon=str(path), layers=(0, 15, -1), permutations=2_000, seed=7, fraction=0.25
     )
 
 
@@ -100,20 +100,26 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> ActivationCache:
 @pytest.fixture(scope="module")
 def small_run(
     smollm2: WordEmbedder, small_config: IntersectionalConfig, cache: ActivationCache
-) -> object:
-    return run_intersectional(smollm2, small_config, cache=cache)
+) -> Run:
+    return run_intersectional(smollm2, small_config, study=SMALL, cache=cache)
 
 
 def test_smollm2_small_study_against_direct_formulas(
-    smollm2: WordEmbedder, small_run: object, cache: ActivationCache
+    smollm2: WordEmbedder,
+    small_config: IntersectionalConfig,
+    small_run: Run,
+    cache: ActivationCache,
 ) -> None:
-    tables = small_run.tables  # type: ignore[attr-defined]
+    tables = small_run.tables
     assert list(tables["valnorm"]["layer"]) == [0, 15, 30]
     assert (tables["valnorm"]["n"] == 40).all()
     assert tables["valnorm"]["projection_r"].between(0.0, 1.0).all()
+    # one seed for the SVC solver and the permutations, as the command line's --seed
+    assert small_run.metadata["config"]["direction"]["seed"] == 7
+    assert small_run.metadata["experiments"]["differential"]["direction"]["seed"] == 7
     # the projections are those of "person" (last subtoken, top layer) on the top-layer direction
     phrases = combination_phrases(SMALL)
-    direction = fit_context_direction(smollm2, -1, cache=cache)
+    direction = fit_context_direction(smollm2, small_config, cache=cache)
     targets = [p.target for p in phrases]
     vectors = smollm2.embed(targets, layers=[30], pooling="last", cache=cache).vectors
     projections = tables["combination_projections"]
@@ -137,8 +143,8 @@ def test_smollm2_small_study_against_direct_formulas(
         assert row.n_permutations == 2_000 and row.seed == 7 and row.layer == 30
 
 
-def test_smollm2_small_study_strongest_biases(small_run: object) -> None:
-    tables = small_run.tables  # type: ignore[attr-defined]
+def test_smollm2_small_study_strongest_biases(small_run: Run) -> None:
+    tables = small_run.tables
     ranked = tables["strongest_projections"]
     assert len(ranked) == 48 == len(permutation_phrases(SMALL))
     top = ranked[ranked["group"] == "top"]
@@ -159,8 +165,10 @@ def test_smollm2_small_study_strongest_biases(small_run: object) -> None:
     np.testing.assert_allclose(by_position, 100.0)  # each position holds one category
 
 
-def test_report_and_files(small_run: object, tmp_path: Path) -> None:
-    written = write_intersectional(small_run, tmp_path)  # type: ignore[arg-type]
+def test_report_and_files(small_run: Run, tmp_path: Path) -> None:
+    method = Intersectional()
+    written = small_run.write(tmp_path, method.prefix)
+    written.append(method.report(small_run).write(tmp_path / "report.html"))
     names = {path.name for path in written}
     assert "report.html" in names and "intersectional_differential.parquet" in names
     html = (tmp_path / "report.html").read_text()
@@ -176,7 +184,7 @@ def test_report_and_files(small_run: object, tmp_path: Path) -> None:
 
 
 def test_minilm_end_to_end(minilm: WordEmbedder, small_config: IntersectionalConfig) -> None:
-    run = run_intersectional(minilm, replace(small_config, layers=None))
+    run = run_intersectional(minilm, replace(small_config, layers=None), study=SMALL)
     assert list(run.tables["valnorm"]["layer"]) == list(range(7))
     assert run.metadata["context_layer"] == 6
     assert len(run.tables["strongest_projections"]) == 48
@@ -213,8 +221,9 @@ def test_bad_context_settings_raise(smollm2: WordEmbedder) -> None:
     with pytest.raises(WordlensError, match="must follow the categories"):
         run_differential_bias(smollm2, backwards)
     with pytest.raises(WordlensError, match="fraction must be in"):
-        run_strongest_biases(smollm2, SMALL, fraction=0.6)
+        run_strongest_biases(smollm2, SMALL, IntersectionalConfig(fraction=0.6))
     with pytest.raises(WordlensError, match="selects none"):
-        run_strongest_biases(smollm2, SMALL, biases=["sex"], fraction=0.2)
+        only_sex = replace(SMALL, strongest_biases=("sex",))
+        run_strongest_biases(smollm2, only_sex, IntersectionalConfig(fraction=0.2))
     with pytest.raises(WordlensError, match="out of range"):
-        run_differential_bias(smollm2, SMALL, layer=31)
+        run_differential_bias(smollm2, SMALL, IntersectionalConfig(context_layer=31))

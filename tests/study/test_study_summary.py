@@ -12,8 +12,9 @@ from scipy.stats import spearmanr
 
 from wordlens.contexts.intersectional import Bias, IntersectionalStudy
 from wordlens.evals.asymmetry import AsymmetryConfig, run_asymmetry
-from wordlens.evals.intersectional import IntersectionalConfig, run_intersectional
 from wordlens.evals.probing import ProbeConfig, run_probing
+from wordlens.methods.intersectional import IntersectionalConfig
+from wordlens.methods.intersectional.experiments import run_intersectional
 from wordlens.methods.likelihood_bias import LikelihoodBiasConfig
 from wordlens.methods.likelihood_bias.compute import run_likelihood_bias
 from wordlens.methods.sense_bias import SenseBiasConfig
@@ -21,7 +22,6 @@ from wordlens.methods.sense_bias.compute import run_sense_bias
 from wordlens.models.base import WordEmbedder
 from wordlens.models.scoring import load_scorer
 from wordlens.report.asymmetry_report import write_asymmetry
-from wordlens.report.intersectional_report import write_intersectional
 from wordlens.report.probing_report import write_probing
 from wordlens.resources import load_lexicon
 from wordlens.study.summary import CURVE_COLUMNS, CellOutputError, summarize_cell
@@ -128,12 +128,11 @@ def test_intersectional_headlines_are_effect_sizes_and_valnorm(
     config = IntersectionalConfig(
         lexicon=str(lexicon),
         layers=(0, 3, 6),
-        study=study,
-        n_samples=200,
+        permutations=200,
         experiments=("valnorm", "differential"),
     )
-    run = run_intersectional(minilm, config)
-    write_intersectional(run, cells / "intersectional")
+    run = run_intersectional(minilm, config, study=study)
+    run.write(cells / "intersectional", "intersectional_")
     summary = summarize_cell("intersectional", cells / "intersectional")
     differential = run.tables["differential"].set_index("bias")["effect_size"]
     assert summary.headline["d_social_class"] == differential["social class"]

@@ -3,24 +3,23 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from wordlens.evals.intersectional import IntersectionalRun
 from wordlens.report.bias_figures import PairedDots, grouped_bars, paired_dots
 from wordlens.report.figures import Panel, line_panels
 from wordlens.report.html import Report, listed, model_lines
+from wordlens.results import Run
 from wordlens.stats import P_VALUE_RULE
 
 _METHODS = {"projection": "projection on the SVC direction", "cosine": "cosine SC-WEAT"}
 
 
-def build_intersectional_report(run: IntersectionalRun) -> Report:
+def build_intersectional_report(run: Run) -> Report:
     """The sections of the experiments the run holds, with its configuration and timings."""
     meta = run.metadata
-    report = Report(f"Intersectional valence bias — {meta['model']['name']}")
+    report = Report(f"Intersectional valence bias — {meta['model']['name']}", metadata=meta)
     report.definitions(headline(meta))
     tables = run.tables
     if "valnorm" in tables:
@@ -173,15 +172,3 @@ def _strongest_section(
         "category shares in the top and bottom phrases",
     )
     report.table(shares[["bias", "category", "pct_top", "pct_bottom", "n_top", "n_bottom"]])
-
-
-def write_intersectional(run: IntersectionalRun, out_dir: Path) -> list[Path]:
-    """Write every table (parquet/csv/json, see :class:`wordlens.results.Result`) and
-    ``report.html`` into ``out_dir``."""
-    from wordlens.results import Result
-
-    written: list[Path] = []
-    for name, table in run.tables.items():
-        written += Result(f"intersectional_{name}", table, run.metadata).write(out_dir)
-    written.append(build_intersectional_report(run).write(out_dir / "report.html"))
-    return written

@@ -55,35 +55,38 @@ References
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from wordlens._files import DEFAULT_ENCODING
 from wordlens.contexts.intersectional import (
     Bias,
     IntersectionalStudy,
     Phrase,
     combination_phrases,
-    default_study,
+    load_study,
     membership_table,
     permutation_phrases,
 )
 from wordlens.conventions import bos_convention
 from wordlens.errors import EmptyInputError, WordlensError
-from wordlens.models.base import Pooling, WordEmbedder, check_pooling
+from wordlens.methods.intersectional.config import (
+    EXPERIMENTS,
+    Experiment,
+    IntersectionalConfig,
+    check_fraction,
+)
+from wordlens.models.base import WordEmbedder, check_pooling
 from wordlens.models.cache import ActivationCache
 from wordlens.resources import (
-    Duplicates,
     Lexicon,
     lexicon_coverage,
     load_lexicon,
     pleasant_unpleasant,
 )
-from wordlens.results import Timings
+from wordlens.results import Run, Timings
 from wordlens.stats import (
     P_VALUE_RULE,
     CorrelationResult,
@@ -96,9 +99,23 @@ from wordlens.stats import (
     sc_weat,
 )
 
+__all__ = [
+    "EXPERIMENTS",
+    "Experiment",
+    "IntersectionalConfig",
+    "NotContextualError",
+    "config_study",
+    "direction_settings",
+    "fit_context_direction",
+    "run_differential_bias",
+    "run_intersectional",
+    "run_projection_valnorm",
+    "run_strongest_biases",
+]
+
 FloatArray = npt.NDArray[np.float64]
-Experiment = Literal["valnorm", "differential", "strongest"]
-EXPERIMENTS: tuple[Experiment, ...] = get_args(Experiment)
+NAME = "intersectional"
+"""The method's registered name (:class:`wordlens.results.Run` ``method``)."""
 METHOD = "Omrani Sabbaghi, Wolfe & Caliskan (2023), intersectional valence bias"
 
 
@@ -106,92 +123,64 @@ class NotContextualError(WordlensError, ValueError):
     """A context experiment was asked of a static model, whose word vectors ignore context."""
 
 
-@dataclass
-class IntersectionalRun:
-    """Tables of some or all experiments (name → tidy DataFrame) and their metadata.
+def direction_settings(config: IntersectionalConfig) -> DirectionSettings:
+    """How the valence direction is learned, from the config's SVC options.
 
-    Table names: ``valnorm`` (per layer), ``differential`` (per bias), ``combination_projections``
-    (per experiment-2 phrase), ``strongest_categories`` (per category), ``strongest_positions``
-    (per category and position), ``strongest_projections`` (per experiment-3 phrase).
+    Raises
+    ------
+    WordlensError
+        If ``svc_c`` is not positive or ``max_iter`` is below 1.
     """
+    return DirectionSettings(
+        c=config.svc_c,
+        normalize_columns=config.normalize,
+        class_weight=None if config.class_weight == "none" else "balanced",
+        max_iter=config.max_iter,
+        seed=config.seed,
+    )
 
-    tables: dict[str, pd.DataFrame]
-    metadata: dict[str, Any]
 
+def config_study(config: IntersectionalConfig) -> IntersectionalStudy:
+    """The config's study: ``config.study``'s file (the paper's study when None), with
+    ``config.strongest`` as its experiment-3 subset when given.
 
-@dataclass(frozen=True)
-class IntersectionalConfig:
-    """What ``wordlens intersectional`` runs; every field is a CLI option.
-
-    Attributes
-    ----------
-    lexicon
-        Registered lexicon name or file with a ``valence`` column (ValNorm reference).
-    layers
-        ValNorm layers; None for all.
-    context_layer
-        Layer of the "person" vectors and the direction of experiments 2-3 (-1: the top layer).
-    pooling
-        Subtoken pooling of every vector; ``last`` as the authors' code.
-    study
-        Biases, template, target word and experiment-3 subset.
-    direction
-        How the valence direction is learned (C, column normalization, class weight, ...).
-    n_samples
-        Permutation partitions per differential test (all when fewer exist).
-    seed
-        Seed of the permutation partitions.
-    fraction
-        Share of phrases in each of the top and bottom groups of experiment 3.
-    experiments
-        Which of ``valnorm``, ``differential``, ``strongest`` to run.
-    duplicates
-        What to do with a word listed twice in the lexicon (:data:`wordlens.resources.Duplicates`);
-        None: ``"error"`` for a file, a registered lexicon's own policy.
-    encoding
-        Text encoding of a lexicon file.
+    Raises
+    ------
+    StudyFormatError
+        If the file cannot be read or the study is invalid (:func:`load_study`).
     """
+    return load_study(config.study, strongest_biases=config.strongest, encoding=config.encoding)
 
-    lexicon: str = "bellezza"
-    layers: tuple[int, ...] | None = None
-    context_layer: int = -1
-    pooling: Pooling = "last"
-    study: IntersectionalStudy = field(default_factory=default_study)
-    direction: DirectionSettings = field(default_factory=DirectionSettings)
-    n_samples: int = 10_000
-    seed: int = 0
-    fraction: float = 0.10
-    experiments: tuple[Experiment, ...] = EXPERIMENTS
-    duplicates: Duplicates | None = None
-    encoding: str = DEFAULT_ENCODING
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "lexicon": self.lexicon,
-            "duplicates": self.duplicates,
-            "encoding": self.encoding,
-            "layers": self.layers,
-            "context_layer": self.context_layer,
-            "pooling": self.pooling,
-            "study": self.study.as_dict(),
-            "direction": self.direction.as_dict(),
-            "n_samples": self.n_samples,
-            "seed": self.seed,
-            "fraction": self.fraction,
-            "experiments": list(self.experiments),
-        }
+def config_metadata(
+    config: IntersectionalConfig, study: IntersectionalStudy, settings: DirectionSettings
+) -> dict[str, Any]:
+    """The run's ``config`` metadata: the options with the study and the direction's settings
+    resolved (what the report's headline shows)."""
+    return {
+        "lexicon": config.lexicon,
+        "duplicates": config.duplicates,
+        "encoding": config.encoding,
+        "layers": config.layers,
+        "context_layer": config.context_layer,
+        "pooling": config.pooling,
+        "study": study.as_dict(),
+        "direction": settings.as_dict(),
+        "n_samples": config.permutations,
+        "seed": config.seed,
+        "fraction": config.fraction,
+        "experiments": list(config.experiments),
+    }
 
 
 def run_projection_valnorm(
     model: WordEmbedder,
-    lexicon: str | Lexicon = "bellezza",
+    config: IntersectionalConfig | None = None,
     *,
-    layers: Sequence[int] | None = None,
-    pooling: Pooling = "last",
-    settings: DirectionSettings | None = None,
+    lexicon: Lexicon | None = None,
     cache: ActivationCache | None = None,
     progress: bool = False,
-) -> IntersectionalRun:
+) -> Run:
     """Projection ValNorm next to cosine SC-WEAT ValNorm, per layer (section 5.1, Figure 2).
 
     Lexicon and polar words are embedded alone in one call; at each layer the direction is fitted
@@ -202,14 +191,12 @@ def run_projection_valnorm(
     ----------
     model
         Any model; a static one has one layer.
+    config
+        [the defaults] The lexicon (``lexicon``, ``duplicates``, ``encoding``), ``layers``,
+        ``pooling`` (``last``: the authors' last subtoken) and the direction's SVC options.
     lexicon
-        A registered name, a file, or a loaded :class:`~wordlens.resources.Lexicon` with valence.
-    layers
-        Hidden-state layers; None for all.
-    pooling
-        Subtoken pooling (``last``: the authors' last subtoken).
-    settings
-        How the direction is learned; the authors' defaults if None.
+        A loaded :class:`~wordlens.resources.Lexicon` with valence, used instead of
+        ``config.lexicon``.
     cache
         Activation cache for the embeddings.
     progress
@@ -217,7 +204,7 @@ def run_projection_valnorm(
 
     Returns
     -------
-    IntersectionalRun
+    Run
         Table ``valnorm``: per layer ``projection_r``, ``projection_ci_low``,
         ``projection_ci_high``, ``projection_p``, ``cosine_r`` (and its interval and p), ``n``
         (words correlated), ``train_accuracy``, ``flipped``, ``converged``. Metadata lists the
@@ -230,22 +217,25 @@ def run_projection_valnorm(
     EmptyInputError
         If every pleasant or every unpleasant word is missing, or every lexicon word.
     """
-    chosen = lexicon if isinstance(lexicon, Lexicon) else load_lexicon(lexicon)
+    config = config or IntersectionalConfig()
+    chosen = lexicon or load_lexicon(
+        config.lexicon, duplicates=config.duplicates, encoding=config.encoding
+    )
     if "valence" not in chosen.dimensions:
         raise WordlensError(f"lexicon {chosen.name!r} has no valence column")
-    settings = settings or DirectionSettings()
+    settings = direction_settings(config)
     missing = lexicon_coverage(chosen, model)["missing"]
     rated = chosen.data.drop_duplicates("word")
     pleasant, unpleasant, dropped = _polar_words(model)
     rated = rated[~rated["word"].isin(missing)]
     words = list(dict.fromkeys([*rated["word"].astype(str), *pleasant, *unpleasant]))
     embeddings = model.embed_words(
-        words, layers, check_pooling(pooling), cache=cache, progress=progress
+        words, config.layers, check_pooling(config.pooling), cache=cache, progress=progress
     )
     lexicon_vectors, pleasant_vectors, unpleasant_vectors = (
         _rows_of(embeddings.vectors, words, group)
         for group in (list(rated["word"].astype(str)), pleasant, unpleasant)
-    )
+    )  # [n_words, n_layers, d] each
     direction = fit_direction(pleasant_vectors, unpleasant_vectors, settings)
     valence = rated["valence"].to_numpy(dtype=np.float64)
     projection = correlation_by_layer(direction.project(lexicon_vectors), valence)
@@ -268,51 +258,51 @@ def run_projection_valnorm(
     )
     metadata = {
         "lexicon": chosen.name,
-        "pooling": pooling,
+        "pooling": config.pooling,
         "direction": settings.as_dict(),
         "n_lexicon_words": len(rated),
         "n_lexicon_words_given": len(rated) + len(missing),
         "missing_lexicon_words": sorted(missing),
         "missing_polar_words": dropped,
     }
-    return IntersectionalRun({"valnorm": table}, metadata)
+    return Run(NAME, {"valnorm": table}, metadata)
 
 
 def fit_context_direction(
     model: WordEmbedder,
-    layer: int = -1,
+    config: IntersectionalConfig | None = None,
     *,
-    pooling: Pooling = "last",
-    settings: DirectionSettings | None = None,
     cache: ActivationCache | None = None,
 ) -> Direction:
-    """The valence direction at one layer, from the polar words embedded alone (section 4.1).
+    """The valence direction at ``config.context_layer``, from the polar words embedded alone
+    (section 4.1), with the config's pooling and SVC options.
 
     Returns
     -------
     Direction
         One layer (``vectors`` of shape ``[1, d]``), for projecting ``[n, 1, d]`` vectors.
     """
+    config = config or IntersectionalConfig()
     pleasant, unpleasant, _ = _polar_words(model)
-    resolved = model.resolve_layers([layer])
-    embeddings = model.embed_words([*pleasant, *unpleasant], resolved, pooling, cache=cache)
+    resolved = model.resolve_layers([config.context_layer])
+    embeddings = model.embed_words(
+        [*pleasant, *unpleasant], resolved, check_pooling(config.pooling), cache=cache
+    )
     split = len(pleasant)
-    return fit_direction(embeddings.vectors[:split], embeddings.vectors[split:], settings)
+    return fit_direction(
+        embeddings.vectors[:split], embeddings.vectors[split:], direction_settings(config)
+    )
 
 
 def run_differential_bias(
     model: WordEmbedder,
     study: IntersectionalStudy | None = None,
+    config: IntersectionalConfig | None = None,
     *,
-    layer: int = -1,
-    pooling: Pooling = "last",
-    settings: DirectionSettings | None = None,
     direction: Direction | None = None,
-    n_samples: int = 10_000,
-    seed: int = 0,
     cache: ActivationCache | None = None,
     progress: bool = False,
-) -> IntersectionalRun:
+) -> Run:
     """Projection SC-WEAT (eq. 2) of each bias over the combination phrases (Table 2, Figure 3).
 
     Parameters
@@ -320,19 +310,16 @@ def run_differential_bias(
     model
         A contextual model.
     study
-        Biases, template and target; the paper's 12 biases if None (4,096 phrases).
-    layer
-        Layer of the target vectors and of the direction; -1 is the top layer.
-    pooling
-        Subtoken pooling of the target and polar words.
-    settings
-        How the direction is learned, if `direction` is not given.
+        Biases, template and target, used as given; None for the config's
+        (:func:`config_study`: the paper's 12 biases by default, 4,096 phrases).
+    config
+        [the defaults] ``context_layer`` (of the target vectors and of the direction; -1 is the
+        top layer), ``pooling``, the direction's SVC options (if ``direction`` is not given),
+        ``permutations`` (partitions; all are enumerated when fewer exist; at least 1) and
+        ``seed`` (the same seed gives the same p-values).
     direction
-        A one-layer direction fitted at `layer` (:func:`fit_context_direction`), to reuse.
-    n_samples
-        Permutation partitions (all are enumerated when fewer exist), at least 1.
-    seed
-        Seed of the random partitions; the same seed gives the same p-values.
+        A one-layer direction fitted at the context layer (:func:`fit_context_direction`), to
+        reuse.
     cache
         Activation cache for the embeddings.
     progress
@@ -340,7 +327,7 @@ def run_differential_bias(
 
     Returns
     -------
-    IntersectionalRun
+    Run
         Table ``differential``, one row per bias in study order: ``bias``, ``first``, ``second``,
         ``test`` ("first vs. second"), ``n_a``, ``n_b``, ``mean_a``, ``mean_b`` (mean projections
         of "person"), ``std`` (over A ∪ B, ddof=1), ``effect_size``, ``p_one_sided``,
@@ -354,18 +341,21 @@ def run_differential_bias(
     WordlensError
         For a causal model whose target precedes the categories, or an undefined direction.
     """
-    study = study or default_study()
+    config = config or IntersectionalConfig()
+    study = study or config_study(config)
     phrases = combination_phrases(study)
     resolved, projections, direction = _target_projections(
-        model, study, phrases, layer, pooling, settings, direction, cache, progress
+        model, study, phrases, config, direction, cache, progress
     )
-    differential = _differential_table(study, phrases, projections, n_samples, seed)
+    differential = _differential_table(
+        study, phrases, projections, config.permutations, config.seed
+    )
     differential["layer"] = resolved
     metadata = {
         "study": study.as_dict(),
         "n_phrases": len(phrases),
         "layer": resolved,
-        "pooling": pooling,
+        "pooling": config.pooling,
         "direction": _direction_summary(direction),
         "p_value": f"{P_VALUE_RULE} Not the authors' normal approximation.",
     }
@@ -373,45 +363,42 @@ def run_differential_bias(
         "differential": differential,
         "combination_projections": _projection_table(phrases, projections),
     }
-    return IntersectionalRun(tables, metadata)
+    return Run(NAME, tables, metadata)
 
 
 def run_strongest_biases(
     model: WordEmbedder,
     study: IntersectionalStudy | None = None,
+    config: IntersectionalConfig | None = None,
     *,
-    biases: Sequence[str] | None = None,
-    fraction: float = 0.10,
-    layer: int = -1,
-    pooling: Pooling = "last",
-    settings: DirectionSettings | None = None,
     direction: Direction | None = None,
     cache: ActivationCache | None = None,
     progress: bool = False,
-) -> IntersectionalRun:
+) -> Run:
     """Categories over-represented among the most and least pleasant phrases (section 5.3, Fig. 4).
 
-    The permutation phrases of `biases` are ranked by the projection of the target's vector on
-    the valence direction (descending; ties keep phrase order, so the ranking is deterministic);
-    the top and bottom ``floor(fraction * n)`` phrases form the two groups.
+    The permutation phrases of the study's ``strongest_biases`` are ranked by the projection of
+    the target's vector on the valence direction (descending; ties keep phrase order, so the
+    ranking is deterministic); the top and bottom ``floor(fraction * n)`` phrases form the two
+    groups.
 
     Parameters
     ----------
     model
         A contextual model.
     study
-        Biases, template and target; the paper's study if None.
-    biases
-        Biases to permute; None for ``study.strongest_biases`` (race, sex, religion, gender,
-        sexual orientation: 3,840 phrases).
-    fraction
-        Share of phrases in each group, in (0, 0.5].
-    layer, pooling, settings, direction, cache, progress
+        Biases, template, target and the biases to permute (``strongest_biases``), used as
+        given; None for the config's (:func:`config_study`: the paper's study by default, race,
+        sex, religion, gender, sexual orientation permuted: 3,840 phrases).
+    config
+        [the defaults] ``fraction`` (share of phrases in each group, in (0, 0.5]), and
+        ``context_layer``, ``pooling`` and the SVC options as :func:`run_differential_bias`.
+    direction, cache, progress
         As :func:`run_differential_bias`.
 
     Returns
     -------
-    IntersectionalRun
+    Run
         Tables ``strongest_categories`` (``bias``, ``category``, ``pct_top``, ``pct_bottom``,
         ``n_top``, ``n_bottom``: phrases of each group containing the category, and ``pct_all``,
         its share of all phrases), ``strongest_positions`` (the same per ``position`` 1..k of the
@@ -423,26 +410,28 @@ def run_strongest_biases(
     NotContextualError
         For a static model.
     WordlensError
-        If `fraction` is outside (0, 0.5] or selects no phrase, or as :func:`run_differential_bias`.
+        If ``fraction`` is outside (0, 0.5] or selects no phrase, or as
+        :func:`run_differential_bias`.
     """
-    study = study or default_study()
-    if not 0.0 < fraction <= 0.5:
-        raise WordlensError(f"fraction must be in (0, 0.5]; got {fraction}")
-    phrases = permutation_phrases(study, biases)
+    config = config or IntersectionalConfig()
+    fraction = config.fraction
+    check_fraction(fraction)
+    study = study or config_study(config)
+    phrases = permutation_phrases(study)
     n_selected = int(np.floor(fraction * len(phrases)))
     if n_selected < 1:
         raise WordlensError(
             f"fraction {fraction} of {len(phrases)} phrases selects none; raise the fraction"
         )
     resolved, projections, direction = _target_projections(
-        model, study, phrases, layer, pooling, settings, direction, cache, progress
+        model, study, phrases, config, direction, cache, progress
     )
     ranking = np.argsort(-projections, kind="stable")
     groups = {
         "top": ranking[:n_selected],
         "bottom": np.argsort(projections, kind="stable")[:n_selected],
     }
-    chosen = [study.bias(name) for name in (biases or study.strongest_biases)]
+    chosen = [study.bias(name) for name in study.strongest_biases]
     projection_table = _projection_table(phrases, projections)
     projection_table["rank"] = np.argsort(ranking) + 1
     projection_table["group"] = ""
@@ -460,22 +449,45 @@ def run_strongest_biases(
         "fraction": fraction,
         "n_per_group": n_selected,
         "layer": resolved,
-        "pooling": pooling,
+        "pooling": config.pooling,
         "direction": _direction_summary(direction),
     }
-    return IntersectionalRun(tables, metadata)
+    return Run(NAME, tables, metadata)
 
 
 def run_intersectional(
     model: WordEmbedder,
     config: IntersectionalConfig | None = None,
     *,
+    study: IntersectionalStudy | None = None,
     cache: ActivationCache | None = None,
     progress: bool = False,
-) -> IntersectionalRun:
+) -> Run:
     """Run the experiments of ``config`` on ``model``, recording timings.
 
     The context experiments share one direction, fitted at ``config.context_layer``.
+
+    Parameters
+    ----------
+    model
+        Any model (a static one runs the ValNorm experiment only).
+    config
+        [the defaults] The method's options.
+    study
+        A study object used as given, instead of the config's (:func:`config_study`:
+        ``config.study``'s file or the paper's study, ``config.strongest`` applied).
+    cache
+        Activation cache for the embeddings.
+    progress
+        Show progress bars.
+
+    Returns
+    -------
+    Run
+        The tables of the experiments run (see :func:`run_projection_valnorm`,
+        :func:`run_differential_bias`, :func:`run_strongest_biases`); metadata: the model, the
+        resolved ``config`` (study and direction settings), BOS convention, each experiment's
+        own metadata under ``experiments`` and the timings.
 
     Raises
     ------
@@ -487,86 +499,47 @@ def run_intersectional(
         For an unknown experiment name, or as the experiments raise.
     """
     config = config or IntersectionalConfig()
-    _check_experiments(model, config.experiments)
+    config.check()
+    settings = direction_settings(config)
+    study = study or config_study(config)
+    if set(config.experiments) - {"valnorm"}:
+        _require_contextual(model)
     timings = Timings()
     tables: dict[str, pd.DataFrame] = {}
     sections: dict[str, Any] = {}
     if "valnorm" in config.experiments:
         with timings.stage("valnorm"):
-            valnorm = run_projection_valnorm(
-                model,
-                load_lexicon(
-                    config.lexicon, duplicates=config.duplicates, encoding=config.encoding
-                ),
-                layers=config.layers,
-                pooling=config.pooling,
-                settings=config.direction,
-                cache=cache,
-                progress=progress,
-            )
+            valnorm = run_projection_valnorm(model, config, cache=cache, progress=progress)
         tables |= valnorm.tables
         sections["valnorm"] = valnorm.metadata
     direction: Direction | None = None
     if set(config.experiments) - {"valnorm"}:
         with timings.stage("direction"):
-            direction = fit_context_direction(
-                model,
-                config.context_layer,
-                pooling=config.pooling,
-                settings=config.direction,
-                cache=cache,
-            )
+            direction = fit_context_direction(model, config, cache=cache)
     if "differential" in config.experiments:
         with timings.stage("differential"):
             differential = run_differential_bias(
-                model,
-                config.study,
-                layer=config.context_layer,
-                pooling=config.pooling,
-                direction=direction,
-                n_samples=config.n_samples,
-                seed=config.seed,
-                cache=cache,
-                progress=progress,
+                model, study, config, direction=direction, cache=cache, progress=progress
             )
         tables |= differential.tables
         sections["differential"] = differential.metadata
     if "strongest" in config.experiments:
         with timings.stage("strongest"):
             strongest = run_strongest_biases(
-                model,
-                config.study,
-                fraction=config.fraction,
-                layer=config.context_layer,
-                pooling=config.pooling,
-                direction=direction,
-                cache=cache,
-                progress=progress,
+                model, study, config, direction=direction, cache=cache, progress=progress
             )
         tables |= strongest.tables
         sections["strongest"] = strongest.metadata
     metadata = {
         "method": METHOD,
         "model": model.info.as_dict(),
-        "config": config.as_dict(),
+        "config": config_metadata(config, study, settings),
         "context_layer": model.resolve_layers([config.context_layer])[0],
         "conventions": {"bos": bos_convention(model.info, "intersectional")},
         "experiments": sections,
         "timings_s": timings.seconds,
     }
-    return IntersectionalRun(tables, metadata)
-
-
-def _check_experiments(model: WordEmbedder, experiments: Sequence[str]) -> None:
-    if not experiments:
-        raise EmptyInputError("no experiment selected; choose from " + ", ".join(EXPERIMENTS))
-    unknown = sorted(set(experiments) - set(EXPERIMENTS))
-    if unknown:
-        raise WordlensError(
-            f"unknown experiment(s) {unknown}; choose from {', '.join(EXPERIMENTS)}"
-        )
-    if set(experiments) - {"valnorm"}:
-        _require_contextual(model)
+    return Run(NAME, tables, metadata)
 
 
 def _require_contextual(model: WordEmbedder) -> None:
@@ -594,22 +567,18 @@ def _target_projections(
     model: WordEmbedder,
     study: IntersectionalStudy,
     phrases: Sequence[Phrase],
-    layer: int,
-    pooling: Pooling,
-    settings: DirectionSettings | None,
+    config: IntersectionalConfig,
     direction: Direction | None,
     cache: ActivationCache | None,
     progress: bool,
 ) -> tuple[int, FloatArray, Direction]:
-    """The resolved layer, the projections ``[n_phrases]`` of the target's vector in each phrase
-    (one ``embed`` call), and the direction used."""
+    """The resolved context layer, the projections ``[n_phrases]`` of the target's vector in
+    each phrase (one ``embed`` call), and the direction used (fitted if not given)."""
     _require_contextual(model)
     _check_target_sees_categories(model, study)
-    resolved = model.resolve_layers([layer])[0]
+    resolved = model.resolve_layers([config.context_layer])[0]
     if direction is None:
-        direction = fit_context_direction(
-            model, resolved, pooling=pooling, settings=settings, cache=cache
-        )
+        direction = fit_context_direction(model, config, cache=cache)
     if direction.n_layers != 1 or not direction.defined.all():
         raise WordlensError(
             f"the valence direction at layer {resolved} is undefined or not a single layer "
@@ -618,10 +587,10 @@ def _target_projections(
     embeddings = model.embed(
         [phrase.target for phrase in phrases],
         layers=[resolved],
-        pooling=check_pooling(pooling),
+        pooling=check_pooling(config.pooling),
         cache=cache,
         progress=progress,
-    )
+    )  # vectors [n_phrases, 1, d]
     return resolved, direction.project(embeddings.vectors)[:, 0], direction
 
 
