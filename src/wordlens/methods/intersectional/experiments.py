@@ -32,7 +32,7 @@ The three experiments of the paper [1]_ on any model :func:`wordlens.load_model`
 **p-values differ from the authors' code on purpose.** Their ``SC_WEAT_Projection`` draws 1,000
 random permutations *with* replacement and reports ``min(Phi(s), 1 - Phi(s))`` of a normal fitted
 to the permutation statistics. Here :func:`wordlens.stats.permutation_test` counts over
-``N = n_samples`` (default 10,000) distinct partitions: the observed one and ``N - 1`` drawn
+``N = permutations`` (default 10,000) distinct partitions: the observed one and ``N - 1`` drawn
 without replacement from a seeded generator (exact enumeration when there are few):
 ``p_one_sided`` (tests "first more pleasant") is ``(b + 1) / N`` with ``b`` the random partitions
 whose mean difference exceeds the observed one, the observed partition counted (Phipson & Smyth
