@@ -32,6 +32,7 @@ def test_intersectional_command_on_smollm2(tmp_path: Path) -> None:
     args = ["intersectional", "-m", "smollm2-135m", "--study", str(study), "--layers", "0,-1"]
     args += ["--lexicon", str(lexicon)]
     options = ["--permutations", "500", "--seed", "3", "--fraction", "0.25", "--c", "1.0"]
+    options += ["--no-normalize", "--class-weight", "balanced", "--conventions", "paper"]
     result = runner.invoke(app, [*args, *options, "--no-cache", "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert "ValNorm on smollm2-135m" in result.output and "male vs. female" in result.output
@@ -45,6 +46,10 @@ def test_intersectional_command_on_smollm2(tmp_path: Path) -> None:
     assert (table["n_permutations"] == 70).all()
     meta = json.loads((out / "intersectional_differential.json").read_text())
     assert meta["config"]["direction"]["c"] == 1.0 and meta["config"]["seed"] == 3
+    assert meta["config"]["direction"]["normalize_columns"] is False
+    assert meta["config"]["direction"]["class_weight"] == "balanced"
+    assert meta["options"]["conventions"] == "paper" and meta["model"]["bos_policy"] == "auto"
+    assert json.loads((out / "run.json").read_text())["method"] == "intersectional"
     assert meta["config"]["study"]["strongest_biases"] == ["gender", "sex"]
     valnorm = pd.read_parquet(out / "intersectional_valnorm.parquet")
     assert list(valnorm["layer"]) == [0, 30] and (valnorm["n"] == 20).all()
@@ -75,4 +80,8 @@ def test_intersectional_command_errors_and_static_valnorm(tmp_path: Path) -> Non
     duplicate = runner.invoke(app, ["intersectional", "-m", "glove-6b-50d", "--study", str(bad)])
     assert duplicate.exit_code == 2 and "duplicate category 'male'" in duplicate.output
     weight = runner.invoke(app, ["intersectional", "-m", "glove-6b-50d", "--class-weight", "heavy"])
-    assert weight.exit_code == 2 and "class weight" in weight.output
+    assert weight.exit_code == 2
+    assert "--class-weight: unknown class weight 'heavy': use none, balanced" in weight.output
+    paper = ["intersectional", "-m", "no-such-model", "--conventions", "paper", "--bos", "never"]
+    bos = runner.invoke(app, paper)  # refused before any model is looked for
+    assert bos.exit_code == 2 and "--conventions paper sets --bos auto" in bos.output

@@ -17,10 +17,11 @@ from wordlens.contexts.intersectional import (
     membership_table,
     permutation_phrases,
 )
-from wordlens.errors import WordlensError
+from wordlens.errors import EmptyInputError, WordlensError
 from wordlens.methods.intersectional import Intersectional, IntersectionalConfig
 from wordlens.methods.intersectional.experiments import (
     NotContextualError,
+    direction_settings,
     fit_context_direction,
     run_differential_bias,
     run_intersectional,
@@ -29,9 +30,10 @@ from wordlens.methods.intersectional.experiments import (
 )
 from wordlens.models.base import WordEmbedder
 from wordlens.models.cache import ActivationCache
+from wordlens.options import OptionError, config_from_values
 from wordlens.resources import load_lexicon, pleasant_unpleasant
 from wordlens.results import Run
-from wordlens.stats import fit_direction, pearson, permutation_test, sc_weat
+from wordlens.stats import DirectionSettings, fit_direction, pearson, permutation_test, sc_weat
 
 SMALL = IntersectionalStudy(
     (
@@ -227,3 +229,157 @@ def test_bad_context_settings_raise(smollm2: WordEmbedder) -> None:
         run_strongest_biases(smollm2, only_sex, IntersectionalConfig(fraction=0.2))
     with pytest.raises(WordlensError, match="out of range"):
         run_differential_bias(smollm2, SMALL, IntersectionalConfig(context_layer=31))
+
+
+STUDY_YAML = """\
+name: two of three
+biases:
+  - {name: social class, categories: [affluent, destitute]}
+  - {name: sex, categories: [male, female]}
+  - {name: gender, categories: [cisgender, transgender]}
+strongest_biases: [sex, gender]
+"""
+
+
+def test_config_reads_command_line_and_study_values() -> None:
+    """One declaration for the command line (text, ``--c``) and a study file (YAML values, key
+    ``svc_c``); the cross-option checks run before any model loads; the SVC defaults are the
+    authors' (:class:`DirectionSettings`, ``weat_functions.my_svc``)."""
+    assert config_from_values(IntersectionalConfig, {}) == IntersectionalConfig()
+    assert direction_settings(IntersectionalConfig()) == DirectionSettings()
+    text = {"c": "1.5", "class-weight": "balanced", "normalize": "false", "layers": "0,2-3,-1"}
+    config = config_from_values(
+        IntersectionalConfig,
+        {**text, "strongest": "sex,gender", "study": "my.yaml", "experiments": "valnorm"},
+    )
+    assert config.svc_c == 1.5 and config.class_weight == "balanced" and not config.normalize
+    assert config.layers == (0, 2, 3, -1) and config.strongest == ("sex", "gender")
+    assert config.study == Path("my.yaml") and config.experiments == ("valnorm",)
+    settings = direction_settings(config)
+    assert settings.c == 1.5 and settings.class_weight == "balanced"
+    assert not settings.normalize_columns and settings.seed == config.seed == 0
+    study = {"svc_c": 2, "experiments": ["differential"], "permutations": 500, "seed": 4}
+    from_study = config_from_values(IntersectionalConfig, study)
+    assert from_study.svc_c == 2.0 and from_study.experiments == ("differential",)
+    assert from_study.permutations == 500 and direction_settings(from_study).seed == 4
+    bad = [
+        ({"class_weight": "heavy"}, OptionError, "--class-weight: unknown class weight 'heavy'"),
+        ({"experiments": "valnorm,weat"}, OptionError, "--experiments: unknown experiments"),
+        ({"pooling": "median"}, OptionError, "--pooling: unknown pooling 'median'"),
+        ({"conventions": "mine"}, OptionError, "--conventions: unknown conventions 'mine'"),
+        ({"duplicates": "heavy"}, OptionError, "--duplicates: unknown duplicates 'heavy'"),
+        ({"c": "strong"}, OptionError, "--c: not a number: 'strong'"),
+        ({"experiments": "none"}, EmptyInputError, "no experiment selected"),
+        ({"fraction": "0.6"}, WordlensError, r"fraction must be in \(0, 0.5\]; got 0.6"),
+        ({"fraction": "0"}, WordlensError, "fraction must be in"),
+        ({"encoding": "klingon"}, WordlensError, "unknown encoding 'klingon'"),
+    ]
+    for values, error, message in bad:
+        with pytest.raises(error, match=message):
+            config_from_values(IntersectionalConfig, values)
+    with pytest.raises(WordlensError, match="C must be a positive number"):
+        direction_settings(IntersectionalConfig(svc_c=0.0))
+    with pytest.raises(WordlensError, match="unknown experiment"):  # the Python API is checked
+        run_intersectional(None, IntersectionalConfig(experiments=("weat",)))  # type: ignore[arg-type]
+
+
+def test_method_checks_its_options_before_loading_the_model(tmp_path: Path) -> None:
+    """A bad C, study file or BOS choice is reported, not the model that does not exist."""
+    from wordlens.methods.base import run_method
+    from wordlens.models.options import ModelOptions
+
+    method = Intersectional()
+    absent = ModelOptions("no-such-model", no_cache=True)
+    bad_study = tmp_path / "bad.csv"
+    bad_study.write_text("bias,first,second\nsex,male,male\n")
+    cases = [
+        (absent, IntersectionalConfig(svc_c=-1.0), "C must be a positive number"),
+        (absent, IntersectionalConfig(max_iter=0), "max_iter must be at least 1"),
+        (absent, IntersectionalConfig(study=bad_study), "duplicate category 'male'"),
+        (absent, IntersectionalConfig(strongest=("sexes",)), "sexes"),
+        (absent.replace(bos="never"), IntersectionalConfig(conventions="paper"), "--bos auto"),
+    ]
+    for model, config, message in cases:
+        with pytest.raises(WordlensError, match=message):
+            run_method(method, model, config, tmp_path / "out")
+    assert not (tmp_path / "out" / "run.json").exists()
+
+
+def test_method_writes_reads_and_summarizes(tmp_path: Path) -> None:
+    """``run_method`` on MiniLM with a study file and ``strongest``: the tables, run.json and
+    the report are written; the summary of the run read back is the differential effect sizes
+    and ValNorm's best layers; the console shows the headline lines and the three tables."""
+    from rich.console import Console
+
+    from wordlens.methods.base import run_method
+    from wordlens.methods.registry import get_method
+    from wordlens.models.options import ModelOptions
+
+    study = tmp_path / "study.yaml"
+    study.write_text(STUDY_YAML)
+    lexicon = tmp_path / "bellezza-sample.csv"
+    load_lexicon("bellezza").data.iloc[::LEXICON_STEP].to_csv(lexicon, index=False)
+    method = get_method("intersectional")
+    config = config_from_values(
+        IntersectionalConfig,
+        {"lexicon": str(lexicon), "layers": "0,3,-1", "study": str(study)}
+        | {"strongest": "sex", "permutations": "200", "fraction": "0.5"},
+    )
+    out = tmp_path / "out"
+    run, written = run_method(method, ModelOptions("minilm-l6", no_cache=True), config, out)
+    names = {path.name for path in written}
+    tables = ("valnorm", "differential", "combination_projections", "strongest_categories")
+    assert {f"intersectional_{name}.parquet" for name in tables} <= names
+    assert {"run.json", "report.html", "intersectional_strongest_positions.csv"} <= names
+    back = Run.read(out)
+    assert back.method == "intersectional" and set(back.tables) == set(run.tables)
+    meta = back.metadata
+    assert meta["config"]["study"]["name"] == "two of three"
+    assert meta["config"]["study"]["strongest_biases"] == ["sex"]
+    assert meta["experiments"]["strongest"]["permuted_biases"] == ["sex"]
+    assert meta["options"]["strongest"] == ["sex"] and meta["options"]["svc_c"] == 5.0
+    assert len(back.tables["strongest_projections"]) == 2  # one bias: male, female
+    summary = method.summary(back)
+    differential = back.tables["differential"].set_index("bias")["effect_size"]
+    assert list(summary.headline)[:3] == ["d_social_class", "d_sex", "d_gender"]
+    assert summary.headline["d_social_class"] == differential["social class"]
+    valnorm = back.tables["valnorm"].set_index("layer")
+    assert summary.headline["valnorm_projection_best_r"] == valnorm["projection_r"].max()
+    assert summary.headline["valnorm_projection_best_layer"] == valnorm["projection_r"].idxmax()
+    assert summary.headline["valnorm_cosine_best_r"] == valnorm["cosine_r"].max()
+    assert summary.curves is not None
+    cosine = summary.curves[summary.curves["metric"] == "valnorm_cosine_r"]
+    assert cosine["depth"].tolist() == [0, 0.5, 1]
+    np.testing.assert_array_equal(cosine["value"], valnorm["cosine_r"])
+    assert method.summary(run).headline == summary.headline
+    console = Console(record=True, width=200)
+    for renderable in method.console(run):
+        console.print(renderable)
+    shown = console.export_text()
+    assert "study: two of three (" in shown and "direction: c=5.0, normalize_columns=True" in shown
+    assert "permutations: 200" in shown and "ValNorm on minilm-l6" in shown
+    assert "Differential bias on minilm-l6" in shown and "affluent vs. destitute" in shown
+    assert "% of top / bottom phrases" in shown and "female   │ 0.00   │ 100.00" in shown
+    page = (out / "report.html").read_text()
+    assert "<footer>model minilm-l6" in page and "Figure 4" in page
+
+
+def test_summary_without_valnorm_and_console_with_valnorm_undefined(small_run: Run) -> None:
+    """A run without ValNorm has only the effect sizes and no curves; a ValNorm whose
+    projection r is NaN at every layer shows the top layer only (no best layer)."""
+    method = Intersectional()
+    tables = {name: table for name, table in small_run.tables.items() if name != "valnorm"}
+    summary = method.summary(Run("intersectional", tables, small_run.metadata))
+    assert summary.curves is None and set(summary.headline) == {
+        f"d_{name.replace(' ', '_')}" for name in small_run.tables["differential"]["bias"]
+    }
+    undefined = small_run.tables["valnorm"].assign(projection_r=np.nan)
+    nan_run = Run("intersectional", {"valnorm": undefined}, small_run.metadata)
+    assert np.isnan(method.summary(nan_run).headline["valnorm_projection_best_layer"])
+    from rich.console import Console
+
+    console = Console(record=True, width=200)
+    for renderable in method.console(nan_run):
+        console.print(renderable)
+    shown = console.export_text()
+    assert "top" in shown and "best projection" not in shown
