@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from wordlens.methods.base import Method, RunContext, Summary
-from wordlens.methods.intersectional.config import IntersectionalConfig
+from wordlens.methods.intersectional.config import NAME, IntersectionalConfig
 from wordlens.methods.registry import register
 from wordlens.models.options import ModelOptions
 from wordlens.results import Run
@@ -37,7 +37,7 @@ __all__ = ["Intersectional", "IntersectionalConfig"]
 class Intersectional(Method[IntersectionalConfig]):
     """Run the intersectional valence bias experiments (Omrani Sabbaghi, Wolfe & Caliskan 2023)."""
 
-    name = "intersectional"
+    name = NAME
     title = "Intersectional valence bias: ValNorm, differential and strongest biases"
     citation = "Omrani Sabbaghi, Wolfe & Caliskan (2023), AIES 2023, 542-553"
     config_type = IntersectionalConfig

@@ -21,6 +21,8 @@ from wordlens.models.base import Pooling
 from wordlens.options import option
 from wordlens.resources.lexica import Duplicates
 
+NAME = "intersectional"
+"""The method's registered name (the command, and :class:`wordlens.results.Run` ``method``)."""
 Experiment = Literal["valnorm", "differential", "strongest"]
 EXPERIMENTS: tuple[Experiment, ...] = get_args(Experiment)
 ClassWeightName = Literal["none", "balanced"]

@@ -72,12 +72,7 @@ from wordlens.contexts.intersectional import (
 )
 from wordlens.conventions import bos_convention
 from wordlens.errors import EmptyInputError, WordlensError
-from wordlens.methods.intersectional.config import (
-    EXPERIMENTS,
-    Experiment,
-    IntersectionalConfig,
-    check_fraction,
-)
+from wordlens.methods.intersectional.config import NAME, IntersectionalConfig, check_fraction
 from wordlens.models.base import WordEmbedder, check_pooling
 from wordlens.models.cache import ActivationCache
 from wordlens.resources import (
@@ -100,8 +95,6 @@ from wordlens.stats import (
 )
 
 __all__ = [
-    "EXPERIMENTS",
-    "Experiment",
     "IntersectionalConfig",
     "NotContextualError",
     "config_study",
@@ -114,8 +107,6 @@ __all__ = [
 ]
 
 FloatArray = npt.NDArray[np.float64]
-NAME = "intersectional"
-"""The method's registered name (:class:`wordlens.results.Run` ``method``)."""
 METHOD = "Omrani Sabbaghi, Wolfe & Caliskan (2023), intersectional valence bias"
 
 
