@@ -15,7 +15,10 @@ from typing import Any, TypeVar
 from wordlens.errors import WordlensError
 from wordlens.methods.base import Method
 
-BUILTIN: tuple[str, ...] = ("wordlens.methods.weat",)
+BUILTIN: tuple[str, ...] = (
+    "wordlens.methods.weat",
+    "wordlens.methods.probing",
+)
 """Modules of the methods that ship with wordlens, in the order commands are listed."""
 ENTRY_POINTS = "wordlens.methods"
 
