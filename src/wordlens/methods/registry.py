@@ -17,6 +17,7 @@ from wordlens.methods.base import Method
 
 BUILTIN: tuple[str, ...] = (
     "wordlens.methods.weat",
+    "wordlens.methods.asymmetry",
     "wordlens.methods.probing",
 )
 """Modules of the methods that ship with wordlens, in the order commands are listed."""
