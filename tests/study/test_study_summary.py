@@ -11,17 +11,17 @@ import pytest
 from scipy.stats import spearmanr
 
 from wordlens.contexts.intersectional import Bias, IntersectionalStudy
-from wordlens.evals.asymmetry import AsymmetryConfig, run_asymmetry
 from wordlens.evals.intersectional import IntersectionalConfig, run_intersectional
 from wordlens.evals.likelihood_bias import run_likelihood_bias
-from wordlens.evals.probing import ProbeConfig, run_probing
 from wordlens.evals.sense_bias import SenseBiasConfig, run_sense_bias
+from wordlens.methods.asymmetry import Asymmetry, AsymmetryConfig
+from wordlens.methods.asymmetry.experiment import run_asymmetry
+from wordlens.methods.probing import Probe, ProbeConfig
+from wordlens.methods.probing.experiment import run_probing
 from wordlens.models.base import WordEmbedder
 from wordlens.models.scoring import load_scorer
-from wordlens.report.asymmetry_report import write_asymmetry
 from wordlens.report.intersectional_report import write_intersectional
 from wordlens.report.likelihood_report import write_likelihood_bias
-from wordlens.report.probing_report import write_probing
 from wordlens.report.sense_report import write_sense_bias
 from wordlens.resources import load_lexicon
 from wordlens.study.summary import CURVE_COLUMNS, CellOutputError, summarize_cell
@@ -60,7 +60,7 @@ def test_asymmetry_headlines_are_cam_and_direction_accuracy(
     glove: WordEmbedder, cells: Path
 ) -> None:
     run = run_asymmetry(AsymmetryConfig(norms=("eat",), similarity=()), glove)  # type: ignore[arg-type]
-    write_asymmetry(run, cells / "asymmetry")
+    run.write(cells / "asymmetry", Asymmetry().prefix)
     summary = summarize_cell("asymmetry", cells / "asymmetry")
     assert list(summary.headline) == [
         "cam_eat",
@@ -98,7 +98,7 @@ def test_probe_headlines_and_the_layer_curve(minilm: WordEmbedder, cells: Path) 
         max_steps=5,
         validate_every=5,
     )
-    write_probing(run_probing(config, minilm), cells / "probe")  # type: ignore[arg-type]
+    run_probing(config, minilm).write(cells / "probe", Probe().prefix)  # type: ignore[arg-type]
     summary = summarize_cell("probe", cells / "probe")
     scores = pd.read_parquet(cells / "probe" / "probing_scores.parquet")
     assert summary.headline == dict(
