@@ -118,16 +118,8 @@ from wordlens.models.static import StaticEmbedder
 from wordlens.models.static_conditionals import StaticConditionals
 from wordlens.options import config_values
 from wordlens.resources import load_similarity
-from wordlens.resources.association_norms import (
-    SWOW,
-    AssociationNorms,
-    load_association_norms,
-)
-from wordlens.resources.conceptnet import (
-    PAPER_RELATIONS,
-    ConceptNet,
-    open_conceptnet,
-)
+from wordlens.resources.association_norms import SWOW, AssociationNorms, load_association_norms
+from wordlens.resources.conceptnet import PAPER_RELATIONS, ConceptNet, open_conceptnet
 from wordlens.results import Run, Timings
 from wordlens.stats.asymmetry import (
     ConditionalSource,
