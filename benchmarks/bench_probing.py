@@ -6,9 +6,9 @@ cache:
 - ``extract``: the subtoken vectors of every train, dev and test sentence at all 7 layers
   (computed and written to the cache);
 - ``reuse``: the same vectors again (read from the cache: nothing is recomputed);
-- ``probe <repr>``: a whole :func:`wordlens.evals.probing.run_probing` of one representation
-  (vectors from the cache, probe trained with the Appendix C schedule, scored on test), with the
-  dev micro-F1 along training.
+- ``probe <repr>``: a whole :func:`wordlens.methods.probing.experiment.run_probing` of one
+  representation (vectors from the cache, probe trained with the Appendix C schedule, scored on
+  test), with the dev micro-F1 along training.
 
 Target (issue 7): extraction + training of POS under 20 minutes on 2 CPU cores. Training runs
 30,000 steps by default (``--max-steps``; 0 for the task's own cap, jiant's 250 validations =
@@ -36,7 +36,8 @@ from _harness import THREADS, measure_in_child, peak_rss_mib
 
 def run_step(step: str, args: argparse.Namespace) -> dict[str, Any]:
     """Run one stage in this process and return its measurements."""
-    from wordlens.evals.probing import SPLITS, ProbeConfig, run_probing, task_examples
+    from wordlens.methods.probing import ProbeConfig
+    from wordlens.methods.probing.experiment import SPLITS, run_probing, task_examples
     from wordlens.models.cache import ActivationCache
     from wordlens.models.hf import HFEmbedder
     from wordlens.models.loading import load_model

@@ -30,7 +30,7 @@ def test_asymmetry_command_on_glove(shared: Path, tmp_path: Path) -> None:
     accuracy = pd.read_parquet(tmp_path / "asymmetry_direction_accuracy.parquet")
     assert sorted(set(accuracy["threshold"])) == [0.0, 1.0]
     meta = json.loads((tmp_path / "asymmetry_cam.json").read_text())
-    assert meta["config"]["n_pairs"] == 500 and meta["config"]["seed"] == 2
+    assert meta["config"]["pairs"] == "500" and meta["config"]["seed"] == 2
     assert meta["model"]["name"] == "glove-6b-50d"
     assert (tmp_path / "report.html").stat().st_size > 10_000
     assert not (tmp_path / "work").exists()  # static vectors need no work list
@@ -60,13 +60,23 @@ def test_asymmetry_command_with_a_conceptnet5_file(shared: Path, tmp_path: Path)
         (["--norms", "swow"], "--swow-file"),
         (["--shards", "2", "--shard", "2"], "out of range"),
         (["--pairs", "many"], "--pairs takes a number"),
-        (["--thresholds", "0,high"], "cannot read thresholds"),
+        (["--thresholds", "0,high"], "--thresholds: could not convert string to float"),
+        (["--pairs", "0"], "--pairs must be at least 1"),
+        (["--max-contexts", "-1"], "max_contexts must be at least 1 (0: all)"),
         (["--conceptnet", "no/such/file.csv.gz"], "no ConceptNet 'no/such/file.csv.gz'"),
     ],
 )
 def test_asymmetry_command_refuses_bad_options(options: list[str], message: str) -> None:
     result = runner.invoke(app, ["asymmetry", "-m", "glove-6b-50d", *options])
     assert result.exit_code == 2 and message in result.output
+
+
+def test_asymmetry_command_checks_the_workdir_before_loading(tmp_path: Path) -> None:
+    taken = tmp_path / "a-file"
+    taken.write_text("")
+    args = ["asymmetry", "-m", "no-such-model", "--workdir", str(taken / "work")]
+    result = runner.invoke(app, [*args, "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2 and "choose another --workdir" in result.output
 
 
 def test_asymmetry_command_refuses_an_encoder_without_lm_head(tmp_path: Path) -> None:

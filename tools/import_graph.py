@@ -24,8 +24,10 @@ PACKAGE = "wordlens"
 LAYERS: dict[str, tuple[str, ...]] = {
     "entry points": ("cli", "__init__"),
     "study": ("study", "distributed"),
-    "methods": ("methods", "evals"),
-    "building blocks": ("models", "probing", "stats", "contexts", "report", "conventions", "export"),
+    "methods": ("methods",),
+    "probing and reports": ("probing", "report", "export", "conventions"),
+    "models": ("models",),
+    "contexts and statistics": ("contexts", "stats"),
     "resources": ("resources",),
     "core": ("options", "results", "errors", "_files", "_version", "progress"),
 }

@@ -1,4 +1,9 @@
-"""The ``wordlens`` command line.
+"""The ``wordlens`` command line: a thin layer over :mod:`wordlens.methods` and the study runner.
+
+One command per registered method (:func:`wordlens.methods.registry.registered_methods`) is
+generated from the method's config and the :class:`~wordlens.models.options.ModelOptions` it
+takes, so its options, defaults and help are the ones a study file and the Python API use; the
+other commands (models, embed, cache, data, study) are written here.
 
 Exit codes: 0 success, 2 bad input or environment (a :class:`~wordlens.errors.WordlensError`,
 printed without a traceback), 130 interrupted (Ctrl-C) and 143 terminated (SIGTERM: finished work
@@ -11,7 +16,7 @@ import inspect
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import wraps
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -20,116 +25,19 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from wordlens._files import (
-    DEFAULT_ENCODING,
-    ENCODING_HINT,
-    check_encoding,
-    ensure_writable_dir,
-    read_text,
-)
-from wordlens.contexts import BLEACHED_TEMPLATE, decontextualized_targets, targets_from_template
-from wordlens.errors import CacheError, EmptyInputError, OutputError, Terminated, WordlensError
-from wordlens.methods.base import Method, run_method
+from wordlens.errors import OutputError, Terminated, WordlensError
+from wordlens.export import EmbedOptions
+from wordlens.methods.base import Method, output_dir, run_method
 from wordlens.methods.registry import registered_methods
-from wordlens.models.base import WordEmbedder
-from wordlens.models.cache import ActivationCache
 from wordlens.models.options import ModelOptions
 from wordlens.options import OptionSpec, config_from_values, option_specs
-
-app = typer.Typer(
-    help="Measure what language models and word embeddings know about words, layer by layer.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-)
-data_app = typer.Typer(
-    help="List, inspect and fetch the registered data sets.", no_args_is_help=True
-)
-cache_app = typer.Typer(help="Inspect or clear the activation cache.", no_args_is_help=True)
-study_app = typer.Typer(
-    help="Run many models x methods from one study file; resumable; one report.",
-    no_args_is_help=True,
-)
-app.add_typer(data_app, name="data")
-app.add_typer(cache_app, name="cache")
-app.add_typer(study_app, name="study")
 
 # Tables are wide (a column per WEAT test): do not squeeze them to 80 columns when piped.
 console = Console(width=None if sys.stdout.isatty() else 200)
 errors = Console(stderr=True, soft_wrap=True)
 F = TypeVar("F", bound=Callable[..., Any])
-
-ModelOption = Annotated[
-    str, typer.Option("--model", "-m", help="Alias (see `wordlens models`), local path or hub id.")
-]
-LayersOption = Annotated[
-    str, typer.Option(help="Layers: 'all', or a comma list such as '0,6,-1' (0 = embeddings).")
-]
-PoolingOption = Annotated[str, typer.Option(help="Subtoken pooling: first, last, mean or max.")]
-DeviceOption = Annotated[str, typer.Option(help="Torch device: cpu, cuda, cuda:1, mps.")]
-DtypeOption = Annotated[str, typer.Option(help="Weights dtype: float32, float16, bfloat16.")]
-TokenBudgetOption = Annotated[
-    int | None,
-    typer.Option(help="Max batch size x padded length per forward pass [default: 1024 on CPU]."),
-]
-NoCacheOption = Annotated[
-    bool, typer.Option("--no-cache", help="Do not read or write the activation cache.")
-]
-CacheDirOption = Annotated[
-    Path | None,
-    typer.Option(help="Activation cache directory [default: $WORDLENS_HOME/activations]."),
-]
-BosOption = Annotated[
-    str,
-    typer.Option(
-        help="Causal models: prepend BOS when the tokenizer adds none (auto), always, never."
-    ),
-]
-TrustOption = Annotated[
-    bool,
-    typer.Option(help="Allow a hub model's own code to run (only for repositories you trust)."),
-]
-
-
-def _checked_encoding(value: str) -> str:
-    try:
-        return check_encoding(value)
-    except WordlensError as error:
-        raise typer.BadParameter(str(error)) from None
-
-
-EncodingOption = Annotated[
-    str,
-    typer.Option(
-        callback=_checked_encoding,
-        help="Text encoding of the files you pass (words file, lexicon, study, templates), "
-        "e.g. latin-1 or cp1252.",
-    ),
-]
-
-
-def _checked_duplicates(value: str | None) -> str | None:
-    from wordlens.resources.lexica import DUPLICATE_POLICIES  # pandas: only when it is used
-
-    if value not in (None, *DUPLICATE_POLICIES):
-        raise typer.BadParameter(f"use {', '.join(DUPLICATE_POLICIES)}, not {value!r}")
-    return value
-
-
-DuplicatesOption = Annotated[
-    str | None,
-    typer.Option(
-        callback=_checked_duplicates,
-        help="A word listed more than once in a lexicon: error, mean (average its ratings) or "
-        "first (keep the first entry) [error; a registered lexicon's own policy].",
-    ),
-]
-ConventionsOption = Annotated[
-    str,
-    typer.Option(
-        help="Input conventions: wordlens (--bos as given) or paper (the paper authors' BOS "
-        "choice; see wordlens.conventions)."
-    ),
-]
+Body = Callable[[ModelOptions, Any, Path], None]
+"""What a generated command does with the model options, its config and ``--out``."""
 
 
 def handle_errors(function: F) -> F:
@@ -172,126 +80,88 @@ def _on_sigterm(handler: _SignalHandler) -> _SignalHandler:
     return signal.signal(signal.SIGTERM, handler)
 
 
-def parse_layers(text: str) -> list[int] | None:
-    """``'all'`` → None; ``'0,6,-1'`` → [0, 6, -1]; ``'2-5'`` → [2, 3, 4, 5]."""
-    if text.strip().lower() == "all":
-        return None
-    layers: list[int] = []
-    try:
-        for part in text.split(","):
-            part = part.strip()
-            if "-" in part[1:]:
-                low, high = part[0] + part[1:].split("-", 1)[0], part[1:].split("-", 1)[1]
-                layers.extend(range(int(low), int(high) + 1))
-            else:
-                layers.append(int(part))
-    except ValueError:
-        raise WordlensError(f"cannot read layers {text!r}: use 'all', '0,6,-1' or '2-5'") from None
-    return layers
+# --- commands generated from option declarations -------------------------------------------
 
 
-def open_model(
-    model: str,
-    device: str,
-    dtype: str,
-    bos: str,
-    token_budget: int | None,
-    trust_remote_code: bool,
-) -> WordEmbedder:
-    from wordlens.models.loading import load_model
+def options_command(
+    config_type: type[Any],
+    body: Body,
+    *,
+    help: str,
+    model_options: Sequence[str],
+    model_required: bool,
+    out: inspect.Parameter,
+) -> Callable[..., None]:
+    """A command whose options are ``config_type``'s and the named :class:`ModelOptions`
+    fields (with ``--model``), plus ``out``; it reads them (:func:`config_from_values`) and
+    calls ``body``."""
+    model_specs = [
+        spec for spec in option_specs(ModelOptions) if spec.name in ("model", *model_options)
+    ]
+    parameters = [
+        _parameter(model_specs[0], required=model_required),
+        out,
+        *(_parameter(spec) for spec in option_specs(config_type)),
+        *(_parameter(spec) for spec in model_specs[1:]),
+    ]
+    model_names = [spec.name for spec in model_specs]
 
-    if dtype not in ("float32", "float16", "bfloat16"):
-        raise WordlensError(f"unknown dtype {dtype!r}: use float32, float16 or bfloat16")
-    if bos not in ("auto", "always", "never"):
-        raise WordlensError(f"unknown BOS policy {bos!r}: use auto, always or never")
-    with errors.status(f"loading {model}"):
-        return load_model(
-            model,
-            device=device,
-            dtype=dtype,  # type: ignore[arg-type]
-            bos=bos,  # type: ignore[arg-type]
-            token_budget=token_budget,
-            trust_remote_code=trust_remote_code,
-        )
+    def command(**values: Any) -> None:
+        out_path = values.pop("out")
+        model = config_from_values(ModelOptions, {name: values.pop(name) for name in model_names})
+        body(model, config_from_values(config_type, values), out_path)
 
-
-def open_cache(no_cache: bool, cache_dir: Path | None) -> ActivationCache | None:
-    """The activation cache, its directory created and checked writable (call it before loading
-    a model, so an unwritable cache fails at once); None with ``--no-cache``."""
-    if no_cache:
-        return None
-    cache = ActivationCache(cache_dir)
-    try:
-        ensure_writable_dir(cache.root)
-    except OSError as error:
-        raise CacheError(
-            f"activation cache directory {cache.root} is not writable ({error}); choose another "
-            "with --cache-dir or WORDLENS_HOME, or pass --no-cache"
-        ) from error
-    return cache
-
-
-def output_dir(path: Path, option: str = "--out") -> Path:
-    """``path`` created and checked writable before any model is loaded, so a bad ``--out``
-    fails at once instead of after the computation."""
-    try:
-        return ensure_writable_dir(path)
-    except OSError as error:
-        raise OutputError(
-            f"cannot write results to {path} ({error}); choose another {option}"
-        ) from error
+    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    command.__annotations__ = {parameter.name: parameter.annotation for parameter in parameters}
+    command.__doc__ = help
+    return handle_errors(command)
 
 
 def method_command(method: Method[Any]) -> Callable[..., None]:
-    """The ``wordlens <method>`` command, generated from the method's config and the model
-    options it takes: same names, flags, help and defaults as the study file's options."""
-    model_specs = [
-        spec
-        for spec in option_specs(ModelOptions)
-        if spec.name == "model" or spec.name in method.model_options
-    ]
-    config_specs = option_specs(method.config_type)
-    model_names = {spec.name for spec in model_specs}
-    out_default = Path(f"wordlens-results/{method.name}")
-    out = inspect.Parameter(
-        "out",
-        inspect.Parameter.KEYWORD_ONLY,
-        default=out_default,
-        annotation=Annotated[Path, typer.Option(help="Output directory (tables + report.html).")],
-    )
-    model = model_specs[0]
-    parameters = [
-        _parameter(model, required=method.model_required),
-        out,
-        *(_parameter(spec) for spec in config_specs),
-        *(_parameter(spec) for spec in model_specs[1:]),
-    ]
+    """``wordlens <method>``: run it (:func:`run_method`), print its console tables, say where
+    the results are."""
 
-    def command(**values: Any) -> None:
-        out_dir = values.pop("out")
-        model_values = {name: values.pop(name) for name in model_names}
-        options = config_from_values(ModelOptions, model_values)
-        config = config_from_values(method.config_type, values)
+    def body(model: ModelOptions, config: Any, out_dir: Path) -> None:
         run, written = run_method(
-            method, options, config, out_dir, progress=True, status=errors.status
+            method, model, config, out_dir, progress=True, status=errors.status
         )
         for renderable in method.console(run):
             console.print(renderable)
-        if (out_dir / "report.html") in written:
+        if out_dir / "report.html" in written:
             console.print(f"report: {out_dir / 'report.html'} ({len(written)} files in {out_dir})")
         elif written:
             console.print(f"results: {', '.join(map(str, written))}")
 
-    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    command.__annotations__ = {parameter.name: parameter.annotation for parameter in parameters}
-    command.__doc__ = method.help
-    command.__name__ = method.name.replace("-", "_")
-    return handle_errors(command)
+    out = _out_parameter(
+        Path(f"wordlens-results/{method.name}"), "Output directory (tables + report.html)."
+    )
+    return options_command(
+        method.config_type,
+        body,
+        help=method.help,
+        model_options=method.model_options,
+        model_required=method.model_required,
+        out=out,
+    )
+
+
+def _out_parameter(default: Path | None, help: str) -> inspect.Parameter:
+    return inspect.Parameter(
+        "out",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=inspect.Parameter.empty if default is None else default,
+        annotation=Annotated[Path, typer.Option(help=help)],
+    )
 
 
 def _parameter(spec: OptionSpec, *, required: bool = False) -> inspect.Parameter:
     """A typer option for ``spec``: lists, choices and ``None`` words are read as text
     (:meth:`OptionSpec.read`), everything else as its own type."""
+    if spec.info.argument:
+        annotation: Any = Annotated[list[str] | None, typer.Argument(help=spec.info.help)]
+        return inspect.Parameter(
+            spec.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=annotation
+        )
     textual = spec.is_list or bool(spec.choices) or (spec.optional and spec.info.none is not None)
     default = spec.text(spec.default) if textual else spec.default
     kind: Any = str if textual else spec.base
@@ -303,26 +173,28 @@ def _parameter(spec: OptionSpec, *, required: bool = False) -> inspect.Parameter
         declarations.append("/".join(f"--{half}" for half in flag.split("/")))
     if spec.info.short is not None:
         declarations.append(f"-{spec.info.short}")
-    if spec.name == "encoding":
-        declarations = []
-    annotation = Annotated[kind, typer.Option(*declarations, help=spec.info.help)]
     return inspect.Parameter(
         spec.name,
         inspect.Parameter.KEYWORD_ONLY,
         default=inspect.Parameter.empty if required else default,
-        annotation=annotation,
+        annotation=Annotated[kind, typer.Option(*declarations, help=spec.info.help)],
     )
 
 
-def add_method_commands(target: typer.Typer) -> None:
-    """One command per registered method (:func:`wordlens.methods.registry.registered_methods`)."""
-    for method in registered_methods().values():
-        target.command(method.name, help=method.help)(method_command(method))
+def _help(name: str) -> str:
+    """The help of one :class:`ModelOptions` field (for hand-written commands)."""
+    [spec] = [spec for spec in option_specs(ModelOptions) if spec.name == name]
+    return spec.info.help
 
 
-@app.command("methods")
+CacheDirOption = Annotated[Path | None, typer.Option(help=_help("cache_dir"))]
+
+
+# --- the other commands ---------------------------------------------------------------------
+
+
 @handle_errors
-def methods_command() -> None:
+def methods() -> None:
     """List the registered methods: their command, paper and what they need from a model."""
     table = Table("command", "method", "paper", "needs")
     for name, method in registered_methods().items():
@@ -330,7 +202,6 @@ def methods_command() -> None:
     console.print(table)
 
 
-@app.command()
 @handle_errors
 def models() -> None:
     """List the model aliases that ship on PyPI, and how to install them."""
@@ -348,64 +219,22 @@ def models() -> None:
     )
 
 
-@app.command()
-@handle_errors
-def embed(
-    model: ModelOption,
-    out: Annotated[Path, typer.Option(help="Output file: .npy (+ .json sidecar) or .parquet.")],
-    words: Annotated[list[str] | None, typer.Argument(help="Words to embed.")] = None,
-    words_file: Annotated[
-        Path | None, typer.Option("--words-file", help="A file with one word per line.")
-    ] = None,
-    encoding: EncodingOption = DEFAULT_ENCODING,
-    template: Annotated[
-        str, typer.Option(help="Context with one {word} placeholder.")
-    ] = BLEACHED_TEMPLATE,
-    context: Annotated[
-        str, typer.Option(help="'template' (use --template) or 'none' (each word alone).")
-    ] = "template",
-    layers: LayersOption = "all",
-    pooling: PoolingOption = "mean",
-    device: DeviceOption = "cpu",
-    dtype: DtypeOption = "float32",
-    bos: BosOption = "auto",
-    token_budget: TokenBudgetOption = None,
-    no_cache: NoCacheOption = False,
-    cache_dir: CacheDirOption = None,
-    trust_remote_code: TrustOption = False,
-) -> None:
+def _embed(model: ModelOptions, options: EmbedOptions, out: Path) -> None:
     """Export vectors of words (in a template, or alone) for the chosen layers."""
     from wordlens.export import EXPORT_SUFFIXES, export_embeddings
 
-    word_list = list(words or [])
-    if words_file is not None:
-        try:
-            lines = read_text(words_file, encoding, hint=ENCODING_HINT).splitlines()
-        except OSError as error:
-            raise WordlensError(f"cannot read {words_file}: {error}") from error
-        word_list += [line.strip() for line in lines if line.strip()]
-    if not word_list:
-        raise EmptyInputError("no words given: pass words as arguments or --words-file")
-    if context not in ("template", "none"):
-        raise WordlensError(f"unknown context {context!r}: use 'template' or 'none'")
+    targets = options.targets()
     if out.suffix not in EXPORT_SUFFIXES:
         raise OutputError(f"unsupported output format {out.suffix!r}: use .npy or .parquet")
     output_dir(out.parent)
-    targets = (
-        decontextualized_targets(word_list)
-        if context == "none"
-        else targets_from_template(word_list, template)
-    )
-    cache = open_cache(no_cache, cache_dir)
-    embedder = open_model(model, device, dtype, bos, token_budget, trust_remote_code)
-    result = embedder.embed(
-        targets,
-        parse_layers(layers),
-        pooling,  # type: ignore[arg-type]
-        cache=cache,
-        progress=True,
-    )
-    meta = {"model": embedder.info.as_dict(), "context": context, "template": template}
+    cache = model.cache()
+    embedder = model.embedder(status=errors.status)
+    result = embedder.embed(targets, options.layers, options.pooling, cache=cache, progress=True)
+    meta = {
+        "model": embedder.info.as_dict(),
+        "context": options.context,
+        "template": options.template,
+    }
     written = export_embeddings(result, targets, out, meta)
     console.print(
         f"{len(targets)} words x {len(result.layers)} layers x {result.vectors.shape[2]} d "
@@ -413,10 +242,11 @@ def embed(
     )
 
 
-@cache_app.command("info")
 @handle_errors
 def cache_info(cache_dir: CacheDirOption = None) -> None:
     """Show what the activation cache holds."""
+    from wordlens.models.cache import ActivationCache
+
     cache = ActivationCache(cache_dir)
     stores = cache.stores()
     table = Table("model", "fingerprint", "pooling", "layers", "items", "shards", "MiB", "format")
@@ -437,7 +267,6 @@ def cache_info(cache_dir: CacheDirOption = None) -> None:
     console.print(table if stores else "empty")
 
 
-@cache_app.command("clear")
 @handle_errors
 def cache_clear(
     cache_dir: CacheDirOption = None,
@@ -447,11 +276,12 @@ def cache_clear(
     ] = None,
 ) -> None:
     """Delete cached activations (all, or one model fingerprint)."""
+    from wordlens.models.cache import ActivationCache
+
     freed = ActivationCache(cache_dir).clear(fingerprint)
     console.print(f"freed {freed / 2**20:.1f} MiB")
 
 
-@data_app.command("list")
 @handle_errors
 def data_list(
     kind: Annotated[str | None, typer.Option(help="Only resources of this kind.")] = None,
@@ -471,7 +301,6 @@ def data_list(
     console.print(table)
 
 
-@data_app.command("show")
 @handle_errors
 def data_show(name: Annotated[str, typer.Argument(help="Resource name.")]) -> None:
     """Show a data set's source, license, citation, files and where it resolves."""
@@ -481,7 +310,6 @@ def data_show(name: Annotated[str, typer.Argument(help="Resource name.")]) -> No
         console.print(f"[bold]{key}[/]: {value}", highlight=False)
 
 
-@data_app.command("fetch")
 @handle_errors
 def data_fetch(names: Annotated[list[str], typer.Argument(help="Resource names.")]) -> None:
     """Make data sets available locally (download into the user cache if needed)."""
@@ -492,245 +320,9 @@ def data_fetch(names: Annotated[list[str], typer.Argument(help="Resource names."
             console.print(f"{name}: {path}")
 
 
-def parse_list(text: str) -> tuple[str, ...]:
-    """``'a,b'`` → ('a', 'b'); ``'none'`` or ``''`` → ()."""
-    if text.strip().lower() in ("", "none"):
-        return ()
-    return tuple(part.strip() for part in text.split(",") if part.strip())
-
-
-def print_headline(lines: dict[str, object]) -> None:
-    """The report's headline lines (model, conventions) on the console."""
-    for name, value in lines.items():
-        console.print(f"[bold]{name}[/bold]: {value}", highlight=False)
-
-
-@app.command("asymmetry")
-@handle_errors
-def asymmetry(
-    model: ModelOption,
-    norms: Annotated[
-        str, typer.Option(help="Evocation data (comma list): eat, usf, swow (needs --swow-file).")
-    ] = "eat",
-    swow_file: Annotated[
-        Path | None, typer.Option(help="Your SWOW-EN file (strength or raw response file).")
-    ] = None,
-    conceptnet: Annotated[
-        str,
-        typer.Option(
-            help="Relation annotation: conceptnet-100k, conceptnet5 (on a data root) or the path "
-            "of conceptnet-assertions-5.7.0.csv.gz (see `wordlens data show conceptnet5`)."
-        ),
-    ] = "conceptnet-100k",
-    pairs: Annotated[
-        str,
-        typer.Option(
-            help="Seeded sample of this many distinct pairs, or 'all' (default: 100 for language "
-            "models, all for static vectors)."
-        ),
-    ] = "default",
-    similarity_pairs: Annotated[
-        str,
-        typer.Option(
-            help="Language models: seeded sample of each similarity set, or 'all' (default: 25)."
-        ),
-    ] = "default",
-    thresholds: Annotated[
-        str, typer.Option(help="Direction-accuracy thresholds on |LAR_data| (comma list).")
-    ] = "0,0.5,1",
-    similarity: Annotated[
-        str, typer.Option(help="Similarity sets for Table 4 (comma list), or 'none'.")
-    ] = "men,simlex999,ws353-sim,ws353-rel",
-    max_contexts: Annotated[
-        int, typer.Option(help="Language models: contexts per pair (0: all).")
-    ] = 5,
-    shards: Annotated[
-        int, typer.Option(help="Language models: shards of the work list, run one after another.")
-    ] = 1,
-    shard: Annotated[
-        int | None,
-        typer.Option(help="Run only this shard (0-based) and stop; rerun without it to merge."),
-    ] = None,
-    workdir: Annotated[
-        Path | None,
-        typer.Option(help="Work list and pass scores; a rerun resumes (default: OUT/work)."),
-    ] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the pair samples.")] = 0,
-    out: Annotated[Path, typer.Option(help="Output directory (tables + report.html).")] = Path(
-        "wordlens-results/asymmetry"
-    ),
-    device: DeviceOption = "cpu",
-    dtype: DtypeOption = "float32",
-    token_budget: TokenBudgetOption = None,
-    trust_remote_code: TrustOption = False,
-) -> None:
-    """Asymmetry judgment with evocation data (Zhang et al. 2021): LAR, ALAR and CAM of a static
-    embedding or a masked/causal language model against EAT, USF or SWOW."""
-    from wordlens.evals.asymmetry import (
-        AsymmetryConfig,
-        load_asymmetry_model,
-        parse_sample_size,
-        run_asymmetry,
-    )
-    from wordlens.report.asymmetry_report import write_asymmetry
-
-    try:
-        theta = tuple(float(value) for value in parse_list(thresholds))
-    except ValueError:
-        raise WordlensError(f"cannot read thresholds {thresholds!r}: use e.g. 0,0.5,1") from None
-    sets = () if similarity.strip().lower() == "none" else parse_list(similarity)
-    config = AsymmetryConfig(
-        norms=parse_list(norms),
-        swow_file=swow_file,
-        conceptnet=conceptnet,
-        n_pairs=parse_sample_size(pairs, "--pairs"),
-        similarity_pairs=parse_sample_size(similarity_pairs, "--similarity-pairs"),
-        thresholds=theta,
-        similarity=sets,
-        max_contexts=max_contexts or None,
-        n_shards=shards,
-        shard=shard,
-        seed=seed,
-    )
-    config.check()
-    output_dir(out)
-    work = output_dir(workdir, "--workdir") if workdir is not None else out / "work"
-    with errors.status(f"loading {model}"):
-        opened = load_asymmetry_model(
-            model,
-            device=device,
-            dtype=dtype,
-            token_budget=token_budget,
-            trust_remote_code=trust_remote_code,
-        )
-    run = run_asymmetry(config, opened, workdir=work, progress=True)
-    if not run.complete:
-        done = run.metadata["contextual"]["shards"][0]
-        console.print(
-            f"shard {done['shard']} of {done['n_shards']} finished ({done['path']}); when every "
-            "shard is done, run again without --shard to merge and measure"
-        )
-        return
-    print_asymmetry_summary(run.tables, run.metadata["model"]["name"])
-    written = write_asymmetry(run, out)
-    console.print(f"report: {out / 'report.html'} ({len(written)} files in {out})")
-
-
-def print_asymmetry_summary(tables: dict[str, Any], model_name: str) -> None:
-    """Per data set: pairs, CAM over all pairs and direction accuracy at each threshold."""
-    grid = Table(title=f"Asymmetry (Zhang et al. 2021) of {model_name}", title_justify="left")
-    for column in ("data", "pairs", "CAM [95% CI]", "direction accuracy (theta)"):
-        grid.add_column(column)
-    cam = tables["cam"][tables["cam"]["relation"] == "all"]
-    accuracy = tables["direction_accuracy"]
-    accuracy = accuracy[accuracy["relation"] == "all"]
-    for row in cam.itertuples():
-        shares = accuracy[accuracy["norm"] == row.norm]
-        text = ", ".join(f"{a.accuracy:.3f} ({a.threshold:g})" for a in shares.itertuples())
-        grid.add_row(
-            str(row.norm), str(row.n), f"{row.cam:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}]", text
-        )
-    console.print(grid)
-
-
-@app.command()
-@handle_errors
-def probe(
-    model: ModelOption,
-    task: Annotated[
-        str, typer.Option(help="Edge-probing task: pos, dep, rel, spr or winograd.")
-    ] = "pos",
-    representations: Annotated[
-        str,
-        typer.Option(
-            "--repr",
-            help="Comma list: top, lex, cat, mix, layer:K, layers (every layer), cnn3, cnn5; "
-            "any of them prefixed by random- (randomized encoder).",
-        ),
-    ] = "mix",
-    train_sentences: Annotated[
-        int | None, typer.Option(help="Seeded sample of the train split (sentences) [all].")
-    ] = None,
-    eval_sentences: Annotated[
-        int | None, typer.Option(help="Seeded sample of dev and of test (sentences) [all].")
-    ] = None,
-    max_steps: Annotated[
-        int | None,
-        typer.Option(help="Stop training after this many steps [jiant's: 250 or 100 validations]."),
-    ] = None,
-    validate_every: Annotated[
-        int | None, typer.Option(help="Steps between validations [task default: 1000 or 100].")
-    ] = None,
-    seed: Annotated[int, typer.Option(help="Seed of samples, probe and batch order.")] = 0,
-    out: Annotated[Path, typer.Option(help="Output directory (tables + report.html).")] = Path(
-        "wordlens-results/probing"
-    ),
-    device: DeviceOption = "cpu",
-    dtype: DtypeOption = "float32",
-    bos: BosOption = "auto",
-    token_budget: TokenBudgetOption = None,
-    no_cache: NoCacheOption = False,
-    cache_dir: CacheDirOption = None,
-    trust_remote_code: TrustOption = False,
-) -> None:
-    """Edge probing (Tenney et al. 2019): a span probe per representation of a frozen model,
-    trained on the task's train split and scored on its test split (micro-F1, Table 2)."""
-    from wordlens.evals.probing import ProbeConfig, run_probing
-    from wordlens.models.hf import HFEmbedder
-    from wordlens.report.probing_report import write_probing
-
-    config = ProbeConfig(
-        task=task,
-        representations=tuple(parse_list(representations)),
-        train_sentences=train_sentences,
-        eval_sentences=eval_sentences,
-        max_steps=max_steps,
-        validate_every=validate_every,
-        seed=seed,
-    )
-    config.check()
-    output_dir(out)
-    cache = open_cache(no_cache, cache_dir)
-
-    def load() -> HFEmbedder:
-        embedder = open_model(model, device, dtype, bos, token_budget, trust_remote_code)
-        if not isinstance(embedder, HFEmbedder):
-            raise WordlensError(
-                f"{model} is a {embedder.info.kind} model: edge probing needs a transformer's "
-                "subtoken vectors in context"
-            )
-        return embedder
-
-    run = run_probing(
-        config,
-        load(),
-        cache=cache,
-        load_randomized=load,
-        progress=True,
-    )
-    scores = run.tables["scores"]
-    grid = Table(
-        title=f"Edge probing: {task}, {run.metadata['model']['name']}", title_justify="left"
-    )
-    for column in ("representation", "test micro-F1", "best dev micro-F1", "steps"):
-        grid.add_column(column)
-    for row in scores.to_dict("records"):
-        dev, steps = row.get("best_dev_micro_f1"), row.get("steps")
-        grid.add_row(
-            str(row["representation"]),
-            f"{row['test_micro_f1']:.4f}",
-            f"{dev:.4f}" if isinstance(dev, float) and dev == dev else "",
-            str(int(steps)) if isinstance(steps, (int, float)) and steps == steps else "",
-        )
-    console.print(grid)
-    written = write_probing(run, out)
-    console.print(f"report: {out / 'report.html'} ({len(written)} files in {out})")
-
-
 StudyPath = Annotated[Path, typer.Argument(help="Study file (YAML).")]
 
 
-@study_app.command("run")
 @handle_errors
 def study_run(
     study_file: StudyPath,
@@ -763,50 +355,34 @@ def study_run(
         verb = "skip (done)" if status.state == "done" and not force else "run"
         console.print(f"[bold]{verb}[/] {cell.model.display_name} / {cell.method}")
 
+    cells = tuple(part.strip() for part in (only or "").split(",") if part.strip())
     with make_backend(backend, address, workers) as chosen:
-        records = run_study(
-            study,
-            only=parse_list(only) if only else (),
-            force=force,
-            backend=chosen,
-            on_cell=announce,
-        )
-    write_study_index(study)
-    print_study_status(study)
+        records = run_study(study, only=cells, force=force, backend=chosen, on_cell=announce)
+    _write_study_index(study)
+    _print_study_status(study)
     console.print(f"report: {study.out_dir / 'index.html'}")
     if any(record.status == "failed" for record in records):
         raise typer.Exit(1)
 
 
-@study_app.command("status")
 @handle_errors
-def study_status_command(study_file: StudyPath) -> None:
+def study_status(study_file: StudyPath) -> None:
     """What is done, running, failed or still to run in a study."""
     from wordlens.study.spec import load_study
 
-    print_study_status(load_study(study_file))
+    _print_study_status(load_study(study_file))
 
 
-@study_app.command("report")
 @handle_errors
 def study_report(study_file: StudyPath) -> None:
     """Write the study's index.html from the cells' results so far."""
     from wordlens.study.spec import load_study
 
     study = load_study(study_file)
-    written = write_study_index(study)
+    written = _write_study_index(study)
     console.print(f"report: {study.out_dir / 'index.html'} ({len(written)} files)")
 
 
-def write_study_index(study: Any) -> list[Path]:
-    """The study's ``index.html`` (titled with the study's ``name:``), figures and tables."""
-    from wordlens.study.report import write_study_report
-    from wordlens.study.runner import study_records
-
-    return write_study_report(study.out_dir, study_records(study), title=f"Study {study.name}")
-
-
-@study_app.command("schema")
 def study_schema() -> None:
     """Print the JSON Schema of study files."""
     import json
@@ -816,14 +392,22 @@ def study_schema() -> None:
     console.print_json(json.dumps(study_json_schema()))
 
 
-def print_study_status(study: Any) -> None:
-    from wordlens.study.runner import study_status
+def _write_study_index(study: Any) -> list[Path]:
+    """The study's ``index.html`` (titled with the study's ``name:``), figures and tables."""
+    from wordlens.study.report import write_study_report
+    from wordlens.study.runner import study_records
+
+    return write_study_report(study.out_dir, study_records(study), title=f"Study {study.name}")
+
+
+def _print_study_status(study: Any) -> None:
+    from wordlens.study.runner import study_status as statuses
 
     grid = Table(title=f"Study {study.name}: {study.out_dir}", title_justify="left")
     for column in ("model", "method", "state", "seconds", "headline / error"):
         grid.add_column(column)
     colours = {"done": "green", "failed": "red", "running": "yellow", "interrupted": "red"}
-    for status in study_status(study):
+    for status in statuses(study):
         record = status.record
         detail = ""
         if record is not None and record.error:
@@ -842,4 +426,55 @@ def print_study_status(study: Any) -> None:
     console.print(grid)
 
 
-add_method_commands(app)
+# --- the application ------------------------------------------------------------------------
+
+
+def build_app() -> typer.Typer:
+    """The ``wordlens`` command with one command per method registered now (built-in, entry
+    points, run-time registrations)."""
+    root = typer.Typer(
+        help="Measure what language models and word embeddings know about words, layer by layer.",
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+    )
+    root.command()(methods)
+    root.command()(models)
+    embed = options_command(
+        EmbedOptions,
+        _embed,
+        help="Export vectors of words (in a template, or alone) for the chosen layers.",
+        model_options=tuple(spec.name for spec in option_specs(ModelOptions)),
+        model_required=True,
+        out=_out_parameter(None, "Output file: .npy (+ .json sidecar) or .parquet."),
+    )
+    root.command("embed")(embed)
+    for method in registered_methods().values():
+        root.command(method.name, help=method.help)(method_command(method))
+    groups: dict[str, tuple[str, dict[str, Callable[..., Any]]]] = {
+        "data": (
+            "List, inspect and fetch the registered data sets.",
+            {"list": data_list, "show": data_show, "fetch": data_fetch},
+        ),
+        "cache": (
+            "Inspect or clear the activation cache.",
+            {"info": cache_info, "clear": cache_clear},
+        ),
+        "study": (
+            "Run many models x methods from one study file; resumable; one report.",
+            {
+                "run": study_run,
+                "status": study_status,
+                "report": study_report,
+                "schema": study_schema,
+            },
+        ),
+    }
+    for group, (text, commands) in groups.items():
+        sub = typer.Typer(help=text, no_args_is_help=True)
+        for name, function in commands.items():
+            sub.command(name)(function)
+        root.add_typer(sub, name=group)
+    return root
+
+
+app = build_app()

@@ -1,24 +1,92 @@
-"""Write word vectors to ``.npy`` (+ a JSON sidecar) or Parquet (a row per word and layer)."""
+"""Write word vectors to ``.npy`` (+ a JSON sidecar) or Parquet (a row per word and layer).
+
+:class:`EmbedOptions` are the options of ``wordlens embed`` (which words, in which context, which
+layers and pooling); :func:`export_embeddings` writes the vectors.
+"""
 
 from __future__ import annotations
 
 import io
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from wordlens._files import atomic_write_text, atomic_writer
-from wordlens.contexts import Target
-from wordlens.errors import OutputError
-from wordlens.models.base import Embeddings
+from wordlens._files import (
+    DEFAULT_ENCODING,
+    ENCODING_HINT,
+    atomic_write_text,
+    atomic_writer,
+    check_encoding,
+    read_text,
+)
+from wordlens.contexts import (
+    BLEACHED_TEMPLATE,
+    Target,
+    decontextualized_targets,
+    targets_from_template,
+)
+from wordlens.errors import EmptyInputError, OutputError, WordlensError
+from wordlens.models.base import Embeddings, Pooling
+from wordlens.options import option
 
 #: The output formats :func:`export_embeddings` writes.
 EXPORT_SUFFIXES = (".npy", ".parquet")
+
+
+@dataclass(frozen=True)
+class EmbedOptions:
+    """What ``wordlens embed`` exports: the words (arguments and/or a file), their context, the
+    layers and the subtoken pooling."""
+
+    words: tuple[str, ...] = option((), "Words to embed.", argument=True)
+    words_file: Path | None = option(None, "A file with one word per line.")
+    encoding: str = option(
+        DEFAULT_ENCODING, "Text encoding of the words file, e.g. latin-1 or cp1252."
+    )
+    template: str = option(BLEACHED_TEMPLATE, "Context with one {word} placeholder.")
+    context: Literal["template", "none"] = option(
+        "template", "'template' (use --template) or 'none' (each word alone)."
+    )
+    layers: tuple[int, ...] | None = option(
+        None,
+        "Layers: 'all', or a comma list such as '0,6,-1' (0 = embeddings).",
+        none="all",
+        parse="layers",
+    )
+    pooling: Pooling = option("mean", "Subtoken pooling: first, last, mean or max.")
+
+    def check(self) -> None:
+        """The encoding is one Python knows (raises WordlensError)."""
+        check_encoding(self.encoding)
+
+    def targets(self) -> list[Target]:
+        """The words (arguments, then the file's lines) in their context.
+
+        Raises
+        ------
+        EmptyInputError
+            If there is no word.
+        WordlensError
+            If the words file cannot be read.
+        """
+        words = list(self.words)
+        if self.words_file is not None:
+            try:
+                lines = read_text(self.words_file, self.encoding, hint=ENCODING_HINT).splitlines()
+            except OSError as error:
+                raise WordlensError(f"cannot read {self.words_file}: {error}") from error
+            words += [line.strip() for line in lines if line.strip()]
+        if not words:
+            raise EmptyInputError("no words given: pass words as arguments or --words-file")
+        if self.context == "none":
+            return decontextualized_targets(words)
+        return targets_from_template(words, self.template)
 
 
 def export_embeddings(

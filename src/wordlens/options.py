@@ -64,6 +64,8 @@ class OptionInfo:
     study
         False for options a study sets itself (``workdir``) or that stop a run half-way
         (``shard``): they are on the command line only.
+    argument
+        On the command line, the positional arguments (a tuple field) instead of an option.
     """
 
     help: str
@@ -72,6 +74,7 @@ class OptionInfo:
     none: str | None = None
     parse: Parse = "list"
     study: bool = True
+    argument: bool = False
 
 
 def option(
@@ -83,9 +86,10 @@ def option(
     none: str | None = None,
     parse: Parse = "list",
     study: bool = True,
+    argument: bool = False,
 ) -> Any:
     """A config field with its default and help (see :class:`OptionInfo`)."""
-    info = OptionInfo(help, flag, short, none, parse, study)
+    info = OptionInfo(help, flag, short, none, parse, study, argument)
     return dataclasses.field(default=default, metadata={"option": info})
 
 

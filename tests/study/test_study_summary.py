@@ -11,20 +11,21 @@ import pytest
 from scipy.stats import spearmanr
 
 from wordlens.contexts.intersectional import Bias, IntersectionalStudy
-from wordlens.evals.asymmetry import AsymmetryConfig, run_asymmetry
-from wordlens.evals.probing import ProbeConfig, run_probing
+from wordlens.methods.asymmetry import Asymmetry, AsymmetryConfig
+from wordlens.methods.asymmetry.experiment import run_asymmetry
 from wordlens.methods.intersectional import IntersectionalConfig
 from wordlens.methods.intersectional.experiments import run_intersectional
 from wordlens.methods.likelihood_bias import LikelihoodBiasConfig
 from wordlens.methods.likelihood_bias.compute import run_likelihood_bias
+from wordlens.methods.probing import Probe, ProbeConfig
+from wordlens.methods.probing.experiment import run_probing
 from wordlens.methods.sense_bias import SenseBiasConfig
 from wordlens.methods.sense_bias.compute import run_sense_bias
+from wordlens.methods.summaries import CURVE_COLUMNS
 from wordlens.models.base import WordEmbedder
 from wordlens.models.scoring import load_scorer
-from wordlens.report.asymmetry_report import write_asymmetry
-from wordlens.report.probing_report import write_probing
 from wordlens.resources import load_lexicon
-from wordlens.study.summary import CURVE_COLUMNS, CellOutputError, summarize_cell
+from wordlens.study.summary import CellOutputError, summarize_cell
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +64,7 @@ def test_asymmetry_headlines_are_cam_and_direction_accuracy(
     glove: WordEmbedder, cells: Path
 ) -> None:
     run = run_asymmetry(AsymmetryConfig(norms=("eat",), similarity=()), glove)  # type: ignore[arg-type]
-    write_asymmetry(run, cells / "asymmetry")
+    run.write(cells / "asymmetry", Asymmetry().prefix)
     summary = summarize_cell("asymmetry", cells / "asymmetry")
     assert list(summary.headline) == [
         "cam_eat",
@@ -101,7 +102,7 @@ def test_probe_headlines_and_the_layer_curve(minilm: WordEmbedder, cells: Path) 
         max_steps=5,
         validate_every=5,
     )
-    write_probing(run_probing(config, minilm), cells / "probe")  # type: ignore[arg-type]
+    run_probing(config, minilm).write(cells / "probe", Probe().prefix)  # type: ignore[arg-type]
     summary = summarize_cell("probe", cells / "probe")
     scores = pd.read_parquet(cells / "probe" / "probing_scores.parquet")
     assert summary.headline == dict(
@@ -176,7 +177,8 @@ def test_sense_bias_headlines_at_the_top_layer(glove: WordEmbedder, cells: Path)
 def test_a_cell_without_its_tables_is_named(cells: Path) -> None:
     empty = cells / "empty"
     empty.mkdir()
-    with pytest.raises(CellOutputError, match="has none of the tables sense_bias_weat"):
+    with pytest.raises(CellOutputError, match=r"empty: cannot read the run .*\(run\.json\)"):
         summarize_cell("sense-bias", empty)
-    with pytest.raises(CellOutputError, match=r"probing_scores\.parquet/\.json in cell directory"):
+    (empty / "run.json").write_text('{"method": "probe", "tables": {"scores": "gone"}}')
+    with pytest.raises(CellOutputError, match=r"gone\.parquet"):
         summarize_cell("probe", empty)

@@ -111,7 +111,7 @@ class Method(ABC, Generic[C]):
     @property
     def help(self) -> str:
         """The command's help: the class docstring."""
-        return (type(self).__doc__ or self.title).strip()
+        return " ".join((type(self).__doc__ or self.title).split())
 
     @abstractmethod
     def run(self, model: ModelOptions, config: C, context: RunContext) -> Run:

@@ -355,7 +355,7 @@ class _Study:
 def _polar_pairs(
     dimensions: Iterable[Dimension], language: str = "en"
 ) -> dict[Dimension, PolarPair]:
-    from wordlens.contexts.polar import polar_sets
+    from wordlens.methods.vast.polar import polar_sets
 
     pairs = {}
     for dimension in dict.fromkeys(dimensions):
@@ -370,7 +370,7 @@ def _dimensions(lexicon: Lexicon) -> list[Dimension]:
 
 def _rated(study: _Study, lexicon: Lexicon, dimension: Dimension) -> pd.DataFrame:
     """The lexicon's words (present in the model) and ratings on ``dimension``."""
-    from wordlens.contexts.polar import rated_words
+    from wordlens.methods.vast.polar import rated_words
 
     rated = rated_words(lexicon, dimension).drop_duplicates("word")
     keep = set(study.present(rated["word"]))
@@ -672,9 +672,10 @@ def tokenization_experiment(study: _Study) -> pd.DataFrame:
     In the random setting (bleached if random is not run), Warriner words are split by their
     number of subtokens there; the multiply tokenized set is every multiply tokenized word and the
     singly tokenized set an equal-size random sample (seeded). Polar words: only singly tokenized
-    ones, groups balanced by seeded random removal (:func:`wordlens.contexts.polar.select_polar`).
+    ones, groups balanced by seeded random removal
+    (:func:`wordlens.methods.vast.polar.select_polar`).
     """
-    from wordlens.contexts.polar import polar_sets, select_polar
+    from wordlens.methods.vast.polar import polar_sets, select_polar
 
     setting: Setting = "random" if "random" in study.settings else "bleached"
     warriner = next((lx for lx in study.lexica if lx.name == "warriner"), None)

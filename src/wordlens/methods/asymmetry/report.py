@@ -3,36 +3,35 @@ in one HTML page."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from wordlens.evals.asymmetry import ALL_PAIRS, AsymmetryRun
+from wordlens.methods.asymmetry.experiment import ALL_PAIRS
 from wordlens.report.bias_figures import grouped_bars
 from wordlens.report.figures import Panel, line_panels
 from wordlens.report.html import Report
-from wordlens.results import Result
+from wordlens.results import Run
 
 _TOP_RELATIONS = 12
 """Relations shown in figures and wide tables (most pairs first)."""
 
 
-def build_asymmetry_report(run: AsymmetryRun) -> Report:
+def build_asymmetry_report(run: Run) -> Report:
     """The sections of the tables the run holds, with its configuration, coverage and timings."""
     meta = run.metadata
     model = meta["model"]
     config = meta["config"]
-    report = Report(f"Asymmetry judgment with evocation data — {model['name']}")
+    report = Report(f"Asymmetry judgment with evocation data — {model['name']}", metadata=meta)
     report.definitions(
         {
             "model": f"{model['name']} ({model['kind']})",
             "fingerprint": model["fingerprint"],
             "evocation data": ", ".join(config["norms"]),
             "ConceptNet": meta["conceptnet"]["source"] if "conceptnet" in meta else "not recorded",
-            "pairs": config["n_pairs"] if config["n_pairs"] is not None else "model default",
-            "contexts per pair": config["max_contexts"],
+            "pairs": config["pairs"] if config["pairs"] is not None else "model default",
+            "contexts per pair": config["max_contexts"] or "all",
             "thresholds": ", ".join(str(t) for t in config["thresholds"]),
             "seed": config["seed"],
         }
@@ -249,13 +248,3 @@ def _coverage_section(
             f"{'reused' if contextual['worklist_reused'] else 'built'} in {contextual['workdir']}.",
             note=True,
         )
-
-
-def write_asymmetry(run: AsymmetryRun, out_dir: Path) -> list[Path]:
-    """Write every table (parquet/csv/json, see :class:`wordlens.results.Result`) and
-    ``report.html`` into ``out_dir``."""
-    written: list[Path] = []
-    for name, table in run.tables.items():
-        written += Result(f"asymmetry_{name}", table, run.metadata).write(out_dir)
-    written.append(build_asymmetry_report(run).write(out_dir / "report.html"))
-    return written

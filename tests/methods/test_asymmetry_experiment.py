@@ -4,38 +4,46 @@ resumed from its work directory; configuration errors; the report."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import spearmanr
+
 from tests.conceptnet5_sample import write_sample
 from tests.conftest import shared_dir
-
 from wordlens.contexts.paragraphs import ParagraphIndex, build_paragraph_index
 from wordlens.errors import WordlensError
-from wordlens.evals.asymmetry import (
+from wordlens.methods.asymmetry import Asymmetry, AsymmetryConfig
+from wordlens.methods.asymmetry.experiment import (
     ALL_PAIRS,
-    AsymmetryConfig,
-    AsymmetryRun,
+    AsymmetrySettings,
     EstimatedConditionals,
     NotLanguageModelError,
     run_asymmetry,
 )
 from wordlens.models.base import WordEmbedder
 from wordlens.models.scoring import LMScorer, load_scorer
-from wordlens.report.asymmetry_report import write_asymmetry
 from wordlens.resources import load_corpus
 from wordlens.resources.association_norms import load_association_norms
 from wordlens.resources.conceptnet import load_conceptnet
+from wordlens.results import Run
 from wordlens.stats.asymmetry import log_asymmetry_ratio
 
 MLM_DIR = shared_dir() / "models" / "minilm-l6-mlm"
 
 
+def write_asymmetry(run: Run, out_dir: Path) -> list[Path]:
+    """The run's tables, ``run.json`` and report, as ``wordlens asymmetry`` writes them."""
+    method = Asymmetry()
+    return [*run.write(out_dir, method.prefix), method.report(run).write(out_dir / "report.html")]
+
+
 @pytest.fixture(scope="module")
-def glove_run(shared: Path, glove: WordEmbedder) -> AsymmetryRun:
+def glove_run(shared: Path, glove: WordEmbedder) -> Run:
     config = AsymmetryConfig(norms=("eat", "usf"), similarity=("men", "ws353-rel"))
     return run_asymmetry(config, glove)  # type: ignore[arg-type]
 
@@ -46,7 +54,7 @@ def _row(table: pd.DataFrame, **where: object) -> pd.Series:
     return table.iloc[int(found)]
 
 
-def test_glove_cam_alar_and_accuracy_match_the_measured_values(glove_run: AsymmetryRun) -> None:
+def test_glove_cam_alar_and_accuracy_match_the_measured_values(glove_run: Run) -> None:
     tables = glove_run.tables
     # Eq. 9 (ConceptNet-100K and GloVe vocabularies): 7,696 EAT and 4,915 USF pairs, all kept.
     coverage = tables["coverage"]
@@ -77,7 +85,7 @@ def test_glove_cam_alar_and_accuracy_match_the_measured_values(glove_run: Asymme
     assert "factors" not in tables  # static vectors have no contexts
 
 
-def test_glove_pairs_table_and_the_all_pairs_orientation(glove_run: AsymmetryRun) -> None:
+def test_glove_pairs_table_and_the_all_pairs_orientation(glove_run: Run) -> None:
     pairs = glove_run.tables["pairs"]
     lar = log_asymmetry_ratio(pairs["model_p_b_given_a"], pairs["model_p_a_given_b"])
     np.testing.assert_allclose(pairs["lar_model"], lar)
@@ -88,7 +96,7 @@ def test_glove_pairs_table_and_the_all_pairs_orientation(glove_run: AsymmetryRun
     assert distinct == 7696 < len(eat)
 
 
-def test_glove_similarity_and_table1(glove_run: AsymmetryRun) -> None:
+def test_glove_similarity_and_table1(glove_run: Run) -> None:
     similarity = glove_run.tables["similarity"]
     men = _row(similarity, set="men", measure="cosine")
     assert men["n_used"] == men["n_pairs"] == 3000
@@ -102,7 +110,7 @@ def test_glove_similarity_and_table1(glove_run: AsymmetryRun) -> None:
 
 
 def test_relations_of_the_paper_missing_from_conceptnet_100k_are_listed(
-    glove_run: AsymmetryRun,
+    glove_run: Run,
 ) -> None:
     relations = glove_run.tables["relations"]
     eat = relations[relations["norm"] == "eat"].set_index("relation")
@@ -167,7 +175,7 @@ def test_conceptnet5_file_gives_alar_rows_to_relations_conceptnet_100k_lacks(
     assert "usf: no pair under isA, atLocation, similarTo," in html
 
 
-def test_report_and_results_are_written(glove_run: AsymmetryRun, tmp_path: Path) -> None:
+def test_report_and_results_are_written(glove_run: Run, tmp_path: Path) -> None:
     written = write_asymmetry(glove_run, tmp_path)
     html = (tmp_path / "report.html").read_text()
     for title in ("Table 1", "Figure 1", "Tables 2-3", "Figure 4", "Table 4", "Coverage"):
@@ -177,7 +185,7 @@ def test_report_and_results_are_written(glove_run: AsymmetryRun, tmp_path: Path)
     cam = pd.read_parquet(tmp_path / "asymmetry_cam.parquet")
     numbers = ["n", "cam", "p_value", "ci_low", "ci_high"]  # exact floats through parquet
     pd.testing.assert_frame_equal(cam[numbers], glove_run.tables["cam"][numbers])
-    assert len(written) == 3 * len(glove_run.tables) + 1
+    assert len(written) == 3 * len(glove_run.tables) + 2  # and run.json, report.html
 
 
 @pytest.fixture(scope="module")
@@ -201,20 +209,22 @@ def mlm() -> LMScorer:
 
 MLM_CONFIG = AsymmetryConfig(
     norms=("eat",),
-    n_pairs=8,
+    pairs="8",
     similarity=("ws353-rel",),
-    similarity_pairs=6,
+    similarity_pairs="6",
     max_contexts=2,
-    n_bins=2,
     seed=1,
 )
+MLM_SETTINGS = AsymmetrySettings(n_bins=2)
 
 
 @pytest.mark.slow
 def test_masked_lm_runs_and_resumes_from_its_work_directory(
     mlm: LMScorer, ewt_index: ParagraphIndex, eat_and_graph: dict[str, Any], tmp_path: Path
 ) -> None:
-    first = run_asymmetry(MLM_CONFIG, mlm, workdir=tmp_path, index=ewt_index, **eat_and_graph)
+    first = run_asymmetry(
+        MLM_CONFIG, mlm, settings=MLM_SETTINGS, workdir=tmp_path, index=ewt_index, **eat_and_graph
+    )
     contextual = first.metadata["contextual"]
     assert not contextual["worklist_reused"] and contextual["shards"][0]["passes_computed"] > 0
     pairs = first.tables["pairs"]
@@ -227,7 +237,9 @@ def test_masked_lm_runs_and_resumes_from_its_work_directory(
     assert set(factors["factor"]) == {"contexts", "distance"} and factors["n"].sum() > 0
     similarity = first.tables["similarity"]
     assert list(similarity["measure"]) == ["geometric_mean"] and similarity["n_used"].iloc[0] <= 6
-    second = run_asymmetry(MLM_CONFIG, mlm, workdir=tmp_path, index=ewt_index, **eat_and_graph)
+    second = run_asymmetry(
+        MLM_CONFIG, mlm, settings=MLM_SETTINGS, workdir=tmp_path, index=ewt_index, **eat_and_graph
+    )
     resumed = second.metadata["contextual"]
     assert resumed["worklist_reused"] and resumed["shards"][0]["passes_computed"] == 0
     assert resumed["shards"][0]["batches_computed"] == 0
@@ -243,8 +255,9 @@ def test_masked_lm_shards_stop_then_merge(
 ) -> None:
     sharded = [
         run_asymmetry(
-            AsymmetryConfig(**{**MLM_CONFIG.as_dict(), "n_shards": 2, "shard": k}),
+            dataclasses.replace(MLM_CONFIG, shards=2, shard=k),
             mlm,
+            settings=MLM_SETTINGS,
             workdir=tmp_path,
             index=ewt_index,
             **eat_and_graph,
@@ -254,8 +267,9 @@ def test_masked_lm_shards_stop_then_merge(
     assert not any(run.complete for run in sharded)
     assert set(sharded[0].tables) == {"data_alar", "relations"}
     merged = run_asymmetry(
-        AsymmetryConfig(**{**MLM_CONFIG.as_dict(), "n_shards": 2}),
+        dataclasses.replace(MLM_CONFIG, shards=2),
         mlm,
+        settings=MLM_SETTINGS,
         workdir=tmp_path,
         index=ewt_index,
         **eat_and_graph,
@@ -288,13 +302,15 @@ def test_estimated_conditionals_look_up_both_directions() -> None:
         ({"norms": ()}, "no evocation data"),
         ({"norms": ("eat", "eat")}, "more than once"),
         ({"norms": ("swow",)}, "--swow-file"),
-        ({"n_shards": 2, "shard": 2}, "out of range"),
+        ({"shards": 2, "shard": 2}, "out of range"),
         ({"shard": -1}, "out of range"),
         ({"thresholds": (0.0, -0.5)}, "thresholds"),
         ({"thresholds": (float("nan"),)}, "thresholds"),
-        ({"n_pairs": 0}, "n_pairs"),
-        ({"similarity_pairs": "some"}, "similarity_pairs"),
-        ({"max_contexts": 0}, "max_contexts"),
+        ({"pairs": "0"}, "--pairs must be at least 1"),
+        ({"pairs": "many"}, "--pairs takes a number"),
+        ({"similarity_pairs": "some"}, "--similarity-pairs"),
+        ({"max_contexts": -1}, "max_contexts"),
+        ({"shards": 0}, "shards must be at least 1"),
         ({"conceptnet": "conceptnet6"}, "no ConceptNet 'conceptnet6'"),
     ],
 )
@@ -306,3 +322,68 @@ def test_bad_configurations_are_refused(settings: dict[str, object], message: st
 def test_an_encoder_without_its_head_is_refused(minilm: WordEmbedder, tmp_path: Path) -> None:
     with pytest.raises(NotLanguageModelError, match="load_scorer"):
         run_asymmetry(AsymmetryConfig(), minilm, workdir=tmp_path)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [({"n_bins": 0}, "n_bins"), ({"confidence": 1.0}, "confidence")],
+)
+def test_bad_settings_are_refused(settings: dict[str, object], message: str) -> None:
+    with pytest.raises(WordlensError, match=message):
+        AsymmetrySettings(**settings).check()  # type: ignore[arg-type]
+
+
+def test_options_read_as_the_command_line_and_a_study_file_write_them() -> None:
+    from wordlens.options import OptionError, config_from_values, option_specs
+
+    text = config_from_values(
+        AsymmetryConfig, {"pairs": "all", "similarity": "none", "thresholds": "0,1"}
+    )
+    assert text.n_pairs == "all" and text.similarity == () and text.thresholds == (0.0, 1.0)
+    study = config_from_values(AsymmetryConfig, {"pairs": 500, "max_contexts": 0})
+    assert study.n_pairs == 500 and study.context_cap is None
+    default = config_from_values(AsymmetryConfig, {"similarity-pairs": "default"})
+    assert default.n_pairs is None and default.n_similarity_pairs is None
+    assert default.context_cap == 5 and default.thresholds == (0.0, 0.5, 1.0)
+    command_line_only = {spec.name for spec in option_specs(AsymmetryConfig) if not spec.info.study}
+    assert command_line_only == {"shard", "workdir"}
+    with pytest.raises(OptionError, match="--thresholds"):
+        config_from_values(AsymmetryConfig, {"thresholds": "0,high"})
+
+
+def test_summary_is_the_cam_and_direction_accuracy_over_every_distinct_pair(
+    glove_run: Run,
+) -> None:
+    summary = Asymmetry().summary(glove_run)
+    assert summary.curves is None
+    assert list(summary.headline) == [
+        "cam_eat",
+        "cam_usf",
+        *(f"direction_accuracy_{norm}_theta{t}" for norm in ("eat", "usf") for t in (0, 0.5, 1)),
+    ]
+    # CAM (eq. 4): Spearman of the model's and the data's LAR over every distinct pair, each
+    # oriented a < b (LAR is antisymmetric, eq. 1, so a flipped pair flips both signs)
+    pairs = glove_run.tables["pairs"]
+    eat = pairs[pairs["norm"] == "eat"]
+    sign = np.where(eat["a"] > eat["b"], -1.0, 1.0)
+    distinct = pd.DataFrame(
+        {
+            "pair": [tuple(sorted(pair)) for pair in zip(eat["a"], eat["b"], strict=True)],
+            "data": eat["lar_data"] * sign,
+            "model": eat["lar_model"] * sign,
+        }
+    ).drop_duplicates("pair")
+    assert len(distinct) == 7696
+    cam = spearmanr(distinct["model"], distinct["data"]).statistic
+    assert summary.headline["cam_eat"] == pytest.approx(cam, abs=1e-12)
+    assert summary.definitions["cam_eat"].endswith("7696 pairs")
+    decided = distinct[distinct["data"].abs() > 1.0]
+    right = (np.sign(decided["model"]) == np.sign(decided["data"])).mean()
+    assert summary.headline["direction_accuracy_eat_theta1"] == pytest.approx(right, abs=1e-12)
+
+
+def test_console_after_one_shard_says_how_to_merge() -> None:
+    shard = {"shard": 1, "n_shards": 3, "path": "work/scores"}
+    run = Run("asymmetry", {}, {"contextual": {"shards": [shard]}}, complete=False)
+    (line,) = Asymmetry().console(run)
+    assert str(line).startswith("shard 1 of 3 finished (work/scores); when every shard is done")

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from wordlens.contexts import targets_from_template
-from wordlens.contexts.polar import (
+from wordlens.errors import EmptyInputError, ResourceNotFoundError, WordlensError
+from wordlens.methods.vast.polar import (
     PolarSets,
     balance_groups,
     polar_sets,
@@ -14,7 +15,6 @@ from wordlens.contexts.polar import (
     select_polar,
     subtoken_counts,
 )
-from wordlens.errors import EmptyInputError, ResourceNotFoundError, WordlensError
 from wordlens.models.base import WordEmbedder
 from wordlens.resources import WordSet, load_lexicon, pleasant_unpleasant
 

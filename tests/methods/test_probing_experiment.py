@@ -11,15 +11,23 @@ import pandas as pd
 import pytest
 
 from wordlens.errors import WordlensError
-from wordlens.evals.probing import ProbeConfig, probing_split, run_probing, task_examples
+from wordlens.methods.probing import Probe, ProbeConfig
+from wordlens.methods.probing.experiment import probing_split, run_probing, task_examples
 from wordlens.models.cache import ActivationCache
 from wordlens.models.loading import load_model
 from wordlens.probing.converters import load_probing_task
 from wordlens.probing.features import sentence_features
 from wordlens.probing.representations import parse_representations
-from wordlens.report.probing_report import write_probing
+from wordlens.results import Run
 
 pytestmark = pytest.mark.slow
+
+
+def write_probing(run: Run, out_dir: Path) -> list[Path]:
+    """The run's tables, ``run.json`` and report, as ``wordlens probe`` writes them."""
+    method = Probe()
+    return [*run.write(out_dir, method.prefix), method.report(run).write(out_dir / "report.html")]
+
 
 CONFIG = ProbeConfig(
     task="dep",
@@ -128,3 +136,44 @@ def test_bad_configurations_are_refused(minilm: Any) -> None:
             ProbeConfig(task="pos", representations=("random-mix",), train_sentences=4),
             minilm,
         )
+
+
+def test_summary_headlines_and_the_single_layer_curve(minilm: Any) -> None:
+    from wordlens.methods.summaries import CURVE_COLUMNS
+    from wordlens.options import config_values
+
+    config = ProbeConfig(
+        task="pos",
+        representations=("layer:0", "layer:6"),
+        train_sentences=16,
+        eval_sentences=8,
+        max_steps=5,
+        validate_every=5,
+    )
+    result = run_probing(config, minilm)
+    summary = Probe().summary(result)
+    scores = result.tables["scores"]
+    assert summary.headline == dict(
+        zip("pos_f1_" + scores["representation"], scores["test_micro_f1"], strict=True)
+    )
+    assert list(summary.headline) == ["pos_f1_layer:0", "pos_f1_layer:6", "pos_f1_majority"]
+    (grid,) = Probe().console(result)
+    assert grid.title == "Edge probing: pos, minilm-l6" and grid.row_count == 3  # type: ignore[union-attr]
+    curves = summary.curves
+    assert curves is not None and tuple(curves.columns) == CURVE_COLUMNS
+    assert curves["metric"].unique().tolist() == ["pos_f1"]
+    assert curves["layer"].tolist() == [0, 6] and curves["depth"].tolist() == [0, 1]
+    np.testing.assert_array_equal(curves["value"], scores["test_micro_f1"][:2])
+    assert result.metadata["config"] == {**config_values(config), "randomized_seed": 0}
+
+
+def test_summary_without_single_layer_probes_has_no_curve(run: Any) -> None:
+    result, _ = run
+    summary = Probe().summary(result)
+    assert summary.curves is None
+    assert list(summary.headline) == [
+        "dep_f1_mix",
+        "dep_f1_lex",
+        "dep_f1_random-top",
+        "dep_f1_majority",
+    ]

@@ -15,7 +15,7 @@ Appendix G) are in :mod:`wordlens.stats.asymmetry`; the conditionals in
    vocabulary of ConceptNet and of the model (static: its vocabulary; language model: one token
    of its vocabulary *and* one word of the paragraph index). As in the paper's Table 2 ("12K,
    8K, and 30K pairs on EAT, FA, and SWOW"), each data set keeps its own pairs; with several
-   data sets, the pairs are not further intersected. Optionally a seeded sample of ``n_pairs``
+   data sets, the pairs are not further intersected. Optionally a seeded sample of ``pairs``
    distinct (unordered) pairs is drawn from the union of the data sets' pairs and each data set
    keeps the sampled pairs it holds. For language models the sample is drawn among the pairs
    that co-occur in at least one paragraph (a pair that never co-occurs has ``P(b|a) = P(a|b) =
@@ -24,9 +24,10 @@ Appendix G) are in :mod:`wordlens.stats.asymmetry`; the conditionals in
 3. **Model conditionals**: eqs. 7-8 for static models (the softmax range of eq. 8 is each data
    set's own response range, so a static model's LAR is computed per data set); eq. 6 for
    language models, over a work list of distinct masked passes in a work directory
-   (:func:`~wordlens.models.contextual_conditionals.build_worklist`) scored in ``n_shards``
+   (:func:`~wordlens.models.contextual_conditionals.build_worklist`) scored in ``shards``
    shards: an interrupted run resumes from its finished batches, ``shard=K`` runs one shard and
-   stops (:attr:`AsymmetryRun.complete` is False), and a later run without ``shard`` merges.
+   stops (the :class:`~wordlens.results.Run` is not ``complete``), and a later run without
+   ``shard`` merges.
 4. **Measures**, per data set: the model's ALAR beside the data's per relation on the same pairs
    (Figure 1); the CAM of model and data per relation with Fisher-z intervals (Tables 2-3); the
    direction accuracy at each threshold theta (Appendix G, Figure 4); for language models the two
@@ -89,7 +90,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast, get_args
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -98,6 +99,7 @@ import pandas as pd
 from wordlens._files import atomic_write_text
 from wordlens.contexts.paragraphs import ParagraphIndex, index_word, load_paragraph_index
 from wordlens.errors import EmptyInputError, TargetError, UntrainedHeadError, WordlensError
+from wordlens.methods.asymmetry.config import AsymmetryConfig, SampleSize
 from wordlens.models.base import WordEmbedder
 from wordlens.models.contextual_conditionals import (
     CueCount,
@@ -109,25 +111,16 @@ from wordlens.models.contextual_conditionals import (
     run_shard,
     single_token_words,
 )
-from wordlens.models.loading import DType, load_model
+from wordlens.models.loading import load_model
+from wordlens.models.options import ModelOptions
 from wordlens.models.scoring import LMScorer, load_scorer
 from wordlens.models.static import StaticEmbedder
 from wordlens.models.static_conditionals import StaticConditionals
+from wordlens.options import config_values
 from wordlens.resources import load_similarity
-from wordlens.resources.association_norms import (
-    NORMS,
-    SWOW,
-    AssociationNorms,
-    load_association_norms,
-)
-from wordlens.resources.conceptnet import (
-    CONCEPTNET_100K,
-    PAPER_RELATIONS,
-    ConceptNet,
-    check_conceptnet_spec,
-    open_conceptnet,
-)
-from wordlens.results import Timings
+from wordlens.resources.association_norms import SWOW, AssociationNorms, load_association_norms
+from wordlens.resources.conceptnet import PAPER_RELATIONS, ConceptNet, open_conceptnet
+from wordlens.results import Run, Timings
 from wordlens.stats.asymmetry import (
     ConditionalSource,
     alar_by_relation,
@@ -146,16 +139,10 @@ AsymmetryModel = StaticEmbedder | LMScorer
 """A model the experiment accepts: static vectors or a language model with its head."""
 
 METHOD = "Zhang, Campbell, Yu & Kumaravel (2021), asymmetry judgment with evocation data"
-DEFAULT_THRESHOLDS = (0.0, 0.5, 1.0)
-"""Direction-accuracy thresholds theta on ``|LAR_data|`` (Appendix G)."""
 DEFAULT_LM_PAIRS = 100
 """Pairs sampled for a language model when no size is given (minutes on 2 CPU cores)."""
 DEFAULT_LM_SIMILARITY_PAIRS = 25
 """Pairs of each similarity set sampled for a language model when no size is given."""
-DEFAULT_MAX_CONTEXTS = 5
-"""Contexts per pair read by a language model (the first ones in index order)."""
-DEFAULT_SIMILARITY = ("men", "simlex999", "ws353-sim", "ws353-rel")
-"""Similarity sets of the paper's Table 4 available in the registry."""
 ALL_PAIRS = "all"
 """The relation label of the rows over every distinct pair (module notes)."""
 
@@ -168,155 +155,40 @@ class NotLanguageModelError(WordlensError, ValueError):
 
 
 @dataclass(frozen=True)
-class AsymmetryConfig:
-    """What ``wordlens asymmetry`` runs; every field is a CLI option.
+class AsymmetrySettings:
+    """Settings of the experiment that are not options of ``wordlens asymmetry`` (the paper's
+    choices, or this module's reconstructions; see the module notes).
 
     Attributes
     ----------
-    norms
-        Evocation data sets: ``eat``, ``usf``, ``swow`` (the last from ``swow_file``).
-    swow_file
-        The user's SWOW-EN file (strength or raw response file).
-    n_pairs
-        Seeded sample of distinct pairs (``"all"``: every pair; None: :data:`DEFAULT_LM_PAIRS`
-        for language models, all for static models).
-    similarity_pairs
-        Language models: seeded sample of each similarity set's pairs (``"all"``: every pair;
-        None: :data:`DEFAULT_LM_SIMILARITY_PAIRS`). Static models score every pair.
-    thresholds
-        Direction-accuracy thresholds theta >= 0.
-    similarity
-        Similarity sets (registered names or files) for Table 4; empty for none.
-    max_contexts
-        Contexts per pair read by a language model (None: all).
     cue_count
         How a word repeated in a paragraph counts in eq. 6 (``occurrences`` or ``paragraphs``).
-    n_shards
-        Shards of the language model's work list, run one after the other.
-    shard
-        Run only this shard (0-based) and stop; a later run without it merges.
     n_bins
         Quantile bins of each Figure 2 factor.
-    seed
-        Seed of the pair samples.
     confidence
         Level of the CAM and similarity intervals.
     include_negated
         Keep ConceptNet's negated relations (``notIsA``, ...) as relations of their own.
-    conceptnet
-        The relation annotation's knowledge graph: ``conceptnet-100k`` (offline default),
-        ``conceptnet5`` (the ConceptNet 5.7 assertions on a data root) or the path of that file
-        (:func:`~wordlens.resources.conceptnet.open_conceptnet`).
     """
 
-    norms: tuple[str, ...] = ("eat",)
-    swow_file: Path | None = None
-    n_pairs: int | Literal["all"] | None = None
-    similarity_pairs: int | Literal["all"] | None = None
-    thresholds: tuple[float, ...] = DEFAULT_THRESHOLDS
-    similarity: tuple[str, ...] = DEFAULT_SIMILARITY
-    max_contexts: int | None = DEFAULT_MAX_CONTEXTS
     cue_count: CueCount = "occurrences"
-    n_shards: int = 1
-    shard: int | None = None
     n_bins: int = 4
-    seed: int = 0
     confidence: float = 0.95
     include_negated: bool = True
-    conceptnet: str = CONCEPTNET_100K
-
-    def as_dict(self) -> dict[str, Any]:
-        values = asdict(self)
-        values["swow_file"] = None if self.swow_file is None else str(self.swow_file)
-        return values
 
     def check(self) -> None:
         """Raise :class:`~wordlens.errors.WordlensError` naming the first invalid setting."""
-        if not self.norms:
-            raise EmptyInputError("no evocation data set selected; choose from eat, usf, swow")
-        unknown = [name for name in self.norms if name not in (*NORMS, SWOW)]
-        if unknown:
-            raise WordlensError(
-                f"unknown evocation data {unknown}; choose from {', '.join((*NORMS, SWOW))}"
-            )
-        if len(set(self.norms)) != len(self.norms):
-            raise WordlensError(f"evocation data sets given more than once: {list(self.norms)}")
-        if SWOW in self.norms and self.swow_file is None:
-            raise WordlensError(
-                "swow needs the user's SWOW-EN file (--swow-file): the data may not be "
-                "redistributed (strength.SWOW-EN.R123.csv or SWOW-EN.R100.csv from "
-                "https://smallworldofwords.org/en/project/research)"
-            )
-        for name in ("n_pairs", "similarity_pairs"):
-            _check_sample_size(name, getattr(self, name))
-        bad = [t for t in self.thresholds if not (np.isfinite(t) and t >= 0)]
-        if not self.thresholds or bad:
-            raise WordlensError(f"thresholds must be finite numbers >= 0; got {self.thresholds}")
-        if self.max_contexts is not None and self.max_contexts < 1:
-            raise WordlensError(f"max_contexts must be at least 1; got {self.max_contexts}")
-        if self.n_shards < 1:
-            raise WordlensError(f"the number of shards must be at least 1; got {self.n_shards}")
-        if self.shard is not None and not 0 <= self.shard < self.n_shards:
-            raise WordlensError(
-                f"shard {self.shard} is out of range: shards are numbered 0..{self.n_shards - 1} "
-                f"of {self.n_shards}"
-            )
         if self.n_bins < 1:
             raise WordlensError(f"n_bins must be at least 1; got {self.n_bins}")
         if not 0 < self.confidence < 1:
             raise WordlensError(f"confidence must be in (0, 1); got {self.confidence}")
-        check_conceptnet_spec(self.conceptnet)
 
 
-def _check_sample_size(name: str, size: object) -> None:
-    if size is None or size == "all" or (isinstance(size, int) and size >= 1):
-        return
-    raise WordlensError(f"{name} must be a positive integer, 'all' or None; got {size!r}")
-
-
-def parse_sample_size(text: str, option: str) -> int | Literal["all"] | None:
-    """A sample size as the CLI writes it: ``default`` -> None (the model's default), ``all``,
-    or a number of pairs.
-
-    Raises
-    ------
-    WordlensError
-        For anything else, naming ``option``.
-    """
-    value = text.strip().lower()
-    if value == "default":
-        return None
-    if value == "all":
-        return "all"
-    try:
-        return int(value)
-    except ValueError:
-        raise WordlensError(f"{option} takes a number, 'all' or 'default'; got {text!r}") from None
-
-
-def _sample_size(size: int | Literal["all"] | None, default: int | None) -> int | None:
+def _sample_size(size: SampleSize, default: int | None) -> int | None:
     """The number of pairs to sample (None: every pair)."""
     if size is None:
         return default
     return None if size == "all" else size
-
-
-@dataclass
-class AsymmetryRun:
-    """Tables (name -> tidy DataFrame) and metadata of one run.
-
-    Tables: ``data_alar`` (per data set and relation, RQ 1.1), ``relations`` (the paper's
-    relations per data set: the source's assertions and the data's pairs), ``table1`` (two or
-    more data sets, Table 1), ``pairs`` (per data set and oriented pair: both data and model
-    conditionals and LARs), ``alar`` (Figure 1), ``cam`` (Tables 2-3), ``direction_accuracy``
-    (Appendix G), ``factors`` (language models, Figure 2), ``similarity`` (Table 4),
-    ``coverage`` (pairs kept by each step). A run of one shard (``complete`` False) holds the
-    data-side tables only.
-    """
-
-    tables: dict[str, pd.DataFrame]
-    metadata: dict[str, Any]
-    complete: bool = True
 
 
 @dataclass(frozen=True)
@@ -338,37 +210,31 @@ def load_norms(config: AsymmetryConfig) -> dict[str, AssociationNorms]:
     }
 
 
-def load_asymmetry_model(
-    spec: str,
-    *,
-    device: str = "cpu",
-    dtype: str = "float32",
-    token_budget: int | None = None,
-    trust_remote_code: bool = False,
-) -> AsymmetryModel:
-    """The model as the experiment needs it: a language model with its head
+def load_asymmetry_model(options: ModelOptions) -> AsymmetryModel:
+    """The model of ``options`` as the experiment needs it: a language model with its head
     (:func:`~wordlens.models.scoring.load_scorer`, which refuses a model whose head would be
     newly initialized), or static vectors (:func:`wordlens.load_model`) when the scorer refuses
-    the spec because it is one.
+    the spec because it is one. Of the options, it reads ``device``, ``dtype``,
+    ``token_budget`` and ``trust_remote_code``.
 
     Raises
     ------
     WordlensError
-        As the loaders raise (unknown model, untrained head, encoder-decoder, bad dtype).
+        As the loaders raise (no or unknown model, untrained head, encoder-decoder).
     """
-    options: dict[str, Any] = {
-        "device": device,
-        "token_budget": token_budget,
-        "trust_remote_code": trust_remote_code,
+    spec = options.required_model()
+    loading: dict[str, Any] = {
+        "device": options.device,
+        "dtype": options.dtype,
+        "token_budget": options.token_budget,
+        "trust_remote_code": options.trust_remote_code,
     }
     try:
-        return load_scorer(spec, dtype=dtype, **options)
+        return load_scorer(spec, **loading)
     except UntrainedHeadError:
         raise
     except WordlensError:
-        if dtype not in get_args(DType):
-            raise
-        embedder = load_model(spec, dtype=cast(DType, dtype), **options)
+        embedder = load_model(spec, **loading)
         if isinstance(embedder, StaticEmbedder):
             return embedder
         raise
@@ -378,24 +244,27 @@ def run_asymmetry(
     config: AsymmetryConfig,
     model: AsymmetryModel,
     *,
+    settings: AsymmetrySettings | None = None,
     workdir: Path | None = None,
     index: ParagraphIndex | None = None,
     conceptnet: ConceptNet | None = None,
     norms: Mapping[str, AssociationNorms] | None = None,
     progress: bool = False,
-) -> AsymmetryRun:
+) -> Run:
     """Run the asymmetry experiment of ``config`` on ``model`` (see the module notes).
 
     Parameters
     ----------
     config
-        What to run.
+        What to run (the options of ``wordlens asymmetry``).
     model
         A static embedder (:func:`wordlens.load_model`, e.g. ``glove-6b-50d``) or a masked or
         causal language model (:func:`wordlens.models.scoring.load_scorer`).
+    settings
+        The settings that are not options [:class:`AsymmetrySettings` ()].
     workdir
         Language models: the directory of the work list and the pass scores (required for them;
-        a rerun with the same directory resumes).
+        a rerun with the same directory resumes) [``config.workdir``].
     index
         Language models: the paragraph index (default: :func:`load_paragraph_index`).
     conceptnet
@@ -407,6 +276,17 @@ def run_asymmetry(
     progress
         Show progress bars while scoring.
 
+    Returns
+    -------
+    Run
+        Tables (name -> tidy DataFrame): ``data_alar`` (per data set and relation, RQ 1.1),
+        ``relations`` (the paper's relations per data set: the source's assertions and the
+        data's pairs), ``table1`` (two or more data sets, Table 1), ``pairs`` (per data set and
+        oriented pair: both data and model conditionals and LARs), ``alar`` (Figure 1), ``cam``
+        (Tables 2-3), ``direction_accuracy`` (Appendix G), ``factors`` (language models, Figure
+        2), ``similarity`` (Table 4), ``coverage`` (pairs kept by each step). A run of one shard
+        (``complete`` False) holds the data-side tables only.
+
     Raises
     ------
     NotLanguageModelError
@@ -415,6 +295,9 @@ def run_asymmetry(
         For an invalid configuration, a missing work directory, or when no pair is left.
     """
     config.check()
+    settings = settings or AsymmetrySettings()
+    settings.check()
+    workdir = workdir or config.workdir
     _check_model(model)
     if isinstance(model, LMScorer) and workdir is None:
         raise WordlensError("a language model needs a work directory (workdir) for its passes")
@@ -423,7 +306,7 @@ def run_asymmetry(
         evocation = _chosen_norms(config, norms)
         graph = conceptnet or open_conceptnet(config.conceptnet, progress=progress)
         data_tables = {
-            name: evocation_asymmetry(data, graph, include_negated=config.include_negated)
+            name: evocation_asymmetry(data, graph, include_negated=settings.include_negated)
             for name, data in evocation.items()
         }
     tables = {
@@ -435,7 +318,7 @@ def run_asymmetry(
     metadata: dict[str, Any] = {
         "method": METHOD,
         "model": model.info.as_dict(),
-        "config": config.as_dict(),
+        "config": config_values(config) | asdict(settings),
         "conceptnet": graph.describe(),
         "n_bidirectional_pairs": {name: _n_distinct(t) for name, t in data_tables.items()},
     }
@@ -449,7 +332,7 @@ def run_asymmetry(
                 )
                 for name in evocation
             }
-            similarity = _static_similarity(config, model, evocation[config.norms[0]])
+            similarity = _static_similarity(config, settings, model, evocation[config.norms[0]])
     else:
         # run_asymmetry refused a language model without a work directory above.
         assert workdir is not None
@@ -459,13 +342,13 @@ def run_asymmetry(
         with timings.stage("sample"):
             chosen = _lm_pairs(config, model, graph, data_tables, index)
         contextual = _contextual_estimates(
-            config, model, chosen, Path(workdir), index, timings, progress
+            config, settings.cue_count, model, chosen, Path(workdir), index, timings, progress
         )
         metadata["contextual"] = contextual.metadata
         if contextual.estimates is None:
             metadata["coverage"] = chosen.coverage
             metadata["timings_s"] = timings.seconds
-            return AsymmetryRun(tables, metadata, complete=False)
+            return Run("asymmetry", tables, metadata, complete=False)
         source = EstimatedConditionals(contextual.estimates)
         with timings.stage("conditionals"):
             model_tables = {
@@ -474,9 +357,9 @@ def run_asymmetry(
                 )
                 for name in evocation
             }
-            similarity = _lm_similarity(config, chosen.similarity, source)
+            similarity = _lm_similarity(settings, chosen.similarity, source)
     with timings.stage("measures"):
-        tables |= _measures(config, model_tables, isinstance(model, LMScorer))
+        tables |= _measures(config, settings, model_tables, isinstance(model, LMScorer))
     if not similarity.empty:
         tables["similarity"] = similarity
     coverage = chosen.coverage + [
@@ -485,7 +368,7 @@ def run_asymmetry(
     ]
     tables["coverage"] = pd.DataFrame(coverage)
     metadata["timings_s"] = timings.seconds
-    return AsymmetryRun(tables, metadata)
+    return Run("asymmetry", tables, metadata)
 
 
 def _chosen_norms(
@@ -615,7 +498,7 @@ def _lm_pairs(
 
     keys = _sample_keys(filtered, size, config.seed, co_occur)
     chosen = _restricted(data_tables, filtered, keys, size)
-    similarity_size = _sample_size(config.similarity_pairs, DEFAULT_LM_SIMILARITY_PAIRS)
+    similarity_size = _sample_size(config.n_similarity_pairs, DEFAULT_LM_SIMILARITY_PAIRS)
     similarity = _similarity_pairs(config.similarity, scorer, similarity_size, config.seed)
     return _ModelPairs(chosen.pairs, chosen.coverage, similarity)
 
@@ -753,6 +636,7 @@ class _Contextual:
 
 def _contextual_estimates(
     config: AsymmetryConfig,
+    cue_count: CueCount,
     scorer: LMScorer,
     chosen: _ModelPairs,
     workdir: Path,
@@ -763,13 +647,13 @@ def _contextual_estimates(
     """Build (or reuse) the work list, run the shards, merge and estimate."""
     pairs = _work_pairs(chosen)
     with timings.stage("worklist"):
-        work, reused = _worklist(pairs, index, workdir, config.max_contexts)
+        work, reused = _worklist(pairs, index, workdir, config.context_cap)
     results = workdir / f"scores-{_digest(scorer.info.fingerprint)}"
-    shards = [config.shard] if config.shard is not None else list(range(config.n_shards))
+    shards = [config.shard] if config.shard is not None else list(range(config.shards))
     runs = []
     with timings.stage("shards"):
         for shard in shards:
-            run = run_shard(work, shard, config.n_shards, scorer, results, progress=progress)
+            run = run_shard(work, shard, config.shards, scorer, results, progress=progress)
             runs.append({k: str(v) if isinstance(v, Path) else v for k, v in asdict(run).items()})
     metadata = {
         "workdir": str(workdir),
@@ -784,8 +668,8 @@ def _contextual_estimates(
     if config.shard is not None:
         return _Contextual(None, metadata)
     with timings.stage("estimate"):
-        scores = merge_shards(work, results, config.n_shards)
-        estimates = estimate_conditionals(work, scores, cue_count=config.cue_count)
+        scores = merge_shards(work, results, config.shards)
+        estimates = estimate_conditionals(work, scores, cue_count=cue_count)
     return _Contextual(estimates, metadata)
 
 
@@ -823,7 +707,10 @@ def _digest(text: str) -> str:
 
 
 def _measures(
-    config: AsymmetryConfig, model_tables: dict[str, pd.DataFrame], contextual: bool
+    config: AsymmetryConfig,
+    settings: AsymmetrySettings,
+    model_tables: dict[str, pd.DataFrame],
+    contextual: bool,
 ) -> dict[str, pd.DataFrame]:
     """``pairs``, ``alar``, ``cam``, ``direction_accuracy`` and (contextual) ``factors``."""
     alar, cam, accuracy, factors = [], [], [], []
@@ -832,13 +719,13 @@ def _measures(
         data_all, model_all = _lar_pair(_all_pairs(table))
         alar.append(_alar_side_by_side(table).assign(norm=name))
         for x, y in ((data, model), (data_all, model_all)):
-            cam.append(cam_by_relation(x, y, confidence=config.confidence).assign(norm=name))
+            cam.append(cam_by_relation(x, y, confidence=settings.confidence).assign(norm=name))
             accuracy += [
                 direction_accuracy_by_relation(x, y, threshold=theta).assign(norm=name)
                 for theta in config.thresholds
             ]
         if contextual:
-            factors.append(_factor_bins(_all_pairs(table), config).assign(norm=name))
+            factors.append(_factor_bins(_all_pairs(table), settings).assign(norm=name))
     tables = {
         "pairs": pd.concat(
             [table.assign(norm=name) for name, table in model_tables.items()], ignore_index=True
@@ -892,7 +779,7 @@ def _alar_side_by_side(table: pd.DataFrame) -> pd.DataFrame:
     return summary.sort_values(["n_pairs", "relation"], ascending=[False, True], ignore_index=True)
 
 
-def _factor_bins(table: pd.DataFrame, config: AsymmetryConfig) -> pd.DataFrame:
+def _factor_bins(table: pd.DataFrame, settings: AsymmetrySettings) -> pd.DataFrame:
     """Figure 2: direction accuracy (theta = 0) and CAM per quantile bin of ``|C(a, b)|`` and of
     the mean word distance, over the pairs with both LARs defined."""
     defined = table[table["lar_data"].notna() & table["lar_model"].notna()]
@@ -901,11 +788,11 @@ def _factor_bins(table: pd.DataFrame, config: AsymmetryConfig) -> pd.DataFrame:
         values = defined[column].to_numpy(dtype=np.float64)
         if len(values) == 0:
             continue
-        bins = pd.qcut(values, q=min(config.n_bins, len(values)), duplicates="drop")
+        bins = pd.qcut(values, q=min(settings.n_bins, len(values)), duplicates="drop")
         for number, interval in enumerate(bins.categories):
             members = defined[np.asarray(bins == interval)]
             accuracy = direction_accuracy(members["lar_data"], members["lar_model"])
-            correlation = _spearman_or_nan(members["lar_data"], members["lar_model"], config)
+            correlation = _spearman_or_nan(members["lar_data"], members["lar_model"], settings)
             rows.append(
                 {
                     "factor": factor,
@@ -922,10 +809,10 @@ def _factor_bins(table: pd.DataFrame, config: AsymmetryConfig) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def _spearman_or_nan(x: pd.Series, y: pd.Series, config: AsymmetryConfig) -> float:
+def _spearman_or_nan(x: pd.Series, y: pd.Series, settings: AsymmetrySettings) -> float:
     if len(x) < 3 or x.nunique() < 2 or y.nunique() < 2:
         return float("nan")
-    return float(spearman(x, y, confidence=config.confidence).r)
+    return float(spearman(x, y, confidence=settings.confidence).r)
 
 
 # --- similarity (Appendix F, Table 4) ------------------------------------------------------------
@@ -965,7 +852,7 @@ def _similarity_pairs(
 
 
 def _lm_similarity(
-    config: AsymmetryConfig, sets: dict[str, pd.DataFrame], source: EstimatedConditionals
+    settings: AsymmetrySettings, sets: dict[str, pd.DataFrame], source: EstimatedConditionals
 ) -> pd.DataFrame:
     """Appendix F: Spearman of ``sqrt(P(b|a) P(a|b))`` (eq. 6) against the human scores."""
     rows = []
@@ -973,12 +860,15 @@ def _lm_similarity(
         forward = source.conditional(pairs["a"].tolist(), pairs["b"].tolist())
         backward = source.conditional(pairs["b"].tolist(), pairs["a"].tolist())
         score = np.sqrt(forward * backward)
-        rows.append(_similarity_row(name, "geometric_mean", score, pairs, config))
+        rows.append(_similarity_row(name, "geometric_mean", score, pairs, settings))
     return pd.DataFrame(rows)
 
 
 def _static_similarity(
-    config: AsymmetryConfig, model: StaticEmbedder, norms: AssociationNorms
+    config: AsymmetryConfig,
+    settings: AsymmetrySettings,
+    model: StaticEmbedder,
+    norms: AssociationNorms,
 ) -> pd.DataFrame:
     """Appendix E-F for static vectors: the cosine, as the signed geometric mean of the two eq. 7
     projection proportions, and the geometric mean of the eq. 8 conditionals."""
@@ -991,14 +881,18 @@ def _static_similarity(
         forward = conditionals.projection(first, second)
         backward = conditionals.projection(second, first)
         cosine = np.sign(forward) * np.sqrt(np.abs(forward * backward))
-        rows.append(_similarity_row(name, "cosine", cosine, pairs, config))
+        rows.append(_similarity_row(name, "cosine", cosine, pairs, settings))
         product = conditionals.conditional(first, second) * conditionals.conditional(second, first)
-        rows.append(_similarity_row(name, "geometric_mean", np.sqrt(product), pairs, config))
+        rows.append(_similarity_row(name, "geometric_mean", np.sqrt(product), pairs, settings))
     return pd.DataFrame(rows)
 
 
 def _similarity_row(
-    name: str, measure: str, score: FloatArray, pairs: pd.DataFrame, config: AsymmetryConfig
+    name: str,
+    measure: str,
+    score: FloatArray,
+    pairs: pd.DataFrame,
+    settings: AsymmetrySettings,
 ) -> dict[str, Any]:
     defined = ~np.isnan(score)
     row: dict[str, Any] = {"set": name, "measure": measure, "n_pairs": pairs.attrs["n_set"]}
@@ -1006,7 +900,7 @@ def _similarity_row(
     if row["n_used"] < 3 or np.unique(score[defined]).size < 2:
         return row | {"spearman": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p_value": np.nan}
     result = spearman(
-        score[defined], pairs["score"].to_numpy()[defined], confidence=config.confidence
+        score[defined], pairs["score"].to_numpy()[defined], confidence=settings.confidence
     )
     return row | {
         "spearman": result.r,

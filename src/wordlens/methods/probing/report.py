@@ -3,25 +3,22 @@ Tenney et al. (2019) for one model and task, in one HTML page."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 
-from wordlens.evals.probing import ProbingRun
 from wordlens.report.bias_figures import grouped_bars
 from wordlens.report.figures import Panel, line_panels
 from wordlens.report.html import Report
-from wordlens.results import Result
+from wordlens.results import Run
 
 _LABELS_SHOWN = 25
 """Labels of the per-label table (most frequent first)."""
 
 
-def build_probing_report(run: ProbingRun) -> Report:
+def build_probing_report(run: Run) -> Report:
     """The sections of one run, with its configuration, counts and timings."""
     meta = run.metadata
     model, config, task = meta["model"], meta["config"], meta["task"]
-    report = Report(f"Edge probing — {task['name']} — {model['name']}")
+    report = Report(f"Edge probing — {task['name']} — {model['name']}", metadata=meta)
     report.definitions(
         {
             "model": f"{model['name']} ({model['kind']}, {model['n_layers']} hidden states)",
@@ -135,13 +132,3 @@ def _labels_section(report: Report, per_label: pd.DataFrame) -> None:
     ).reset_index()
     wide = wide.sort_values("support", ascending=False).head(_LABELS_SHOWN)
     report.table(wide, float_format="{:.3f}")
-
-
-def write_probing(run: ProbingRun, out_dir: Path) -> list[Path]:
-    """Write every table (parquet/csv/json, see :class:`wordlens.results.Result`) and
-    ``report.html`` into ``out_dir``."""
-    written: list[Path] = []
-    for name, table in run.tables.items():
-        written += Result(f"probing_{name}", table, run.metadata).write(out_dir)
-    written.append(build_probing_report(run).write(out_dir / "report.html"))
-    return written

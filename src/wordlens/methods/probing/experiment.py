@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -25,8 +25,10 @@ import pandas as pd
 import torch
 
 from wordlens.errors import WordlensError
+from wordlens.methods.probing.config import ProbeConfig
 from wordlens.models.cache import ActivationCache
 from wordlens.models.hf import HFEmbedder
+from wordlens.options import config_values
 from wordlens.probing.converters import load_probing_task, probing_task_info
 from wordlens.probing.edges import EdgeExample
 from wordlens.probing.features import SentenceFeatures, randomize_encoder, sentence_features
@@ -41,75 +43,9 @@ from wordlens.probing.model import EdgeProbe
 from wordlens.probing.representations import LEXICAL, Representation, parse_representations
 from wordlens.probing.retokenize import project_spans
 from wordlens.probing.train import ProbingSplit, TrainConfig, predict, train_probe
-from wordlens.results import Timings
+from wordlens.results import Run, Timings
 
 SPLITS = ("train", "dev", "test")
-
-
-@dataclass(frozen=True)
-class ProbeConfig:
-    """One probing experiment.
-
-    Attributes
-    ----------
-    task
-        ``pos``, ``dep``, ``rel``, ``spr`` or ``winograd``.
-    representations
-        Names (see :mod:`wordlens.probing.representations`), e.g. ``("mix", "lex", "cnn3")``.
-    train_sentences, eval_sentences
-        Seeded samples of the train split, and of dev and test, in sentences (``None``: all).
-    max_steps
-        Stop training after this many steps even if dev F1 still improves (``None``: the
-        task's ``max_validations`` validations, jiant's cap: 250 for POS and dependencies, 100
-        for the others).
-    validate_every
-        Steps between validations (``None``: the task's default, 1000 or 100, Appendix C).
-    seed
-        Seed of the samples, the probe's initialization and the batch order.
-    randomized_seed
-        Seed of the randomized encoder's weights (``random-*`` representations).
-    """
-
-    task: str
-    representations: tuple[str, ...] = ("mix",)
-    train_sentences: int | None = None
-    eval_sentences: int | None = None
-    max_steps: int | None = None
-    validate_every: int | None = None
-    seed: int = 0
-    randomized_seed: int = 0
-
-    def check(self) -> None:
-        """Raise :class:`WordlensError` naming the first invalid option."""
-        probing_task_info(self.task)
-        if not self.representations:
-            raise WordlensError("no representation given; e.g. mix,cat,lex")
-        for name, size in (
-            ("train_sentences", self.train_sentences),
-            ("eval_sentences", self.eval_sentences),
-            ("max_steps", self.max_steps),
-            ("validate_every", self.validate_every),
-        ):
-            if size is not None and size < 1:
-                raise WordlensError(f"{name} must be at least 1, not {size}")
-
-
-@dataclass
-class ProbingRun:
-    """Tables and metadata of one run.
-
-    Tables: ``scores`` (per representation: test and best dev micro-F1, steps, why training
-    stopped, seconds; plus the majority baseline), ``per_label`` (test precision, recall, F1,
-    support), ``by_distance`` (test F1 per span-distance bin, Figure 3), ``mix_weights`` (per
-    ``mix`` representation and layer), ``history`` (per validation). Metadata include the
-    counts per split (for SPR also ``arguments_only`` and ``non_core_edges_left_out``, the edges
-    the converter left out) and ``lexical_layer``: how the lexical layer of ``lex``, ``cat`` and
-    the CNNs was computed (:func:`wordlens.probing.features.lexical_layer`; ``None`` when no
-    representation read it).
-    """
-
-    tables: dict[str, pd.DataFrame]
-    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 def run_probing(
@@ -118,8 +54,9 @@ def run_probing(
     *,
     cache: ActivationCache | None = None,
     load_randomized: Any = None,
+    randomized_seed: int = 0,
     progress: bool = False,
-) -> ProbingRun:
+) -> Run:
     """Run every representation of ``config`` on ``embedder`` (module notes).
 
     Parameters
@@ -134,8 +71,23 @@ def run_probing(
         Called with no argument, returns a fresh copy of the model to randomize (``random-*``
         representations change a model in place, so never ``embedder`` itself); required when a
         randomized representation is asked for.
+    randomized_seed
+        Seed of the randomized encoder's weights (``random-*`` representations).
     progress
         Show progress bars.
+
+    Returns
+    -------
+    Run
+        Tables ``scores`` (per representation: test and best dev micro-F1, steps, why training
+        stopped, seconds; plus the majority baseline), ``per_label`` (test precision, recall,
+        F1, support), ``by_distance`` (test F1 per span-distance bin, Figure 3),
+        ``mix_weights`` (per ``mix`` representation and layer), ``history`` (per validation).
+        Metadata include the counts per split (for SPR also ``arguments_only`` and
+        ``non_core_edges_left_out``, the edges the converter left out) and ``lexical_layer``:
+        how the lexical layer of ``lex``, ``cat`` and the CNNs was computed
+        (:func:`wordlens.probing.features.lexical_layer`; ``None`` when no representation read
+        it).
 
     Raises
     ------
@@ -155,7 +107,7 @@ def run_probing(
     label_names = _label_names(examples["train"])
     features: dict[bool, dict[str, SentenceFeatures]] = {}
     for randomized in sorted({r.randomized for r in representations}):
-        model = _randomized(load_randomized, config.randomized_seed) if randomized else embedder
+        model = _randomized(load_randomized, randomized_seed) if randomized else embedder
         # the randomized copy has the same tokenizer: it reuses the retokenization
         done = next(iter(features.values()), None)
         with timings.stage("features (randomized)" if randomized else "features"):
@@ -215,7 +167,7 @@ def run_probing(
     metadata = {
         "model": embedder.info.as_dict(),
         "task": asdict(info),
-        "config": asdict(config),
+        "config": {**config_values(config), "randomized_seed": randomized_seed},
         "train": asdict(train_config),
         "labels": list(label_names),
         "counts": {
@@ -240,7 +192,7 @@ def run_probing(
         },
         "timings_s": dict(timings.seconds),
     }
-    return ProbingRun(tables, metadata)
+    return Run("probe", tables, metadata)
 
 
 def task_examples(config: ProbeConfig) -> dict[str, list[EdgeExample]]:
