@@ -55,8 +55,8 @@ demo: install
 		--out $(OUT)/vast-glove-6b-50d
 
 lint: install
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks tools
+	$(BIN)/ruff format --check src tests benchmarks tools
 
 typecheck: install
 	$(BIN)/mypy

@@ -11,9 +11,8 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from wordlens.cli import app, parse_layers
+from wordlens.cli import app
 from wordlens.contexts import targets_from_template
-from wordlens.errors import WordlensError
 from wordlens.models.base import WordEmbedder
 
 runner = CliRunner()
@@ -122,14 +121,6 @@ def test_models_command() -> None:
     result = runner.invoke(app, ["models"])
     assert result.exit_code == 0
     assert all(alias in result.output for alias in ("smollm2-135m", "minilm-l6", "glove-6b-50d"))
-
-
-def test_parse_layers() -> None:
-    assert parse_layers("all") is None
-    assert parse_layers("0, 6,-1") == [0, 6, -1]
-    assert parse_layers("2-4") == [2, 3, 4]
-    with pytest.raises(WordlensError):
-        parse_layers("a-b")
 
 
 def _blocked_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -60,7 +60,7 @@ def test_asymmetry_command_with_a_conceptnet5_file(shared: Path, tmp_path: Path)
         (["--norms", "swow"], "--swow-file"),
         (["--shards", "2", "--shard", "2"], "out of range"),
         (["--pairs", "many"], "--pairs takes a number"),
-        (["--thresholds", "0,high"], "--thresholds: could not convert string to float"),
+        (["--thresholds", "0,high"], "--thresholds: not a number: 'high'"),
         (["--pairs", "0"], "--pairs must be at least 1"),
         (["--max-contexts", "-1"], "max_contexts must be at least 1 (0: all)"),
         (["--conceptnet", "no/such/file.csv.gz"], "no ConceptNet 'no/such/file.csv.gz'"),

@@ -57,7 +57,7 @@ def test_sense_bias_command_rejects_bad_input(tmp_path: Path) -> None:
         (["-m", "glove-6b-50d", "--experiments", "none"], "choose experiments among"),
         (["-m", "glove-6b-50d", "--wat-reference", "swow"], "unknown WAT reference 'swow'"),
         (["-m", "glove-6b-50d", "--pooling", "median"], "median"),
-        (["-m", "glove-6b-50d", "--dimensions", "4x"], "--dimensions: invalid literal for int()"),
+        (["-m", "glove-6b-50d", "--dimensions", "4x"], "--dimensions: not an integer: '4x'"),
         (["-m", "glove-6b-50d", "--dimensions", "0,10"], "dimensions must be positive"),
         (["-m", "glove-6b-50d", "--sssb-draws", "1"], "sssb_draws must be at least 2"),
     ]

@@ -105,8 +105,12 @@ def options_command(
         *(_parameter(spec) for spec in model_specs[1:]),
     ]
     model_names = [spec.name for spec in model_specs]
+    arguments = [spec.name for spec in option_specs(config_type) if spec.info.argument]
 
     def command(**values: Any) -> None:
+        for name in arguments:  # no positional arguments given: typer passes None
+            if values[name] is None:
+                del values[name]
         out_path = values.pop("out")
         model = config_from_values(ModelOptions, {name: values.pop(name) for name in model_names})
         body(model, config_from_values(config_type, values), out_path)

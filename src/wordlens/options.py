@@ -322,22 +322,6 @@ def _json_ready(value: Any) -> Any:
     return value
 
 
-def parse_layers(text: str) -> list[int] | None:
-    """``'all'`` → None; ``'0,6,-1'`` → [0, 6, -1]; ``'2-5'`` → [2, 3, 4, 5].
-
-    Raises
-    ------
-    WordlensError
-        If the text is none of these.
-    """
-    if text.strip().lower() == "all":
-        return None
-    try:
-        return [int(item) for item in _split(text, ranges=True)]
-    except ValueError:
-        raise WordlensError(f"cannot read layers {text!r}: use 'all', '0,6,-1' or '2-5'") from None
-
-
 def _split(value: Any, ranges: bool) -> list[Any]:
     """A comma list (text) or a YAML list as items; ``'none'`` or ``''`` → []; with ``ranges``,
     ``'2-5'`` → 2, 3, 4, 5."""

@@ -154,7 +154,9 @@ def test_nan_effect_sizes_and_ties(study: Study, tmp_path: Path) -> None:
 
 
 def test_unknown_methods_and_missing_tables_are_named(study: Study) -> None:
-    with pytest.raises(UnknownMethodError, match="unknown method 'wat'; known: weat, vast"):
+    with pytest.raises(
+        UnknownMethodError, match="unknown method 'wat'; known: weat, vast, intersectional,"
+    ):
         summarize_cell("wat", study.root)
     with pytest.raises(CellOutputError, match="holds a weat run, not vast"):
         summarize_cell("vast", study.root / "cells/minilm-l6/weat")

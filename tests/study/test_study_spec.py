@@ -54,7 +54,8 @@ def test_a_valid_study_has_a_cell_per_model_and_method(tmp_path: Path) -> None:
     assert weat.options["tests"] == [1, 2] and weat.options["seed"] == 0  # defaults included
     assert probe.config.representations == ("mix", "lex") and probe.config.max_steps == 50
     assert weat.out_dir == study.out_dir / "cells" / "glove-6b-50d" / "weat"
-    assert study.cells[1].model.dtype == "float16" and study.cells[0].model.dtype == "float32"
+    assert study.cells[1].model.options.dtype == "float16"
+    assert study.cells[0].model.options.dtype == "float32"
     # the digest follows the options and the loading options, not the display name
     assert len({cell.digest() for cell in study.cells}) == 4
     changed = load_study(_write(tmp_path, VALID.replace("n-samples: 100", "n-samples: 200")))

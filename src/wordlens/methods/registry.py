@@ -59,7 +59,17 @@ def registered_methods() -> dict[str, Method[Any]]:
             importlib.import_module(module)
         for entry_point in importlib.metadata.entry_points(group=ENTRY_POINTS):
             register(entry_point.load())
-    return dict(_REGISTERED)
+    return dict(sorted(_REGISTERED.items(), key=lambda item: _rank(item[1])))
+
+
+def _rank(method: Method[Any]) -> int:
+    """Position of the method's module in :data:`BUILTIN` (others after, in registration order:
+    the sort is stable)."""
+    module = type(method).__module__
+    for index, builtin in enumerate(BUILTIN):
+        if module == builtin or module.startswith(f"{builtin}."):
+            return index
+    return len(BUILTIN)
 
 
 def get_method(name: str) -> Method[Any]:
