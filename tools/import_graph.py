@@ -29,7 +29,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "models": ("models",),
     "contexts and statistics": ("contexts", "stats"),
     "resources": ("resources",),
-    "core": ("options", "results", "errors", "_files", "_version", "progress"),
+    "core": ("options", "help_texts", "results", "errors", "_files", "_version", "progress"),
 }
 """Layers, top first, and the components (subpackages or top-level modules) in each."""
 

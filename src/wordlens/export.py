@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from wordlens import help_texts
 from wordlens._files import (
     DEFAULT_ENCODING,
     ENCODING_HINT,
@@ -55,11 +56,11 @@ class EmbedOptions:
     )
     layers: tuple[int, ...] | None = option(
         None,
-        "Layers: 'all', or a comma list such as '0,6,-1' (0 = embeddings).",
+        help_texts.LAYERS,
         none="all",
         parse="layers",
     )
-    pooling: Pooling = option("mean", "Subtoken pooling: first, last, mean or max.")
+    pooling: Pooling = option("mean", help_texts.POOLING)
 
     def check(self) -> None:
         """The encoding is one Python knows (raises WordlensError)."""

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
 
+from wordlens import help_texts
 from wordlens._files import DEFAULT_ENCODING, check_encoding
 from wordlens.conventions import ConventionPreset
 from wordlens.errors import EmptyInputError, WordlensError
-from wordlens.methods.weat.config import LAYERS_HELP, POOLING_HELP
 from wordlens.models.base import Pooling
 from wordlens.options import option
 from wordlens.resources.lexica import Duplicates
@@ -70,9 +70,9 @@ class IntersectionalConfig:
     """
 
     lexicon: str = option("bellezza", "ValNorm lexicon with valence (registered name or file).")
-    layers: tuple[int, ...] | None = option(None, LAYERS_HELP, none="all", parse="layers")
+    layers: tuple[int, ...] | None = option(None, help_texts.LAYERS, none="all", parse="layers")
     context_layer: int = option(-1, "Layer of the target vectors and direction (-1: top).")
-    pooling: Pooling = option("last", POOLING_HELP)
+    pooling: Pooling = option("last", help_texts.POOLING)
     study: Path | None = option(
         None, "Study file (YAML or CSV) of biases and categories [default: paper's]."
     )
@@ -89,21 +89,9 @@ class IntersectionalConfig:
     permutations: int = option(10_000, "Permutation partitions per differential test.")
     seed: int = option(0, "Seed of the SVC solver and the permutations.")
     fraction: float = option(0.10, "Share of phrases in the top and bottom groups.")
-    duplicates: Duplicates | None = option(
-        None,
-        "A word listed more than once in a lexicon: error, mean (average its ratings) or "
-        "first (keep the first entry) [error; a registered lexicon's own policy].",
-    )
-    encoding: str = option(
-        DEFAULT_ENCODING,
-        "Text encoding of the files you pass (words file, lexicon, study, templates), "
-        "e.g. latin-1 or cp1252.",
-    )
-    conventions: ConventionPreset = option(
-        "wordlens",
-        "Input conventions: wordlens (--bos as given) or paper (the paper authors' BOS "
-        "choice; see wordlens.conventions).",
-    )
+    duplicates: Duplicates | None = option(None, help_texts.DUPLICATES)
+    encoding: str = option(DEFAULT_ENCODING, help_texts.ENCODING)
+    conventions: ConventionPreset = option("wordlens", help_texts.CONVENTIONS)
 
     def check(self) -> None:
         """Refuse an empty or unknown choice of experiments, a fraction outside (0, 0.5] and an

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
 
+from wordlens import help_texts
 from wordlens.errors import WordlensError
 from wordlens.methods.sense_bias.static_sssb import N_DRAWS
-from wordlens.methods.weat.config import LAYERS_HELP, POOLING_HELP
 from wordlens.models.base import Pooling, check_pooling
 from wordlens.models.senses import GLOSS_TEMPLATE
 from wordlens.options import option
@@ -78,8 +78,8 @@ class SenseBiasConfig:
     experiments: tuple[Experiment, ...] = option(
         EXPERIMENTS, "Experiments (comma list): weat, wat, gender-direction, sssb, dimensions."
     )
-    layers: tuple[int, ...] | None = option(None, LAYERS_HELP, none="all", parse="layers")
-    pooling: Pooling = option("mean", POOLING_HELP)
+    layers: tuple[int, ...] | None = option(None, help_texts.LAYERS, none="all", parse="layers")
+    pooling: Pooling = option("mean", help_texts.POOLING)
     gloss_template: str = option(
         GLOSS_TEMPLATE, "Context of a sense's gloss, with {gloss} and {lemma}."
     )

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from wordlens import help_texts
 from wordlens._files import DEFAULT_ENCODING, check_encoding
 from wordlens.conventions import ConventionPreset
 from wordlens.errors import EmptyInputError, WordlensError
-from wordlens.methods.weat.config import LAYERS_HELP
 from wordlens.models.base import Pooling
 from wordlens.options import option
 from wordlens.resources.lexica import Duplicates
@@ -79,7 +79,7 @@ class VastConfig:
         SETTINGS, "Contextual settings: random, bleached, aligned, misaligned."
     )
     poolings: tuple[Pooling, ...] = option(("first", "last", "mean", "max"), "Subtoken poolings.")
-    layers: tuple[int, ...] | None = option(None, LAYERS_HELP, none="all", parse="layers")
+    layers: tuple[int, ...] | None = option(None, help_texts.LAYERS, none="all", parse="layers")
     max_pcs: int = option(12, "Nullification sweep k = 0..K.")
     pc_population: PcPopulation = option(
         "authors",
@@ -99,21 +99,9 @@ class VastConfig:
     templates: Path | None = option(
         None, "JSON file replacing the aligned/misaligned valence templates."
     )
-    duplicates: Duplicates | None = option(
-        None,
-        "A word listed more than once in a lexicon: error, mean (average its ratings) or "
-        "first (keep the first entry) [error; a registered lexicon's own policy].",
-    )
-    encoding: str = option(
-        DEFAULT_ENCODING,
-        "Text encoding of the files you pass (words file, lexicon, study, templates), "
-        "e.g. latin-1 or cp1252.",
-    )
-    conventions: ConventionPreset = option(
-        "wordlens",
-        "Input conventions: wordlens (--bos as given) or paper (the paper authors' BOS "
-        "choice; see wordlens.conventions).",
-    )
+    duplicates: Duplicates | None = option(None, help_texts.DUPLICATES)
+    encoding: str = option(DEFAULT_ENCODING, help_texts.ENCODING)
+    conventions: ConventionPreset = option("wordlens", help_texts.CONVENTIONS)
 
     def check(self) -> None:
         """Refuse an empty choice of lexica or settings, an unknown setting or PC population and

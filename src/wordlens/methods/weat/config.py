@@ -5,15 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from wordlens import help_texts
 from wordlens.contexts import BLEACHED_TEMPLATE
 from wordlens.models.base import Pooling
 from wordlens.options import option
 
 Context = Literal["bleached", "none"]
 CONTEXTS: tuple[Context, ...] = ("bleached", "none")
-
-LAYERS_HELP = "Layers: 'all', or a comma list such as '0,6,-1' (0 = embeddings)."
-POOLING_HELP = "Subtoken pooling: first, last, mean or max."
 
 
 @dataclass(frozen=True)
@@ -39,7 +37,7 @@ class WeatConfig:
         :func:`wordlens.stats.weat`.
     """
 
-    layers: tuple[int, ...] | None = option(None, LAYERS_HELP, none="all", parse="layers")
+    layers: tuple[int, ...] | None = option(None, help_texts.LAYERS, none="all", parse="layers")
     context: Context = option(
         "bleached", "'bleached' (each word in --template) or 'none' (word alone)."
     )
@@ -47,7 +45,7 @@ class WeatConfig:
     tests: tuple[int, ...] | None = option(
         None, "Caliskan et al. test numbers, or 'all'.", none="all"
     )
-    pooling: Pooling = option("mean", POOLING_HELP)
+    pooling: Pooling = option("mean", help_texts.POOLING)
     n_samples: int = option(100_000, "Permutation partitions (exact enumeration when fewer exist).")
     seed: int = option(0, "Seed of the random partitions.")
     ddof: int = option(1, "Effect size std: 1 = sample std (papers).")

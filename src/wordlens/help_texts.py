@@ -1,0 +1,17 @@
+"""Help texts of options that several methods share (each config declares its own field with
+:func:`wordlens.options.option`; the words they show users are written once, here)."""
+
+LAYERS = "Layers: 'all', or a comma list such as '0,6,-1' (0 = embeddings)."
+POOLING = "Subtoken pooling: first, last, mean or max."
+DUPLICATES = (
+    "A word listed more than once in a lexicon: error, mean (average its ratings) or first "
+    "(keep the first entry) [error; a registered lexicon's own policy]."
+)
+ENCODING = (
+    "Text encoding of the files you pass (words file, lexicon, study, templates), e.g. latin-1 "
+    "or cp1252."
+)
+CONVENTIONS = (
+    "Input conventions: wordlens (--bos as given) or paper (the paper authors' BOS choice; see "
+    "wordlens.conventions)."
+)
