@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "wordlens"
 LAYERS: dict[str, tuple[str, ...]] = {
     "entry points": ("cli", "__init__"),
-    "study": ("study", "distributed"),
+    "study": ("study", "distributed", "reproduce"),
     "methods": ("methods", "evals"),
     "building blocks": ("models", "probing", "stats", "contexts", "report", "conventions", "export"),
     "resources": ("resources",),
