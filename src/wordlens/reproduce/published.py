@@ -12,9 +12,10 @@ Each paper has a file ``wordlens/reproduce/papers/<paper>.yaml`` (shipped as pac
   ``text`` (a short quote of the header or sentence). ``printed`` is the number as the paper
   prints it (``".32"``, ``"116K"``), given where it differs from the value written plainly;
   ``relation`` says whether the paper states the value exactly (``eq``), approximately
-  (``approx``), as a bound (``gt``, ``lt``) or as a range from ``value`` to ``upper``
-  (``range``); ``correction`` explains a value that departs from what is printed (e.g. a minus
-  sign lost in the extraction) and ``note`` any other reading of an ambiguous cell;
+  (``approx``: "nearly", "about"), as a bound (``lt``, ``le``, ``gt``, ``ge``: "less than",
+  "within", "more than", "at least") or as a range from ``value`` to ``upper`` (``range``);
+  ``correction`` explains a value that departs from what is printed (e.g. a minus sign lost in
+  the extraction) and ``note`` any other reading of an ambiguous cell;
 - ``figures``: the figures whose values the text does not give (caption and what they plot);
 - ``findings``: the paper's qualitative claims, each with a quote and its section;
 - ``lost``: tables and passages whose numbers were lost in the text extraction.
@@ -48,7 +49,7 @@ KINDS: tuple[str, ...] = ("table", "figure", "text")
 LOST_KINDS: tuple[str, ...] = (*KINDS, "appendix")
 
 #: How the paper states a value: exactly, approximately, as a bound, or as a range.
-RELATIONS: tuple[str, ...] = ("eq", "approx", "gt", "lt", "range")
+RELATIONS: tuple[str, ...] = ("eq", "approx", "lt", "le", "gt", "ge", "range")
 
 Scalar = str | int | float | bool | None
 
@@ -72,7 +73,8 @@ class Location:
 
     ``number`` is the table's or figure's number (``None`` for text), ``section`` the section of
     a number stated in the text; ``row``/``column`` name a table cell and ``panel``/``series``/
-    ``x`` a point of a figure.
+    ``x`` a point of a figure (``panel`` also names a block of a table's rows, as in "BERT:
+    -base, -large").
     """
 
     kind: str
