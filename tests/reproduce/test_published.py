@@ -57,7 +57,8 @@ def test_every_paper_loads_with_unique_ids(paper: str) -> None:
     values = load_published(paper)
     assert values.paper == paper
     assert values.items and values.findings
-    ids = [entry.id for entry in (*values.items, *values.figures, *values.findings)]
+    ids = [item.id for item in values.items]
+    ids += [figure.id for figure in values.figures] + [finding.id for finding in values.findings]
     assert len(ids) == len(set(ids))
     assert all(id == id.lower() for id in ids)
 
@@ -117,7 +118,7 @@ def test_item_counts() -> None:
         7 * 10,
     ]
     assert [table("probing", n) for n in (2, 3)] == [13 * 18, 12 * 10]
-    figures = defaultdict(int)
+    figures: defaultdict[int | None, int] = defaultdict(int)
     for item in load_published("intersectional").items:
         figures[item.location.number] += 1
     assert dict(figures) == {2: 2 * 25 + 4 * 2 * 13, 3: 24, 4: 20}
