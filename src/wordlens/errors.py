@@ -53,6 +53,11 @@ class ResourceNotFoundError(WordlensError, FileNotFoundError):
     """A named data resource is neither local, mirrored, cached nor downloadable."""
 
 
+class PublishedValuesError(WordlensError, ValueError):
+    """A file of a paper's published numbers (``wordlens/reproduce/papers/*.yaml``) is malformed;
+    the message names the file and the entry."""
+
+
 class ChecksumError(WordlensError, ValueError):
     """A downloaded file does not match its recorded sha256."""
 

@@ -1,0 +1,1 @@
+"""Reproducing the five papers: their published numbers (:mod:`wordlens.reproduce.published`)."""

@@ -1,0 +1,301 @@
+"""Run a paper's reproduction and write the reproduction table, the findings and the report.
+
+``reproduce("vast", ModelOptions("gpt2"), out)`` runs the paper's experiments
+(:meth:`~wordlens.reproduce.base.PaperReproduction.experiments`) with
+:func:`wordlens.methods.base.run_method` into ``out/<experiment>/``, then writes
+
+- ``reproduction.{parquet,csv,json}``: one row per published item of the paper
+  (:mod:`wordlens.reproduce.published`) with its location, the published value and model, this
+  run's measured value and model, the difference, whether they agree to the paper's printed
+  precision, and a note (another model, a missing data set, a smaller sample);
+- ``findings.{parquet,csv,json}``: each finding of the paper with its verdict and evidence;
+- ``report.html``: the findings first, then every table beside ours, the figures to compare by
+  eye and the experiments with their departures.
+
+An experiment that fails (a data set that is not here, a model the method cannot use) does not
+stop the others: its error is kept, and the items it would measure say so.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from wordlens.errors import WordlensError
+from wordlens.methods.base import output_dir, run_method
+from wordlens.methods.registry import get_method
+from wordlens.models.options import ModelOptions
+from wordlens.options import config_from_values
+from wordlens.reproduce.base import (
+    Check,
+    CheckFunction,
+    Experiment,
+    Measured,
+    NotMeasured,
+    PaperReproduction,
+    Runs,
+    Scale,
+)
+from wordlens.reproduce.published import PAPERS, PaperValues, PublishedItem, load_published
+from wordlens.results import Result, Run
+
+Status = Callable[[str], AbstractContextManager[object]]
+_MODULES = {
+    "vast": "wordlens.reproduce.vast",
+    "sense-bias": "wordlens.reproduce.sense_bias",
+    "intersectional": "wordlens.reproduce.intersectional",
+    "asymmetry": "wordlens.reproduce.asymmetry",
+    "probing": "wordlens.reproduce.probing",
+}
+"""Paper → the module whose ``REPRODUCTION`` reproduces it."""
+
+
+def _quiet(text: str) -> AbstractContextManager[object]:
+    return nullcontext()
+
+
+@dataclass
+class Reproduction:
+    """A paper's reproduction on one model.
+
+    Attributes
+    ----------
+    paper
+        The paper's published values.
+    model
+        The model as given (alias, path or hub id).
+    scale
+        ``paper`` or ``smoke``.
+    experiments
+        The experiments, in order.
+    runs
+        Experiment name → its run (the ones that ran).
+    failures
+        Experiment name → why it did not run.
+    table
+        One row per published item (module notes).
+    findings
+        One row per finding: ``finding``, ``claim``, ``location``, ``verdict``, ``evidence``.
+    """
+
+    paper: PaperValues
+    model: str
+    scale: Scale
+    experiments: list[Experiment]
+    runs: dict[str, Run]
+    failures: dict[str, str]
+    table: pd.DataFrame
+    findings: pd.DataFrame
+
+
+def reproduction_of(paper: str) -> PaperReproduction:
+    """The registered reproduction of ``paper`` (one of :data:`PAPERS`).
+
+    Raises
+    ------
+    WordlensError
+        If the paper is unknown.
+    """
+    if paper not in _MODULES:
+        raise WordlensError(f"unknown paper {paper!r}; known: {', '.join(PAPERS)}")
+    reproduction: PaperReproduction = importlib.import_module(_MODULES[paper]).REPRODUCTION
+    return reproduction
+
+
+def reproduce(
+    paper: str,
+    model: ModelOptions,
+    out_dir: Path,
+    *,
+    scale: Scale = "paper",
+    progress: bool = False,
+    status: Status = _quiet,
+    on_experiment: Callable[[Experiment], None] | None = None,
+) -> Reproduction:
+    """Run ``paper``'s experiments on ``model`` and write the reproduction into ``out_dir``.
+
+    Raises
+    ------
+    WordlensError
+        If the paper is unknown or ``out_dir`` cannot be written (before anything runs).
+    KeyboardInterrupt
+        Passed on: finished experiments keep their outputs and the activation cache.
+    """
+    definition = reproduction_of(paper)
+    published = load_published(paper)
+    output_dir(out_dir)
+    experiments = definition.experiments(scale)
+    runs: dict[str, Run] = {}
+    failures: dict[str, str] = {}
+    for experiment in experiments:
+        if on_experiment is not None:
+            on_experiment(experiment)
+        method = get_method(experiment.method)
+        try:
+            config = config_from_values(method.config_type, experiment.options)
+            run, _ = run_method(
+                method, model, config, out_dir / experiment.name, progress=progress, status=status
+            )
+        except WordlensError as error:
+            failures[experiment.name] = str(error)
+            continue
+        runs[experiment.name] = run
+    model_name = model.required_model()
+    departures = "; ".join(e.departure for e in experiments if e.departure)
+    table = pd.DataFrame(
+        [
+            _row(
+                published.paper, item, definition.measure(item, runs), model_name, runs, departures
+            )
+            for item in published.items
+        ]
+    )
+    findings = _findings(published, definition.checks(), runs)
+    reproduction = Reproduction(
+        published, model_name, scale, experiments, runs, failures, table, findings
+    )
+    _write(reproduction, out_dir)
+    return reproduction
+
+
+def location_text(item: PublishedItem) -> str:
+    """``Table 1, row Before, column Random``; ``Figure 2, series gpt2, x 3``; ``text, Results``."""
+    where = item.location
+    head = "text" if where.kind == "text" else f"{where.kind.title()} {where.number}"
+    parts = [
+        f"{name} {value}"
+        for name, value in (
+            ("section", where.section),
+            ("panel", where.panel),
+            ("row", where.row),
+            ("column", where.column),
+            ("series", where.series),
+            ("x", where.x),
+        )
+        if value is not None
+    ]
+    return ", ".join([head, *parts])
+
+
+def _row(
+    paper: str,
+    item: PublishedItem,
+    measured: Measured | NotMeasured,
+    model_name: str,
+    runs: Runs,
+    departures: str,
+) -> dict[str, Any]:
+    value = measured.value if isinstance(measured, Measured) else math.nan
+    same_model = _same_model(item.model, model_name, runs)
+    notes = [measured.note if isinstance(measured, Measured) else measured.reason]
+    if isinstance(measured, Measured) and not same_model:
+        notes.append(f"the paper's model is {item.model}: the same experiment on another model")
+    if isinstance(measured, Measured) and departures:
+        notes.append(departures)
+    return {
+        "paper": paper,
+        "item": item.id,
+        "location": location_text(item),
+        "quantity": item.quantity,
+        "published": item.value,
+        "printed": item.printed,
+        "relation": item.relation,
+        "paper_model": item.model or "",
+        "data": item.data,
+        "setting": json.dumps(dict(item.setting), sort_keys=True),
+        "measured": value,
+        "model": model_name,
+        "difference": value - item.value if isinstance(measured, Measured) else math.nan,
+        "agrees": _agrees(item, value) if isinstance(measured, Measured) else None,
+        "same_model": same_model,
+        "note": "; ".join(note for note in notes if note),
+    }
+
+
+def _agrees(item: PublishedItem, value: float) -> bool:
+    """Whether ``value`` agrees with the published number as the paper states it: to its
+    printed precision (``eq``, ``approx``), within a bound (``lt``..``ge``) or a range."""
+    if math.isnan(value):
+        return False
+    half = item.resolution / 2
+    published = item.value
+    if item.relation == "range" and item.upper is not None:
+        return bool(published - half <= value <= item.upper + half)
+    bounds = {
+        "lt": value < published + half,
+        "le": value <= published + half,
+        "gt": value > published - half,
+        "ge": value >= published - half,
+    }
+    return bool(bounds.get(item.relation, abs(value - published) <= half))
+
+
+def _same_model(paper_model: str | None, model_name: str, runs: Runs) -> bool:
+    """Whether this run's model is the paper's (by hub id or loaded name)."""
+    if paper_model is None:
+        return False
+    names = {model_name.lower()}
+    for run in runs.values():
+        model = run.metadata.get("model")
+        if isinstance(model, dict) and "name" in model:
+            names.add(str(model["name"]).lower())
+    return paper_model.lower() in names
+
+
+def _findings(
+    published: PaperValues, checks: Mapping[str, CheckFunction], runs: Runs
+) -> pd.DataFrame:
+    rows = []
+    for finding in published.findings:
+        check = checks.get(finding.id)
+        if check is None:
+            outcome = Check("not measurable", "no check: the experiment is not in wordlens")
+        else:
+            try:
+                outcome = check(runs)
+            except (KeyError, ValueError) as error:
+                outcome = Check("not measurable", f"the tables lack what it needs ({error})")
+        rows.append(
+            {
+                "finding": finding.id,
+                "claim": finding.claim,
+                "location": finding.location,
+                "verdict": outcome.verdict,
+                "evidence": outcome.evidence,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _write(reproduction: Reproduction, out_dir: Path) -> list[Path]:
+    from wordlens.reproduce.report import reproduction_report
+
+    metadata = {
+        "paper": reproduction.paper.paper,
+        "citation": reproduction.paper.citation,
+        "model": reproduction.model,
+        "scale": reproduction.scale,
+        "experiments": [
+            {
+                "name": e.name,
+                "method": e.method,
+                "options": dict(e.options),
+                "departure": e.departure,
+                "status": "failed" if e.name in reproduction.failures else "done",
+                "error": reproduction.failures.get(e.name),
+            }
+            for e in reproduction.experiments
+        ],
+    }
+    written = Result("reproduction", reproduction.table, metadata).write(out_dir)
+    written += Result("findings", reproduction.findings, metadata).write(out_dir)
+    written.append(reproduction_report(reproduction).write(out_dir / "report.html"))
+    return written
