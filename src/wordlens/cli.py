@@ -31,6 +31,7 @@ from wordlens.methods.base import Method, output_dir, run_method
 from wordlens.methods.registry import registered_methods
 from wordlens.models.options import ModelOptions
 from wordlens.options import OptionSpec, config_from_values, option_specs
+from wordlens.reproduce.runner import ReproduceOptions
 
 # Tables are wide (a column per WEAT test): do not squeeze them to 80 columns when piped.
 console = Console(width=None if sys.stdout.isatty() else 200)
@@ -246,6 +247,24 @@ def _embed(model: ModelOptions, options: EmbedOptions, out: Path) -> None:
     )
 
 
+def _reproduce(model: ModelOptions, options: ReproduceOptions, out: Path) -> None:
+    """Run each chosen paper's reproduction and print its findings."""
+    from wordlens.reproduce.report import findings_table
+    from wordlens.reproduce.runner import reproduce
+
+    papers = options.chosen()
+    for paper in papers:
+        where = out / paper if len(papers) > 1 else out
+        result = reproduce(
+            paper, model, where, scale=options.scale, progress=True, status=errors.status,
+            on_experiment=lambda step: console.print(f"[bold]{step.name}[/] ({step.method})"),
+        )  # fmt: skip
+        console.print(findings_table(result))
+        measured = int(result.table["measured"].notna().sum())
+        console.print(f"{measured} of {len(result.table)} published numbers measured; report: "
+                      f"{where / 'report.html'}")  # fmt: skip
+
+
 @handle_errors
 def cache_info(cache_dir: CacheDirOption = None) -> None:
     """Show what the activation cache holds."""
@@ -405,29 +424,9 @@ def _write_study_index(study: Any) -> list[Path]:
 
 
 def _print_study_status(study: Any) -> None:
-    from wordlens.study.runner import study_status as statuses
+    from wordlens.study.runner import status_table
 
-    grid = Table(title=f"Study {study.name}: {study.out_dir}", title_justify="left")
-    for column in ("model", "method", "state", "seconds", "headline / error"):
-        grid.add_column(column)
-    colours = {"done": "green", "failed": "red", "running": "yellow", "interrupted": "red"}
-    for status in statuses(study):
-        record = status.record
-        detail = ""
-        if record is not None and record.error:
-            detail = record.error.splitlines()[0][:100]
-        elif record is not None and record.headline:
-            detail = ", ".join(f"{k} {v:.3g}" for k, v in list(record.headline.items())[:3])
-        seconds = "" if record is None or record.seconds is None else f"{record.seconds:.1f}"
-        colour = colours.get(status.state, "white")
-        grid.add_row(
-            status.cell.model.display_name,
-            status.cell.method,
-            f"[{colour}]{status.state}[/]",
-            seconds,
-            detail,
-        )
-    console.print(grid)
+    console.print(status_table(study))
 
 
 # --- the application ------------------------------------------------------------------------
@@ -452,6 +451,19 @@ def build_app() -> typer.Typer:
         out=_out_parameter(None, "Output file: .npy (+ .json sidecar) or .parquet."),
     )
     root.command("embed")(embed)
+    reproduce = options_command(
+        ReproduceOptions,
+        _reproduce,
+        help="Reproduce papers: their experiments with the paper's conventions, every published "
+        "number beside ours, the findings checked (reproduction table + report.html).",
+        model_options=tuple(spec.name for spec in option_specs(ModelOptions)),
+        model_required=True,
+        out=_out_parameter(
+            Path("wordlens-results/reproduce"),
+            "Output directory (one per paper when several are given).",
+        ),
+    )
+    root.command("reproduce")(reproduce)
     for method in registered_methods().values():
         root.command(method.name, help=method.help)(method_command(method))
     groups: dict[str, tuple[str, dict[str, Callable[..., Any]]]] = {

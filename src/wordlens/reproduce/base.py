@@ -24,7 +24,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from wordlens.reproduce.published import PublishedItem
+import pandas as pd
+
+from wordlens.reproduce.published import PaperValues, PublishedItem
 from wordlens.results import Run
 
 Scale = Literal["paper", "smoke"]
@@ -77,6 +79,40 @@ class Check:
 
     verdict: Verdict
     evidence: str
+
+
+@dataclass
+class Reproduction:
+    """A paper's reproduction on one model.
+
+    Attributes
+    ----------
+    paper
+        The paper's published values.
+    model
+        The model as given (alias, path or hub id).
+    scale
+        ``paper`` or ``smoke``.
+    experiments
+        The experiments, in order.
+    runs
+        Experiment name → its run (the ones that ran).
+    failures
+        Experiment name → why it did not run.
+    table
+        One row per published item (module notes).
+    findings
+        One row per finding: ``finding``, ``claim``, ``location``, ``verdict``, ``evidence``.
+    """
+
+    paper: PaperValues
+    model: str
+    scale: Scale
+    experiments: list[Experiment]
+    runs: dict[str, Run]
+    failures: dict[str, str]
+    table: pd.DataFrame
+    findings: pd.DataFrame
 
 
 Runs = Mapping[str, Run]

@@ -4,14 +4,11 @@ experiments that ran (with their departures from the paper)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pandas as pd
+from rich.table import Table
 
 from wordlens.report.html import Report
-
-if TYPE_CHECKING:
-    from wordlens.reproduce.runner import Reproduction
+from wordlens.reproduce.base import Reproduction
 
 _SCALES = {
     "paper": "paper: the paper's sample sizes",
@@ -92,3 +89,15 @@ def reproduction_report(reproduction: Reproduction) -> Report:
         )
     )
     return report
+
+
+def findings_table(reproduction: Reproduction) -> Table:
+    """The findings and their verdicts, for the terminal."""
+    grid = Table(
+        title=f"{reproduction.paper.citation} on {reproduction.model}", title_justify="left"
+    )
+    for column in ("finding", "verdict", "evidence"):
+        grid.add_column(column)
+    for row in reproduction.findings.itertuples():
+        grid.add_row(str(row.finding), str(row.verdict), str(row.evidence))
+    return grid

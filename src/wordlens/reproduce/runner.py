@@ -33,14 +33,16 @@ from wordlens.errors import WordlensError
 from wordlens.methods.base import output_dir, run_method
 from wordlens.methods.registry import get_method
 from wordlens.models.options import ModelOptions
-from wordlens.options import config_from_values
+from wordlens.options import config_from_values, option
 from wordlens.reproduce.base import (
+    SCALES,
     Check,
     CheckFunction,
     Experiment,
     Measured,
     NotMeasured,
     PaperReproduction,
+    Reproduction,
     Runs,
     Scale,
 )
@@ -62,38 +64,36 @@ def _quiet(text: str) -> AbstractContextManager[object]:
     return nullcontext()
 
 
-@dataclass
-class Reproduction:
-    """A paper's reproduction on one model.
+@dataclass(frozen=True)
+class ReproduceOptions:
+    """What ``wordlens reproduce`` runs: which papers, at which scale."""
 
-    Attributes
-    ----------
-    paper
-        The paper's published values.
-    model
-        The model as given (alias, path or hub id).
-    scale
-        ``paper`` or ``smoke``.
-    experiments
-        The experiments, in order.
-    runs
-        Experiment name → its run (the ones that ran).
-    failures
-        Experiment name → why it did not run.
-    table
-        One row per published item (module notes).
-    findings
-        One row per finding: ``finding``, ``claim``, ``location``, ``verdict``, ``evidence``.
-    """
+    papers: tuple[str, ...] = option((), f"Papers: {', '.join(PAPERS)}, or all.", argument=True)
+    scale: Scale = option(
+        "paper", "paper (the paper's sample sizes) or smoke (small samples: a quick check)."
+    )
 
-    paper: PaperValues
-    model: str
-    scale: Scale
-    experiments: list[Experiment]
-    runs: dict[str, Run]
-    failures: dict[str, str]
-    table: pd.DataFrame
-    findings: pd.DataFrame
+    def check(self) -> None:
+        """At least one paper, each known (``all`` stands for every paper)."""
+        self.chosen()
+
+    def chosen(self) -> tuple[str, ...]:
+        """The papers, ``all`` expanded, in the order given.
+
+        Raises
+        ------
+        WordlensError
+            If none is given or one is unknown.
+        """
+        if not self.papers:
+            raise WordlensError(f"name a paper to reproduce: {', '.join(PAPERS)} or all")
+        chosen = PAPERS if "all" in self.papers else self.papers
+        unknown = [paper for paper in chosen if paper not in PAPERS]
+        if unknown:
+            raise WordlensError(f"unknown paper {unknown[0]!r}; known: {', '.join(PAPERS)}, all")
+        if self.scale not in SCALES:
+            raise WordlensError(f"unknown scale {self.scale!r}: use {', '.join(SCALES)}")
+        return tuple(dict.fromkeys(chosen))
 
 
 def reproduction_of(paper: str) -> PaperReproduction:

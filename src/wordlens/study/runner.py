@@ -20,6 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from rich.table import Table
+
 from wordlens.distributed import Backend, use_backend
 from wordlens.errors import WordlensError
 from wordlens.methods.base import run_method
@@ -212,3 +214,30 @@ def _alive(pid: int | None, host: str | None) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def status_table(study: Study) -> Table:
+    """What is done, running, failed or still to run, with headlines and errors: a table for
+    the terminal (``wordlens study status``)."""
+
+    grid = Table(title=f"Study {study.name}: {study.out_dir}", title_justify="left")
+    for column in ("model", "method", "state", "seconds", "headline / error"):
+        grid.add_column(column)
+    colours = {"done": "green", "failed": "red", "running": "yellow", "interrupted": "red"}
+    for status in study_status(study):
+        record = status.record
+        detail = ""
+        if record is not None and record.error:
+            detail = record.error.splitlines()[0][:100]
+        elif record is not None and record.headline:
+            detail = ", ".join(f"{k} {v:.3g}" for k, v in list(record.headline.items())[:3])
+        seconds = "" if record is None or record.seconds is None else f"{record.seconds:.1f}"
+        colour = colours.get(status.state, "white")
+        grid.add_row(
+            status.cell.model.display_name,
+            status.cell.method,
+            f"[{colour}]{status.state}[/]",
+            seconds,
+            detail,
+        )
+    return grid
