@@ -225,7 +225,7 @@ def _agrees(item: PublishedItem, value: float) -> bool:
     printed precision (``eq``, ``approx``), within a bound (``lt``..``ge``) or a range."""
     if math.isnan(value):
         return False
-    half = item.resolution / 2
+    half = item.resolution / 2 + 1e-12  # a value printed as .32 is in [.315, .325]
     published = item.value
     if item.relation == "range" and item.upper is not None:
         return bool(published - half <= value <= item.upper + half)
