@@ -151,6 +151,109 @@ def reproduce(
     model_name = model.required_model()
     departs = any(experiment.departure for experiment in experiments)
     departures = "the runs depart from the paper (see Experiments)" if departs else ""
+    table = pd.DataFrame(
+        [
+            _row(
+                published.paper, item, definition.measure(item, runs), model_name, runs, departures
+            )
+            for item in published.items
+        ]
+    )
+    findings = _findings(published, definition.checks(), runs)
+    reproduction = Reproduction(
+        published, model_name, scale, experiments, runs, failures, table, findings
+    )
+    _write(reproduction, out_dir)
+    return reproduction
+
+
+def location_text(item: PublishedItem) -> str:
+    """``Table 1, row Before, column Random``; ``Figure 2, series gpt2, x 3``; ``text, Results``."""
+    where = item.location
+    head = "text" if where.kind == "text" else f"{where.kind.title()} {where.number}"
+    parts = [
+        f"{name} {value}"
+        for name, value in (
+            ("section", where.section),
+            ("panel", where.panel),
+            ("row", where.row),
+            ("column", where.column),
+            ("series", where.series),
+            ("x", where.x),
+        )
+        if value is not None
+    ]
+    return ", ".join([head, *parts])
+
+
+def _row(
+    paper: str,
+    item: PublishedItem,
+    measured: Measured | NotMeasured,
+    model_name: str,
+    runs: Runs,
+    departures: str,
+) -> dict[str, Any]:
+    value = measured.value if isinstance(measured, Measured) else math.nan
+    same_model = _same_model(item.model, model_name, runs)
+    notes = [measured.note if isinstance(measured, Measured) else measured.reason]
+    if isinstance(measured, Measured) and item.model is not None and not same_model:
+        notes.append(f"the paper's model is {item.model}: the same experiment on another model")
+    if isinstance(measured, Measured) and departures:
+        notes.append(departures)
+    return {
+        "paper": paper,
+        "item": item.id,
+        "location": location_text(item),
+        "quantity": item.quantity,
+        "published": item.value,
+        "printed": item.printed,
+        "relation": item.relation,
+        "paper_model": item.model or "",
+        "data": item.data,
+        "setting": json.dumps(dict(item.setting), sort_keys=True),
+        "measured": value,
+        "model": model_name,
+        "difference": value - item.value if isinstance(measured, Measured) else math.nan,
+        "agrees": _agrees(item, value) if isinstance(measured, Measured) else None,
+        "same_model": same_model,
+        "note": "; ".join(note for note in notes if note),
+    }
+
+
+def _agrees(item: PublishedItem, value: float) -> bool:
+    """Whether ``value`` agrees with the published number as the paper states it: to its
+    printed precision (``eq``, ``approx``), within a bound (``lt``..``ge``) or a range."""
+    if math.isnan(value):
+        return False
+    half = item.resolution / 2 + 1e-12  # a value printed as .32 is in [.315, .325]
+    published = item.value
+    if item.relation == "range" and item.upper is not None:
+        return bool(published - half <= value <= item.upper + half)
+    bounds = {
+        "lt": value < published + half,
+        "le": value <= published + half,
+        "gt": value > published - half,
+        "ge": value >= published - half,
+    }
+    return bool(bounds.get(item.relation, abs(value - published) <= half))
+
+
+def _same_model(paper_model: str | None, model_name: str, runs: Runs) -> bool:
+    """Whether this run's model is the paper's (by hub id or loaded name)."""
+    if paper_model is None:
+        return False
+    names = {model_name.lower()}
+    for run in runs.values():
+        model = run.metadata.get("model")
+        if isinstance(model, dict) and "name" in model:
+            names.add(str(model["name"]).lower())
+    return paper_model.lower() in names
+
+
+def _findings(
+    published: PaperValues, checks: Mapping[str, CheckFunction], runs: Runs
+) -> pd.DataFrame:
     rows = []
     for finding in published.findings:
         check = checks.get(finding.id)
