@@ -8,11 +8,12 @@ Experiments (:meth:`SenseBiasReproduction.experiments`):
   from the model's gloss contexts (or read with the method's ``senses`` option), and their
   eq. 7 word vectors. As the authors, WAT correlates every word of their own lexicon
   (``data/wat_bi.txt``, registered as ``wat-zhou2022``; ``wat-sense.py:152``) that has senses
-  (``wat-sense.py:55-100``, no sample); the method's defaults are Du et al.'s lexicon and a
-  500-word sample, so both are set here.
+  (``wat-sense.py:56-60`` keeps them all, ``:107`` correlates them, no sample); the method's
+  defaults are Du et al.'s lexicon and a 500-word sample, so both are set here.
 - ``likelihood-sssb``, ``likelihood-crows``, ``likelihood-stereoset`` (method
   ``likelihood-bias``): Tables 1, 3 and 4 with AUL only (section 5; footnote 3 leaves AULA out;
-  ``eval-sssb-mlm.py`` computes ``aul``). One experiment per benchmark, so that a benchmark that
+  ``eval-sssb-mlm.py:86-99``, ``calculate_aul_for_bert``, is the mean token log-probability of
+  the unmasked sentence), on every pair. One experiment per benchmark, so that a benchmark that
   is not available offline fails alone.
 
 Cells (:meth:`SenseBiasReproduction.measure`):
