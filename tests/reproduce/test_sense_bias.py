@@ -81,7 +81,7 @@ def test_every_item_has_one_row_with_its_location(smoke: tuple[Reproduction, Pat
     assert all(locations[item.id] == location_text(item) for item in PUBLISHED.items)
     assert table.loc[table["measured"].isna(), "note"].str.len().gt(0).all()
     # at smoke scale every measured row names what was made smaller
-    assert table.loc[table["measured"].notna(), "note"].str.contains("smoke: ").all()
+    assert table.loc[table["measured"].notna(), "note"].str.contains("depart from the paper").all()
 
 
 @pytest.mark.slow
