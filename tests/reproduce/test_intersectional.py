@@ -244,8 +244,15 @@ def test_valnorm_and_differential_findings_follow_the_table(
     reproduction, _ = smollm2_run
     runs = reproduction.runs
     valnorm = runs[VALNORM].tables["valnorm"]
-    assert check("svc-beats-cosine", runs) == verdicts(reproduction)["svc-beats-cosine"] == "holds"
-    swapped = valnorm.rename(columns={"projection_r": "cosine_r", "cosine_r": "projection_r"})
+    # SmolLM2: the projection beats cosine at most layers, but by less in the upper half
+    gap = valnorm["projection_r"] - valnorm["cosine_r"]
+    upper = valnorm["layer"] > 15
+    assert gap.mean() > 0 and gap[upper].mean() < gap[~upper].mean()
+    assert check("svc-beats-cosine", runs) == verdicts(reproduction)["svc-beats-cosine"]
+    assert verdicts(reproduction)["svc-beats-cosine"] == "does not hold"
+    widened = valnorm.assign(projection_r=valnorm["projection_r"] + 0.1 * upper)
+    assert check("svc-beats-cosine", with_table(runs, VALNORM, "valnorm", widened)) == "holds"
+    swapped = widened.rename(columns={"projection_r": "cosine_r", "cosine_r": "projection_r"})
     assert check("svc-beats-cosine", with_table(runs, VALNORM, "valnorm", swapped)) == (
         "does not hold"
     )

@@ -2,9 +2,10 @@
 Associations of Language Models in an Intersectional Context" (``intersectional``).
 
 Three experiments of the ``intersectional`` method, each with the paper's conventions
-(``conventions: paper``: BOS before every decontextualized word of a causal model, as the
-authors' ``experiment1_valnorm.py:14-47``; last-subtoken pooling and the SVC settings are the
-method's defaults, already the authors'):
+(``conventions: paper``: a causal model's words and phrases follow the BOS token, as the
+authors' ``ADD_BOS`` for GPT-Neo and XLNet, shivaomrani/LLM-Bias ``src/experiment1_valnorm.py:
+28-33, 42-47`` and ``src/embedding_collector.py:54-57``; last-subtoken pooling and the SVC
+settings are the method's defaults, already the authors'):
 
 - ``valnorm`` (section 5.1, Figure 2): projection and cosine ValNorm on Bellezza's lexicon at
   every layer;
@@ -23,7 +24,7 @@ table. Figure 4: ``pct_top``/``pct_bottom`` of the strongest-bias categories.
 
 **Where the paper's numbers depart from its method.** Figure 3's "male" and "literate" are the
 mean over all 4,096 phrases: the authors' figure script selects the phrases of a category by
-substring (``tup[0] in i``, ``experiment2_generate_image.py:49-50``), so "male" also takes every
+substring (``tup[0] in i``, ``experiment2_generate_image.py:52-53``), so "male" also takes every
 "female" phrase and "literate" every "illiterate" one (the two print the same value,
 -0.9454...). wordlens selects by exact token; the note of those two items gives this run's mean
 over all phrases, the number the authors' script would print. Table 2's p-values (lost in the
@@ -74,7 +75,7 @@ PAPER_LAYERS = {
 authors' ``LAYERS`` = 25 and 13, ``experiment1_valnorm.py:14-47``)."""
 SUBSTRING_CATEGORIES = {"male": "female", "literate": "illiterate"}
 """Categories that are substrings of their opposite: the authors' Figure 3 script counts the
-opposite's phrases too (``experiment2_generate_image.py:49-50``)."""
+opposite's phrases too (``experiment2_generate_image.py:52-53``)."""
 BALANCE_TOLERANCE = 10.0
 """Percentage points within which a category counts as occurring 'roughly equally' among the
 most pleasant and the most unpleasant contexts (our threshold; the paper gives none)."""
@@ -240,7 +241,7 @@ def _measure_mean_projection(item: PublishedItem, runs: Runs) -> Measured | NotM
         note += (
             f" (by exact token); the paper's value is the mean over all phrases, since the "
             f"authors' substring match also counts every {SUBSTRING_CATEGORIES[category]!r} "
-            f"phrase (experiment2_generate_image.py:49-50): here {overall:.4f}"
+            f"phrase (experiment2_generate_image.py:52-53): here {overall:.4f}"
         )
     return Measured(float(row[column]), note)
 
@@ -280,20 +281,22 @@ def _layered(runs: Runs) -> pd.DataFrame | Check:
 
 
 def check_svc_beats_cosine(runs: Runs) -> Check:
-    """Holds when the projection r exceeds the cosine r on average over all layers and over
-    the upper half of the layers (the paper: "especially in the upper layers")."""
+    """Holds when the projection r exceeds the cosine r on average over the layers, and by more
+    in the upper half of the layers than in the lower half ("especially in the upper layers";
+    the middle layer counts as lower)."""
     table = _layered(runs)
     if isinstance(table, Check):
         return table
     gap = (table["projection_r"] - table["cosine_r"]).to_numpy(dtype=float)  # [n_layers]
     top = int(table["layer"].max())
-    upper = table["layer"].to_numpy() > top / 2
-    overall, high = float(np.nanmean(gap)), float(np.nanmean(gap[upper]))
-    above = int((gap > 0).sum())
+    upper = table["layer"].to_numpy() > top / 2  # [n_layers]
+    overall = float(np.nanmean(gap))
+    high, low = float(np.nanmean(gap[upper])), float(np.nanmean(gap[~upper]))
     return Check(
-        verdict(overall > 0 and high > 0),
-        f"projection r above cosine r at {above} of {len(gap)} layers; mean gap {overall:+.3f} "
-        f"over all layers, {high:+.3f} over the upper half (layers > {top / 2:g})",
+        verdict(overall > 0 and high > low),
+        f"projection r above cosine r at {int((gap > 0).sum())} of {len(gap)} layers; mean gap "
+        f"{overall:+.3f} over all layers, {high:+.3f} over the upper half (layers > "
+        f"{top / 2:g}), {low:+.3f} over the lower half",
     )
 
 
