@@ -348,8 +348,13 @@ def _model_cam(run: Run, item: PublishedItem) -> Measured | NotMeasured:
             f"distinct {norm} pair (relation 'all' of the cam table) is {overall}"
         )
     row = _cam_row(run, norm, relation)
+    if row is None and _lacks(run, relation):
+        return NotMeasured(_lacking(run, relation))
     if row is None:
-        return _without_pairs(run, norm, relation)
+        return NotMeasured(
+            f"none of the {norm} pairs this run evaluates (eq. 9, and the sample if any) is "
+            f"annotated {relation!r} by {_conceptnet_name(run)}"
+        )
     if pd.isna(row["cam"]):
         return NotMeasured(f"{norm} {relation!r}: {row['reason']}")
     return Measured(
