@@ -256,7 +256,8 @@ def _reproduce(model: ModelOptions, options: ReproduceOptions, out: Path) -> Non
     for paper in papers:
         where = out / paper if len(papers) > 1 else out
         result = reproduce(
-            paper, model, where, scale=options.scale, progress=True, status=errors.status,
+            paper, model, where, scale=options.scale, overrides=options.overrides(),
+            progress=True, status=errors.status,
             on_experiment=lambda step: console.print(f"[bold]{step.name}[/] ({step.method})"),
         )  # fmt: skip
         console.print(findings_table(result))

@@ -4,12 +4,14 @@ location reads, and which papers `wordlens reproduce` accepts."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
 from wordlens.errors import WordlensError
+from wordlens.models.options import ModelOptions
 from wordlens.reproduce.published import PAPERS, load_published
-from wordlens.reproduce.runner import ReproduceOptions, _agrees, location_text
+from wordlens.reproduce.runner import ReproduceOptions, _agrees, location_text, reproduce
 
 
 def test_agreement_follows_the_printed_precision_and_the_relation() -> None:
@@ -44,3 +46,26 @@ def test_papers_to_reproduce() -> None:
         ReproduceOptions().check()
     with pytest.raises(WordlensError, match="unknown paper 'glue'"):
         ReproduceOptions(("glue",)).check()
+
+
+def test_a_corrected_value_agrees_to_its_own_precision() -> None:
+    item = load_published("asymmetry").item("table4-simlex-cxt")  # printed "34", read as .34
+    assert item.correction is not None and item.value == 0.34
+    assert _agrees(item, 0.343) and not _agrees(item, 0.26)
+
+
+def test_set_passes_user_data_to_the_experiments_that_take_it(tmp_path: Path) -> None:
+    options = ReproduceOptions(("asymmetry",), set=("swow_file = my swow.csv",))
+    assert options.overrides() == {"swow_file": "my swow.csv"}
+    with pytest.raises(WordlensError, match="OPTION=VALUE"):
+        ReproduceOptions(("vast",), set=("swow_file",)).check()
+    missing = tmp_path / "strength.SWOW-EN.csv"
+    result = reproduce(
+        "asymmetry",
+        ModelOptions("glove-6b-50d"),
+        tmp_path / "out",
+        scale="smoke",
+        overrides={"swow_file": str(missing), "colour": "ignored: no method has it"},
+    )
+    assert str(missing) in result.failures["swow"]  # the file reached the SWOW experiment
+    assert "evocation" in result.runs  # and the other experiment ran without it

@@ -120,9 +120,8 @@ ALIGNED = "hasContext"
 
 _SWOW = (
     "SWOW-EN is not available offline (it may not be redistributed): the experiment 'swow' "
-    "needs your SWOW-EN file, which `wordlens reproduce` cannot pass; run `wordlens asymmetry "
-    "-m MODEL --norms eat,usf,swow --swow-file strength.SWOW-EN.R123.csv` (from "
-    "https://smallworldofwords.org/en/project/research)"
+    "needs your SWOW-EN file (from https://smallworldofwords.org/en/project/research): "
+    "`wordlens reproduce asymmetry -m MODEL --set swow_file=strength.SWOW-EN.R123.csv`"
 )
 _SETUP = "a property of the paper's setup, not measured"
 _ONE_MODEL = "a reproduction runs one model: run it on each model and compare"

@@ -33,7 +33,7 @@ from wordlens.errors import WordlensError
 from wordlens.methods.base import output_dir, run_method
 from wordlens.methods.registry import get_method
 from wordlens.models.options import ModelOptions
-from wordlens.options import config_from_values, option
+from wordlens.options import config_from_values, option, option_specs
 from wordlens.reproduce.base import (
     SCALES,
     Check,
@@ -72,10 +72,29 @@ class ReproduceOptions:
     scale: Scale = option(
         "paper", "paper (the paper's sample sizes) or smoke (small samples: a quick check)."
     )
+    set: tuple[str, ...] = option(
+        (),
+        "Method options for every experiment whose method has them, as OPTION=VALUE (comma "
+        "list), e.g. swow_file=strength.SWOW-EN.R123.csv for the data you provide.",
+    )
+
+    def overrides(self) -> dict[str, str]:
+        """``set`` as option → value.
+
+        Raises
+        ------
+        WordlensError
+            If an entry is not OPTION=VALUE.
+        """
+        pairs = [entry.split("=", 1) for entry in self.set]
+        if any(len(pair) != 2 or not pair[0].strip() for pair in pairs):
+            raise WordlensError(f"--set takes OPTION=VALUE entries, got {', '.join(self.set)}")
+        return {name.strip(): value.strip() for name, value in pairs}
 
     def check(self) -> None:
-        """At least one paper, each known (``all`` stands for every paper)."""
+        """At least one paper, each known (``all`` stands for every paper); ``set`` readable."""
         self.chosen()
+        self.overrides()
 
     def chosen(self) -> tuple[str, ...]:
         """The papers, ``all`` expanded, in the order given.
@@ -116,11 +135,15 @@ def reproduce(
     out_dir: Path,
     *,
     scale: Scale = "paper",
+    overrides: Mapping[str, Any] | None = None,
     progress: bool = False,
     status: Status = _quiet,
     on_experiment: Callable[[Experiment], None] | None = None,
 ) -> Reproduction:
     """Run ``paper``'s experiments on ``model`` and write the reproduction into ``out_dir``.
+
+    ``overrides`` sets method options in every experiment whose method has them (the data a user
+    provides, e.g. ``{"swow_file": path}``).
 
     Raises
     ------
@@ -139,8 +162,10 @@ def reproduce(
         if on_experiment is not None:
             on_experiment(experiment)
         method = get_method(experiment.method)
+        names = {alias for spec in option_specs(method.config_type) for alias in spec.aliases()}
+        given = {name: value for name, value in (overrides or {}).items() if name in names}
         try:
-            config = config_from_values(method.config_type, experiment.options)
+            config = config_from_values(method.config_type, {**experiment.options, **given})
             run, _ = run_method(
                 method, model, config, out_dir / experiment.name, progress=progress, status=status
             )
@@ -226,7 +251,7 @@ def _agrees(item: PublishedItem, value: float) -> bool:
     printed precision (``eq``, ``approx``), within a bound (``lt``..``ge``) or a range."""
     if math.isnan(value):
         return False
-    half = item.resolution / 2 + 1e-12  # a value printed as .32 is in [.315, .325]
+    half = _resolution(item) / 2 + 1e-12  # a value printed as .32 is in [.315, .325]
     published = item.value
     if item.relation == "range" and item.upper is not None:
         return bool(published - half <= value <= item.upper + half)
@@ -237,6 +262,15 @@ def _agrees(item: PublishedItem, value: float) -> bool:
         "ge": value >= published - half,
     }
     return bool(bounds.get(item.relation, abs(value - published) <= half))
+
+
+def _resolution(item: PublishedItem) -> float:
+    """The printed precision; for a corrected value (printed "34", read as .34), the precision
+    of the value as corrected."""
+    if item.correction is None:
+        return item.resolution
+    decimals = repr(item.value).partition(".")[2].rstrip("0")
+    return 10.0 ** -len(decimals)
 
 
 def _same_model(paper_model: str | None, model_name: str, runs: Runs) -> bool:

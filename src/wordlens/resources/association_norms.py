@@ -287,7 +287,11 @@ def read_swow(path: Path) -> AssociationNorms:
         the file (and the row).
     FileEncodingError
         If the file is not UTF-8; the message names the line.
+    WordlensError
+        If the file cannot be read (missing, a directory, no permission).
     """
+    if not path.is_file():
+        raise WordlensError(f"cannot read the SWOW-EN file {path}: no such file")
     with decoding(path):
         if set(_SWOW_STRENGTH_COLUMNS) <= set(_header(path, "\t")):
             counts, totals = _swow_strength_counts(path)
