@@ -14,7 +14,6 @@ from wordlens.reproduce.base import Reproduction
 from wordlens.reproduce.published import load_published
 from wordlens.reproduce.runner import reproduce
 
-
 PAPER = "asymmetry"  # 931 published numbers: the largest page
 
 
