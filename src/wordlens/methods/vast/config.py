@@ -54,7 +54,9 @@ class VastConfig:
     probes
         Run the CoLA and POS probes of the top PCs.
     probe_sentences
-        Training sentences per probe (None: all); the test splits are always used whole.
+        Training sentences per probe (None: all).
+    probe_test_sentences
+        Test sentences per probe (None: all, as the authors): a seeded sample, for quick runs.
     multilingual
         Non-English lexica to run in the bleached setting with their own polar words.
     n_samples
@@ -92,6 +94,9 @@ class VastConfig:
     weat: bool = option(True, "WEAT before/after nullification.", flag="weat/no-weat")
     probes: bool = option(True, "CoLA and POS probes of the top PCs.")
     probe_sentences: int | None = option(None, "Training sentences per probe [default: all].")
+    probe_test_sentences: int | None = option(
+        None, "Test sentences per probe (a seeded sample) [default: all]."
+    )
     multilingual: tuple[str, ...] = option(
         (), "Non-English lexica (e.g. anew-spanish,fan-french), or 'none'."
     )
