@@ -466,6 +466,9 @@ def test_config_reads_command_line_and_study_values() -> None:
         ({"conventions": "mine"}, OptionError, "--conventions: unknown conventions 'mine'"),
         ({"lexica": "none"}, EmptyInputError, "no lexicon selected"),
         ({"settings": ""}, EmptyInputError, "no contextual setting selected"),
+        # the best layer and the nullification layers are the bleached setting's (a KeyError
+        # once the random setting had been embedded, before)
+        ({"settings": "random"}, WordlensError, "the bleached setting is required"),
         ({"encoding": "klingon"}, WordlensError, "unknown encoding 'klingon'"),
     ]
     for values, error, message in bad:
