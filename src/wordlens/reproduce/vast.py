@@ -1,21 +1,24 @@
 """Reproducing Wolfe & Caliskan (2022), VAST, on any model (``wordlens reproduce vast``).
 
-Experiments, all with the authors' BOS choice (``conventions: paper``); every other option keeps
-the method's default, the authors' choice (:class:`~wordlens.methods.vast.config.VastConfig`):
+Experiments, all with the authors' BOS choice (``conventions: paper``); the other options keep
+the method's defaults, the authors' choices (:class:`~wordlens.methods.vast.config.VastConfig`),
+except the pooling: the last subtoken only where the authors use it alone (``VAST.py:125, 344``;
+all four for the tokenization experiment, ``VAST.py:217``), which also keeps the paper scale's
+vectors within memory:
 
-- ``vast``: VAST by layer for Bellezza, ANEW and Warriner in the four contextual settings and the
-  four subtoken poolings (Figure 1), the PC-nullification sweep at the top and best layers
+- ``vast``: VAST by layer for Bellezza, ANEW and Warriner in the four contextual settings, last
+  subtoken (Figure 1), the PC-nullification sweep at the top and best layers
   (Table 1, Figure 3), the word-similarity validation (Figure 4) and the CoLA/POS probes of the
   top PCs ("Semantic Isolation");
-- ``tokenization``: singly vs multiply tokenized Warriner words in the random setting (Figure 2;
-  "We report results for the random setting"; the bleached setting runs too: the method finds
-  its best layer there);
+- ``tokenization``: singly vs multiply tokenized Warriner words in the random setting, four
+  poolings (Figure 2; "We report results for the random setting"; the bleached setting runs too:
+  the method finds its best layer there);
 - ``bias``: the ten WEAT tests before and after nullification, bleached setting (Figure 5).
 
-The method does all of this in one run; three runs give the same numbers (a word's random
-context depends only on the seed and the word, the WEAT permutations are seeded per test, the
-PCs are fitted on the authors' population whatever the lexica) and let the smoke scale shrink
-each part alone.
+The method does all of this in one run; three runs give the same numbers up to float rounding
+(a word's random context depends only on the seed and the word, the WEAT permutations are seeded
+per test, the PCs are fitted on the authors' population whatever the lexica) and let the smoke
+scale shrink each part alone.
 
 Layers. The paper numbers GPT-2's layers 0 (embeddings) to 12 (top). A layer the paper names is
 read here at the same relative depth, ``floor(layer * top / 12 + 1/2)`` (layer 8 is SmolLM2's 20
@@ -181,7 +184,8 @@ def _write(path: Path, text: str) -> Path:
 
 def _experiments(scale: Scale) -> list[Experiment]:
     paper = {"conventions": "paper"}
-    main = {**paper, "tokenization": False, "weat": False}
+    last = {"poolings": ("last",)}  # VAST.py:125, 344 (layers, nullification, bias)
+    main = {**paper, **last, "tokenization": False, "weat": False}
     tokenization = {
         **paper,
         "lexica": ("warriner",),
@@ -192,6 +196,7 @@ def _experiments(scale: Scale) -> list[Experiment]:
     }
     bias = {
         **paper,
+        **last,
         "lexica": ("bellezza",),
         "settings": ("bleached",),
         "tokenization": False,
