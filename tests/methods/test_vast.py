@@ -377,6 +377,52 @@ def test_tokenization_experiment_balanced_sets(minilm: HFEmbedder) -> None:
     pd.testing.assert_frame_equal(table, again)  # seeded: same sample and polar words
 
 
+def test_a_warriner_file_is_the_tokenization_experiments_lexicon(tmp_path: Path) -> None:
+    """A lexicon file named warriner.csv is the Warriner lexicon of the tokenization experiment:
+    the registered one (13,915 words) is added only when no lexicon is called warriner (it was
+    added whenever the option did not say the registered name, giving two 'warriner' lexica)."""
+    from wordlens.methods.vast.experiments import load_lexica
+
+    path = tmp_path / "warriner.csv"
+    path.write_text("word,valence\nhappy,8.5\nsad,2.1\nchair,5.0\n", encoding="utf-8")
+    own = load_lexica(VastConfig(lexica=(str(path),)), static=False)
+    assert [(lexicon.name, len(lexicon)) for lexicon in own] == [("warriner", 3)]
+    added = load_lexica(VastConfig(lexica=("bellezza",)), static=False)
+    assert [(lexicon.name, len(lexicon)) for lexicon in added] == [
+        ("bellezza", 399),
+        ("warriner", 13_915),
+    ]
+    assert [lx.name for lx in load_lexica(VastConfig(lexica=("bellezza",)), static=True)] == [
+        "bellezza"
+    ]
+    without = VastConfig(lexica=("bellezza",), tokenization=False)
+    assert [lx.name for lx in load_lexica(without, static=False)] == ["bellezza"]
+
+
+def test_probe_test_sentences_sample_the_test_splits(minilm: HFEmbedder, tmp_path: Path) -> None:
+    """``probe_test_sentences`` draws seeded samples of the probes' test splits (they were always
+    used whole: 516 CoLA and 354 acceptable POS sentences); ``probe_sentences`` the training."""
+    lexicon = tmp_path / "bellezza-part.csv"
+    rows = load_lexicon("bellezza").data.iloc[::20]
+    lexicon.write_text(rows[["word", "valence"]].to_csv(index=False), encoding="utf-8")
+    config = VastConfig(
+        lexica=(str(lexicon),),
+        settings=("bleached",),
+        poolings=("last",),
+        tokenization=False,
+        similarity=(),
+        weat=False,
+        max_pcs=2,
+        probe_sentences=40,
+        probe_test_sentences=30,
+    )
+    run = run_vast(minilm, config)
+    cola, pos = run.tables["cola"], run.tables["pos"]
+    assert set(cola["n_test"]) == {30} and set(cola["n_train"]) == {40}
+    assert 0 < pos["n_test"].max() <= 30 and 0 < pos["n_train"].max() <= 40
+    assert config_from_values(VastConfig, {"probe-test-sentences": "30"}).probe_test_sentences == 30
+
+
 def test_multilingual_and_custom_templates(minilm: HFEmbedder, tmp_path: Path) -> None:
     import json
 
@@ -420,6 +466,9 @@ def test_config_reads_command_line_and_study_values() -> None:
         ({"conventions": "mine"}, OptionError, "--conventions: unknown conventions 'mine'"),
         ({"lexica": "none"}, EmptyInputError, "no lexicon selected"),
         ({"settings": ""}, EmptyInputError, "no contextual setting selected"),
+        # the best layer and the nullification layers are the bleached setting's (a KeyError
+        # once the random setting had been embedded, before)
+        ({"settings": "random"}, WordlensError, "the bleached setting is required"),
         ({"encoding": "klingon"}, WordlensError, "unknown encoding 'klingon'"),
     ]
     for values, error, message in bad:

@@ -54,7 +54,9 @@ class VastConfig:
     probes
         Run the CoLA and POS probes of the top PCs.
     probe_sentences
-        Training sentences per probe (None: all); the test splits are always used whole.
+        Training sentences per probe (None: all).
+    probe_test_sentences
+        Test sentences per probe (None: all, as the authors): a seeded sample, for quick runs.
     multilingual
         Non-English lexica to run in the bleached setting with their own polar words.
     n_samples
@@ -92,6 +94,9 @@ class VastConfig:
     weat: bool = option(True, "WEAT before/after nullification.", flag="weat/no-weat")
     probes: bool = option(True, "CoLA and POS probes of the top PCs.")
     probe_sentences: int | None = option(None, "Training sentences per probe [default: all].")
+    probe_test_sentences: int | None = option(
+        None, "Test sentences per probe (a seeded sample) [default: all]."
+    )
     multilingual: tuple[str, ...] = option(
         (), "Non-English lexica (e.g. anew-spanish,fan-french), or 'none'."
     )
@@ -104,15 +109,17 @@ class VastConfig:
     conventions: ConventionPreset = option("wordlens", help_texts.CONVENTIONS)
 
     def check(self) -> None:
-        """Refuse an empty choice of lexica or settings, an unknown setting or PC population and
-        an unknown encoding, before any model loads.
+        """Refuse an empty choice of lexica or settings, an unknown setting or PC population, a
+        choice without the bleached setting (the best layer and the layers of the nullification
+        sweep are found in it) and an unknown encoding, before any model loads.
 
         Raises
         ------
         EmptyInputError
             If no lexicon or no setting is chosen.
         WordlensError
-            If a setting, the PC population or the encoding is unknown.
+            If a setting, the PC population or the encoding is unknown, or the bleached setting
+            is not chosen.
         """
         if not self.lexica:
             raise EmptyInputError("no lexicon selected")
@@ -121,6 +128,11 @@ class VastConfig:
         unknown = set(self.settings) - set(SETTINGS)
         if unknown:
             raise WordlensError(f"unknown setting(s) {sorted(unknown)}; choose from {SETTINGS}")
+        if "bleached" not in self.settings:
+            raise WordlensError(
+                "the bleached setting is required: the best layer and the layers of the "
+                "nullification sweep are found in it (add it to the settings)"
+            )
         if self.pc_population not in PC_POPULATIONS:
             raise WordlensError(
                 f"unknown PC population {self.pc_population!r}; choose from {PC_POPULATIONS}"

@@ -751,6 +751,18 @@ def multilingual_experiment(study: _Study) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def load_lexica(config: VastConfig, *, static: bool) -> list[Lexicon]:
+    """The lexica of ``config``, and the registered Warriner lexicon when the tokenization
+    experiment needs one and no lexicon given (a name or a file) is called ``warriner``."""
+    lexica = [
+        load_lexicon(name, duplicates=config.duplicates, encoding=config.encoding)
+        for name in config.lexica
+    ]
+    if config.tokenization and not static and "warriner" not in {lx.name for lx in lexica}:
+        lexica.append(load_lexicon("warriner"))
+    return lexica
+
+
 def run_vast(
     model: WordEmbedder,
     config: VastConfig | None = None,
@@ -788,12 +800,7 @@ def run_vast(
 
     config = config or VastConfig()
     config.check()
-    lexica = [
-        load_lexicon(name, duplicates=config.duplicates, encoding=config.encoding)
-        for name in config.lexica
-    ]
-    if config.tokenization and model.info.kind != "static" and "warriner" not in config.lexica:
-        lexica.append(load_lexicon("warriner"))
+    lexica = load_lexica(config, static=model.info.kind == "static")
     if config.templates is not None:  # a bad file fails now, not after the first settings
         from wordlens.contexts.valence import load_templates
 
@@ -840,13 +847,12 @@ def run_vast(
     if config.probes and not study.static:
         with study.timings.stage("probes"):
             k_values = sorted({1, 2, 4, 8, k_best} - {0})
-            size = config.probe_sentences
-            # probe_sentences caps the training split; the test splits are small and used whole
+            n_train, n_test = config.probe_sentences, config.probe_test_sentences
             tables["cola"] = run_cola_probe(
-                model, k_values, n_train=size, seed=config.seed, cache=cache
+                model, k_values, n_train=n_train, n_test=n_test, seed=config.seed, cache=cache
             ).table
             tables["pos"] = run_pos_probe(
-                model, k_values, n_train=size, seed=config.seed, cache=cache
+                model, k_values, n_train=n_train, n_test=n_test, seed=config.seed, cache=cache
             ).table
     if config.multilingual:
         with study.timings.stage("multilingual"):
