@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 
 from wordlens._files import atomic_write_text, user_home
+from wordlens.errors import WordlensError
 from wordlens.methods.vast.experiments import best_layer, primary_pooling
 from wordlens.models.base import Pooling
 from wordlens.reproduce.base import (
@@ -128,6 +129,11 @@ def smoke_inputs(root: Path | None = None) -> SmokeInputs:
     ----------
     root
         Their folder; default ``$WORDLENS_HOME/reproduce/vast-smoke``.
+
+    Raises
+    ------
+    WordlensError
+        If the folder cannot be written.
     """
     folder = root or user_home() / "reproduce" / "vast-smoke"
     lexica = tuple(
@@ -178,8 +184,14 @@ def _pairs(frame: pd.DataFrame) -> str:
 
 
 def _write(path: Path, text: str) -> Path:
-    if not path.is_file() or path.read_text("utf-8") != text:
-        atomic_write_text(path, text)
+    try:
+        if not path.is_file() or path.read_text("utf-8") != text:
+            atomic_write_text(path, text)
+    except OSError as error:
+        raise WordlensError(
+            f"cannot write the smoke scale's sample {path} ({error}): set WORDLENS_HOME to a "
+            "writable directory"
+        ) from error
     return path
 
 
