@@ -11,7 +11,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from wordlens.errors import WordlensError
+from wordlens.methods.vast.config import VastConfig
 from wordlens.models.options import ModelOptions
+from wordlens.options import config_from_values
 from wordlens.reproduce.base import Measured, Reproduction, Runs
 from wordlens.reproduce.published import load_published
 from wordlens.reproduce.runner import location_text, reproduce
@@ -243,6 +246,8 @@ def test_experiments_at_both_scales(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert "pc_population" not in paper[0].options and paper[0].options["weat"] is False
     assert paper[2].departure == "" and "Reddit" in paper[0].departure
     assert all(e.departure.startswith("smoke:") for e in smoke)
+    for experiment in (*paper, *smoke):  # every option valid, checked as before a run
+        config_from_values(VastConfig, experiment.options)
     assert smoke[0].options["lexica"][0] == str(
         tmp_path / "reproduce/vast-smoke/bellezza-sample.csv"
     )
@@ -260,3 +265,19 @@ def test_smoke_samples_are_seeded_and_nested(tmp_path: Path) -> None:
     warriner = load_lexicon("warriner").data.set_index("word")["valence"]
     assert (warriner.loc[sample["word"]].to_numpy() == sample["valence"].to_numpy()).all()
     assert first.tokenization.name == "warriner.csv"  # the tokenization experiment's name
+
+
+def test_smoke_samples_in_an_unwritable_home(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    with pytest.raises(WordlensError, match="set WORDLENS_HOME to a writable directory"):
+        smoke_inputs(blocked / "vast-smoke")
+
+
+def test_names_in_the_tables_at_both_scales() -> None:
+    from wordlens.reproduce.vast import named
+
+    assert named(pd.Series(["bellezza", "anew"]), "anew") == "anew"
+    assert named(pd.Series(["anew-sample", "warriner"]), "anew") == "anew-sample"
+    with pytest.raises(KeyError, match="no 'men' rows"):
+        named(pd.Series(["ws353-sample", "mens"]), "men")

@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 
 from wordlens._files import atomic_write_text, user_home
+from wordlens.errors import WordlensError
 from wordlens.methods.vast.experiments import best_layer, primary_pooling
 from wordlens.models.base import Pooling
 from wordlens.reproduce.base import (
@@ -95,6 +96,7 @@ PRIOR_BEST = {"ws353": 0.64, "simlex999": 0.45}
 #: used (:mod:`wordlens.methods.vast.top_pcs`).
 _RANDOM_CORPUS = "random contexts from wordlens's English corpora, not Reddit"
 _STATIC = "a static model has one layer and no context"
+_NO_NEURONS = "the VAST method writes no per-neuron magnitudes of the top layer"
 
 
 # --- experiments ----------------------------------------------------------------------------
@@ -127,6 +129,11 @@ def smoke_inputs(root: Path | None = None) -> SmokeInputs:
     ----------
     root
         Their folder; default ``$WORDLENS_HOME/reproduce/vast-smoke``.
+
+    Raises
+    ------
+    WordlensError
+        If the folder cannot be written.
     """
     folder = root or user_home() / "reproduce" / "vast-smoke"
     lexica = tuple(
@@ -177,8 +184,14 @@ def _pairs(frame: pd.DataFrame) -> str:
 
 
 def _write(path: Path, text: str) -> Path:
-    if not path.is_file() or path.read_text("utf-8") != text:
-        atomic_write_text(path, text)
+    try:
+        if not path.is_file() or path.read_text("utf-8") != text:
+            atomic_write_text(path, text)
+    except OSError as error:
+        raise WordlensError(
+            f"cannot write the smoke scale's sample {path} ({error}): set WORDLENS_HOME to a "
+            "writable directory"
+        ) from error
     return path
 
 
@@ -303,7 +316,8 @@ def top_layer(run: Run) -> int:
 
 
 def depth_layer(paper_layer: int, top: int) -> int:
-    """This model's layer at GPT-2's relative depth ``paper_layer / 12`` (halves round up)."""
+    """This model's layer at GPT-2's relative depth ``paper_layer / 12`` (halves round up; 12 is
+    the top layer, 0 the embeddings)."""
     return math.floor(paper_layer * top / PAPER_TOP + 0.5)
 
 
@@ -383,10 +397,21 @@ def where(layer: int, top: int) -> str:
 # --- measuring the published items ---------------------------------------------------------------
 
 Measure = Callable[[PublishedItem, Runs], Measured | NotMeasured]
+FromRun = Callable[[PublishedItem, Run], Measured | NotMeasured]
+
+_NO_TOKENIZATION = NotMeasured(f"{_STATIC}: no subtokens, so no tokenization experiment")
 
 
-def _gap(reason: str) -> NotMeasured:
-    return NotMeasured(reason)
+def _from(experiment: str) -> Callable[[FromRun], Measure]:
+    """A measure of one experiment's run; NotMeasured naming it when it did not run."""
+
+    def wrap(measure: FromRun) -> Measure:
+        def measured(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
+            return missing(runs, experiment) or measure(item, runs[experiment])
+
+        return measured
+
+    return wrap
 
 
 def _unnamed(item: PublishedItem) -> NotMeasured | None:
@@ -402,7 +427,7 @@ def _unnamed(item: PublishedItem) -> NotMeasured | None:
     ]
     if not unnamed:
         return None
-    return _gap(
+    return NotMeasured(
         f"the paper does not name the {' or '.join(unnamed)} of this number (its appendix, not "
         "in the extraction, may): no cell to match"
     )
@@ -416,31 +441,32 @@ def _paper_layer(item: PublishedItem) -> int:
 
 
 def _vast_r(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
+    """A VAST score: of the tokenization experiment, or of the layers or nullification table."""
     unnamed = _unnamed(item)
     if unnamed is not None:
         return unnamed
     if item.setting.get("tokenization"):
         return _tokenized(item, runs)
-    absent = missing(runs, "vast")
-    if absent is not None:
-        return absent
-    run = runs["vast"]
+    return _scored(item, runs)
+
+
+@_from("vast")
+def _scored(item: PublishedItem, run: Run) -> Measured | NotMeasured:
     setting = str(item.setting["setting"])
     if is_static(run) and setting != "bleached":
-        return _gap(f"{_STATIC}: only the bleached setting runs (ValNorm)")
+        return NotMeasured(f"{_STATIC}: only the bleached setting runs (ValNorm)")
     k = int(item.setting.get("pcs_nullified") or 0)
     if k:
         return _nullified(item, run, setting, k)
     top = top_layer(run)
     layer = _at_depth(_paper_layer(item), top, static=is_static(run))
     if layer is None:
-        return _gap(f"{_STATIC}: no layer at GPT-2's layer {_paper_layer(item)} of 12")
-    score = layer_r(run, item.data, setting, layer)
+        return NotMeasured(f"{_STATIC}: no layer at GPT-2's layer {_paper_layer(item)} of 12")
     note = f"{where(layer, top)}, {pooling(run)} subtoken, raw vectors"
     if layer == top and not is_static(run):
         centred = nullified_r(run, item.data, setting, layer, 0)
         note += f"; mean-centred only (k = 0 of the sweep): {f2(centred)}"
-    return Measured(score, note)
+    return Measured(layer_r(run, item.data, setting, layer), note)
 
 
 def _at_depth(paper_layer: int, top: int, *, static: bool) -> int | None:
@@ -448,7 +474,7 @@ def _at_depth(paper_layer: int, top: int, *, static: bool) -> int | None:
     the embedding and top layers only."""
     if static:
         return 0 if paper_layer in (0, PAPER_TOP) else None
-    return top if paper_layer == PAPER_TOP else depth_layer(paper_layer, top)
+    return depth_layer(paper_layer, top)
 
 
 def _nullified(item: PublishedItem, run: Run, setting: str, k: int) -> Measured | NotMeasured:
@@ -460,59 +486,51 @@ def _nullified(item: PublishedItem, run: Run, setting: str, k: int) -> Measured 
     elif paper_layer == PAPER_BEST:
         layer, role = lexicon_best(run, item.data), "the best bleached layer (GPT-2's is 8)"
     else:
-        return _gap(f"the method nullifies PCs at the top and best layers only, not {paper_layer}")
+        return NotMeasured(f"the method nullifies at the top and best layers only: {paper_layer}")
     score = nullified_r(run, item.data, setting, layer, k)
     return Measured(score, f"{role}: {where(layer, top)}, {k} PCs nullified, {pooling(run)}")
 
 
-def _tokenized(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
-    absent = missing(runs, "tokenization")
-    if absent is not None:
-        return absent
-    run = runs["tokenization"]
+@_from("tokenization")
+def _tokenized(item: PublishedItem, run: Run) -> Measured | NotMeasured:
     if "tokenization" not in run.tables:
-        return _gap(f"{_STATIC}: no subtokens, so no tokenization experiment")
-    words = (
-        "singly tokenized"
-        if str(item.setting["tokenization"]).startswith("singly")
-        else ("multiply tokenized")
-    )
+        return _NO_TOKENIZATION
+    singly = str(item.setting["tokenization"]).startswith("singly")
+    words = "singly tokenized" if singly else "multiply tokenized"
     series = tokenization_rows(run, words)
     top = top_layer(run)
     if item.setting.get("criterion") == "peak":
         layer, score = peak(series)
         return Measured(score, f"{words}, last subtoken: the peak, at {where(layer, top)}")
-    paper_layer = _paper_layer(item)
-    layer = top if paper_layer == PAPER_TOP else depth_layer(paper_layer, top)
+    layer = depth_layer(_paper_layer(item), top)
     score = value(series, "r", layer=layer)
     return Measured(score, f"{words}, last subtoken, random setting: {where(layer, top)}")
 
 
-def _spread(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
-    absent = missing(runs, "vast")
-    if absent is not None:
-        return absent
-    run = runs["vast"]
+@_from("vast")
+def _spread(item: PublishedItem, run: Run) -> Measured | NotMeasured:
     if is_static(run):
-        return _gap(f"{_STATIC}: one setting, one layer")
+        return NotMeasured(f"{_STATIC}: one setting, one layer")
     settings = tuple(str(item.setting["setting"]).split(", "))
-    layer = depth_layer(_paper_layer(item), top_layer(run))
-    note = f"{', '.join(settings)} at {where(layer, top_layer(run))}, {pooling(run)} subtoken"
+    top = top_layer(run)
+    layer = depth_layer(_paper_layer(item), top)
+    note = f"{', '.join(settings)} at {where(layer, top)}, {pooling(run)} subtoken"
     return Measured(spread(run, item.data, settings, layer), note)
 
 
 def _layer_index(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
     if item.data == "unspecified":
-        return _gap(
+        return NotMeasured(
             "the paper does not name the lexicon, and its criterion is not precise (at layer 0, "
             "the context-free embeddings, the settings coincide by construction)"
         )
-    absent = missing(runs, "vast")
-    if absent is not None:
-        return absent
-    run = runs["vast"]
+    return _best_layer(item, runs)
+
+
+@_from("vast")
+def _best_layer(item: PublishedItem, run: Run) -> Measured | NotMeasured:
     if is_static(run):
-        return _gap(f"{_STATIC}: no layer to single out")
+        return NotMeasured(f"{_STATIC}: no layer to single out")
     layer, score = best_semantic_layer(run)
     top = top_layer(run)
     note = (
@@ -524,25 +542,18 @@ def _layer_index(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
 
 def best_semantic_layer(run: Run) -> tuple[int, float]:
     """The layer of the highest mean VAST over the converging settings and the three lexica."""
-    frames = [valence(run, lexicon) for lexicon in LEXICA]
-    scores = pd.concat(frames)
+    scores = pd.concat([valence(run, lexicon) for lexicon in LEXICA])
     scores = scores[scores["setting"].isin(("bleached", "misaligned", "random"))]
     return peak(scores.groupby("layer")["r"].mean().reset_index())
 
 
-def _valnorm(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
-    absent = missing(runs, "vast")
-    if absent is not None:
-        return absent
-    run = runs["vast"]
+@_from("vast")
+def _valnorm(item: PublishedItem, run: Run) -> Measured | NotMeasured:
     if not is_static(run):
-        return _gap("ValNorm scores static word embeddings: run with one (e.g. glove-6b-50d)")
+        return NotMeasured("ValNorm scores static word embeddings: run with one (glove-6b-50d)")
     scores = {lexicon: layer_r(run, lexicon, "bleached", 0) for lexicon in LEXICA}
-    best = max(scores, key=scores.__getitem__)
     listed = ", ".join(f"{name} {f2(score)}" for name, score in scores.items())
-    return Measured(
-        scores[best], f"the best of the three lexica ({listed}); the paper's is prior work"
-    )
+    return Measured(max(scores.values()), f"the best of the three lexica ({listed})")
 
 
 _PROBE_FEATURES = {
@@ -558,15 +569,12 @@ _PROBE_TASKS = {
 _PROBE_WORDS = {"last": "last_token", "prior": "previous_word"}
 
 
-def _probe(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
-    absent = missing(runs, "vast")
-    if absent is not None:
-        return absent
-    run = runs["vast"]
+@_from("vast")
+def _probe(item: PublishedItem, run: Run) -> Measured | NotMeasured:
     task = _PROBE_TASKS[str(item.setting["task"])]
     table = run.tables.get("cola" if task == "cola" else "pos")
     if table is None:
-        return _gap(f"{_STATIC}: the probes need sentence contexts")
+        return NotMeasured(f"{_STATIC}: the probes need sentence contexts")
     representation = _PROBE_FEATURES[str(item.setting["features"])]
     k = int(item.setting["n_pcs"] or 0)
     match = {"task": task, "source": _PROBE_WORDS[str(item.setting["word"])]}
@@ -574,34 +582,32 @@ def _probe(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
         score = value(table, "f1_weighted", representation=representation, k=k, **match)
     except KeyError:
         ks = sorted(set(rows(table, **match)["k"]) - {0})
-        return _gap(f"the method probes k = {', '.join(map(str, ks))} PCs, not {k}")
+        return NotMeasured(f"the method probes k = {', '.join(map(str, ks))} PCs, not {k}")
     return Measured(score, f"{match['source']}, {representation}, k = {k}: weighted F1, top layer")
 
 
 def _similarity(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
     if item.setting.get("source") == "prior_work":
-        return _gap("a number of prior work the paper compares with, not its own experiment")
-    absent = missing(runs, "vast")
-    if absent is not None:
-        return absent
-    run = runs["vast"]
-    k = int(item.setting["pcs_nullified"] or 0)
-    cell = similarity_cell(run, item.data, k)
-    if isinstance(cell, NotMeasured):
-        return cell
-    return Measured(*cell)
+        return NotMeasured("a number of prior work the paper compares with, not its experiment")
+    return _similarity_of_run(item, runs)
+
+
+@_from("vast")
+def _similarity_of_run(item: PublishedItem, run: Run) -> Measured | NotMeasured:
+    cell = similarity_cell(run, item.data, int(item.setting["pcs_nullified"] or 0))
+    return cell if isinstance(cell, NotMeasured) else Measured(*cell)
 
 
 def similarity_cell(run: Run, name: str, k: int) -> tuple[float, str] | NotMeasured:
     """Spearman of set ``name`` at the run's best bleached layer, ``k`` PCs nullified."""
     table = run.tables.get("similarity")
     if table is None:
-        return _gap("the run has no similarity table")
+        return NotMeasured("the run has no similarity table")
     layer, top = int(run.metadata["best_bleached_layer"]), top_layer(run)
     chosen = rows(table, set=named(table["set"], name), layer=layer)
     ks = sorted(int(x) for x in chosen["k_nullified"].dropna())
     if k not in ks:
-        return _gap(
+        return NotMeasured(
             f"the method scores similarity raw and with k = {', '.join(map(str, ks))} PCs "
             f"nullified (the top layer's best k), not k = {k}"
         )
@@ -613,29 +619,26 @@ def similarity_cell(run: Run, name: str, k: int) -> tuple[float, str] | NotMeasu
 def _count(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
     unit = str(item.setting["unit"])
     if unit == "words" and item.data in LEXICA:
-        return Measured(
-            len(load_lexicon(item.data)), "distinct words of wordlens's registered file"
-        )
+        words = len(load_lexicon(item.data))
+        return Measured(words, "distinct words of wordlens's lexicon (the authors' file)")
     if unit == "word pairs":
         return Measured(len(load_similarity(item.data)), "pairs of wordlens's registered file")
     if unit == "words per polar group":
-        return _polar_words(runs)
+        return _polar_words(item, runs)
     if unit.endswith("tokenized words"):
-        return _tokenized_count(unit, runs)
+        return _tokenized_count(item, runs)
     if unit.startswith("WEAT bias tests"):
-        return _biased_tests(runs)
+        return _biased_tests(item, runs)
     if item.data == "simlex999":
-        return _gap("wordlens's SimLex-999 file has no part-of-speech column")
-    return _gap("the VAST method writes no per-neuron magnitudes of the top layer")
+        return NotMeasured("wordlens's SimLex-999 file has no part-of-speech column")
+    return _not_in_tables(item, runs)
 
 
-def _polar_words(runs: Runs) -> Measured | NotMeasured:
-    absent = missing(runs, "tokenization")
-    if absent is not None:
-        return absent
-    polar = runs["tokenization"].metadata["contexts"].get("tokenization_polar_words")
+@_from("tokenization")
+def _polar_words(item: PublishedItem, run: Run) -> Measured | NotMeasured:
+    polar = run.metadata["contexts"].get("tokenization_polar_words")
     if polar is None:
-        return _gap(f"{_STATIC}: no subtokens, so no tokenization experiment")
+        return _NO_TOKENIZATION
     return Measured(
         len(polar["pleasant"]),
         f"singly tokenized pleasant and unpleasant words, balanced "
@@ -644,33 +647,28 @@ def _polar_words(runs: Runs) -> Measured | NotMeasured:
     )
 
 
-def _tokenized_count(unit: str, runs: Runs) -> Measured | NotMeasured:
-    absent = missing(runs, "tokenization")
-    if absent is not None:
-        return absent
-    run = runs["tokenization"]
+@_from("tokenization")
+def _tokenized_count(item: PublishedItem, run: Run) -> Measured | NotMeasured:
     polar = run.metadata["contexts"].get("tokenization_polar_words")
     if polar is None:
-        return _gap(f"{_STATIC}: no subtokens, so no tokenization experiment")
-    key = "n_single_lexicon" if unit.startswith("singly") else "n_multi_lexicon"
+        return _NO_TOKENIZATION
+    unit = str(item.setting["unit"])
+    count = polar["n_single_lexicon" if unit.startswith("singly") else "n_multi_lexicon"]
     words = int(run.metadata["lexicon_words"]["warriner"]["n_words"])
     full = len(load_lexicon("warriner"))
     if words != full:
-        return _gap(
+        return NotMeasured(
             f"the run tokenized a sample of {words:,} of Warriner's {full:,} words "
-            f"({polar[key]:,} of them {unit}): run --scale paper"
+            f"({count:,} of them {unit}): run --scale paper"
         )
-    return Measured(polar[key], f"of Warriner's {full:,} words, by this model's tokenizer")
+    return Measured(count, f"of Warriner's {full:,} words, by this model's tokenizer")
 
 
-def _biased_tests(runs: Runs) -> Measured | NotMeasured:
-    absent = missing(runs, "bias")
-    if absent is not None:
-        return absent
-    more, total, layer = biased_tests(runs["bias"])
-    return Measured(
-        more, f"of {total} tests, at the top layer ({layer}): {TABLE1_K} PCs nullified vs raw"
-    )
+@_from("bias")
+def _biased_tests(item: PublishedItem, run: Run) -> Measured | NotMeasured:
+    more, total, layer = biased_tests(run)
+    note = f"of {total} tests, at the top layer ({layer}): {TABLE1_K} PCs nullified vs raw"
+    return Measured(more, note)
 
 
 def biased_tests(run: Run) -> tuple[int, int, int]:
@@ -686,10 +684,10 @@ def biased_tests(run: Run) -> tuple[int, int, int]:
 
 def _not_in_tables(item: PublishedItem, runs: Runs) -> NotMeasured:
     if item.quantity == "cosine_similarity":
-        return _gap("prior work (Ethayarajh 2019); the VAST tables hold no raw cosine similarities")
+        return NotMeasured("prior work (Ethayarajh 2019); the VAST tables hold no raw cosines")
     if "singly tokenized" in str(item.setting.get("unit")):
-        return _gap("the VAST tables do not count the subtokens of the similarity sets' words")
-    return _gap("the VAST method writes no per-neuron magnitudes of the top layer")
+        return NotMeasured("the VAST tables do not count the subtokens of the similarity words")
+    return NotMeasured(_NO_NEURONS)
 
 
 _MEASURES: dict[str, Measure] = {
@@ -911,9 +909,7 @@ def check_prior_word_pos(runs: Runs) -> Check:
 
 def check_neurons(runs: Runs) -> Check:
     """few-neurons-dominate-top-layer: not in the method's tables."""
-    return Check(
-        "not measurable", "the VAST method writes no per-neuron magnitudes of the top layer"
-    )
+    return Check("not measurable", _NO_NEURONS)
 
 
 @_needs("vast")
