@@ -93,8 +93,10 @@ def test_items_without_data_say_why(smoke: tuple[Reproduction, Path]) -> None:
     assert "SPR1" in _row(reproduction, "table2-spr1-elmo-lex")["note"]
     assert "this run's mean" in _row(reproduction, "table2-macro-average-bert-base-mix")["note"]
     assert "compares" in _row(reproduction, "table2-dependencies-bert-base-abs-elmo")["note"]
-    smoke_note = "smoke: 16 training and 8 dev and test sentences"
+    smoke_note = "depart from the paper (see Experiments)"
     assert smoke_note in _row(reproduction, "table2-dependencies-bert-base-lex")["note"]
+    departures = [experiment.departure for experiment in reproduction.experiments]
+    assert all("smoke: 16 training and 8 dev and test sentences" in d for d in departures)
 
 
 @pytest.mark.slow
