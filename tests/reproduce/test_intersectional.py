@@ -14,7 +14,7 @@ import pytest
 
 from wordlens.contexts.intersectional import combination_phrases, load_study, permutation_phrases
 from wordlens.models.options import ModelOptions
-from wordlens.reproduce.base import Reproduction, Runs
+from wordlens.reproduce.base import Reproduction, Runs, same_depth
 from wordlens.reproduce.intersectional import (
     DIFFERENTIAL,
     PAPER_LAYERS,
@@ -22,7 +22,6 @@ from wordlens.reproduce.intersectional import (
     SMOKE_STUDY,
     STRONGEST,
     VALNORM,
-    paper_layer_to_model,
 )
 from wordlens.reproduce.published import load_published
 from wordlens.reproduce.runner import location_text, reproduce
@@ -93,7 +92,7 @@ def check(finding: str, runs: Runs) -> str:
 def test_paper_layer_maps_to_the_same_relative_depth(
     layer: int, paper_layers: int, top: int, expected: int
 ) -> None:
-    assert paper_layer_to_model(layer, paper_layers, top) == expected
+    assert same_depth(layer, paper_layers, top) == expected
 
 
 def test_every_figure2_model_has_its_layer_count() -> None:

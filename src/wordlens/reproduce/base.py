@@ -19,6 +19,7 @@ A :class:`PaperReproduction` (one per paper, registered in :data:`REPRODUCTIONS`
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -136,6 +137,13 @@ class PaperReproduction(ABC):
     def checks(self) -> Mapping[str, CheckFunction]:
         """Finding id → its check; findings without one are reported as not measurable."""
         return {}
+
+
+def same_depth(layer: int, paper_layers: int, top: int) -> int:
+    """This model's layer at the relative depth of the paper model's ``layer`` of
+    ``paper_layers``: ``round(layer * top / paper_layers)``, halves rounded up (``top`` is this
+    model's top layer, 0 the embeddings)."""
+    return math.floor(layer * top / paper_layers + 0.5)
 
 
 def missing(runs: Runs, *names: str) -> NotMeasured | None:

@@ -37,7 +37,6 @@ Table 2 and the text's numbers are lost in the extraction (the YAML's ``lost``):
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -57,6 +56,7 @@ from wordlens.reproduce.base import (
     Verdict,
     missing,
     not_measurable,
+    same_depth,
 )
 from wordlens.reproduce.published import PublishedItem
 
@@ -182,12 +182,6 @@ def _options(experiment: str) -> dict[str, Any]:
 # ---------------------------------------------------------------- measuring items
 
 
-def paper_layer_to_model(layer: int, paper_layers: int, top: int) -> int:
-    """This model's layer at the relative depth of ``layer`` of ``paper_layers``: ``round(layer
-    * top / paper_layers)``, halves rounded up (``top`` is this model's top layer)."""
-    return math.floor(layer * top / paper_layers + 0.5)
-
-
 def _measure_valnorm(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
     absent = missing(runs, VALNORM)
     if absent is not None:
@@ -203,7 +197,7 @@ def _measure_valnorm(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
             f"this model has one layer (static vectors); the paper's layer {paper_layer} of "
             f"{paper_layers} has no counterpart (only layer 0, the input embeddings)"
         )
-    layer = paper_layer_to_model(paper_layer, paper_layers, top)
+    layer = same_depth(paper_layer, paper_layers, top)
     where = (
         f"layer {layer} of {top} (depth {layer / top:.2f})"
         if top

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,6 +66,7 @@ from wordlens.reproduce.base import (
     Verdict,
     missing,
     not_measurable,
+    same_depth,
 )
 from wordlens.reproduce.published import PublishedItem
 from wordlens.resources import load_lexicon, load_similarity
@@ -316,9 +316,8 @@ def top_layer(run: Run) -> int:
 
 
 def depth_layer(paper_layer: int, top: int) -> int:
-    """This model's layer at GPT-2's relative depth ``paper_layer / 12`` (halves round up; 12 is
-    the top layer, 0 the embeddings)."""
-    return math.floor(paper_layer * top / PAPER_TOP + 0.5)
+    """This model's layer at GPT-2's relative depth ``paper_layer / 12`` (:func:`same_depth`)."""
+    return same_depth(paper_layer, PAPER_TOP, top)
 
 
 def gpt2_layers(layer: int, top: int) -> float:
