@@ -213,11 +213,14 @@ def test_tree_equals_radix_tree_built_from_scratch(min_shared: int) -> None:
         )
 
 
-def test_unshared_tree_is_one_padded_pass() -> None:
+def test_unshared_tree_is_one_padded_pass_with_a_row_per_distinct_text() -> None:
+    """Two targets of one sentence (an encoder's identical texts) cost one row; a text that is a
+    head of another is still a row of its own (an encoder's tokens see the whole text)."""
     tree = PrefixTree(None)
     for sequence in ([1, 2, 3], [1, 2, 3], [1, 2]):
         tree.add(sequence)
-    assert len(tree.passes()) == 1 and len(tree.roots) == 3 and tree.padded_tokens == 9
+    assert len(tree.passes()) == 1 and len(tree.roots) == 2 and tree.padded_tokens == 6
+    assert tree.end_nodes[0] is tree.end_nodes[1] is not tree.end_nodes[2]
     with pytest.raises(WordlensError, match="no tokens"):
         tree.add([])
     with pytest.raises(WordlensError, match="at least 1"):
@@ -402,3 +405,25 @@ def test_resume_across_small_batches(
     assert len(batches) == 1 and 0 < batches[0] < len(targets)
     np.testing.assert_array_equal(again.vectors, first.vectors)
     np.testing.assert_array_equal(again.n_subtokens, first.n_subtokens)
+
+
+def test_an_encoder_computes_one_row_for_every_target_of_a_sentence(
+    minilm: HFEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four targets of one sentence: one row of one pass, and each target's vectors equal its
+    sentence embedded for that target alone."""
+    text = "The nurse told the doctor that the patient was pleasant."
+    targets = [target_from_word(text, word) for word in ("nurse", "doctor", "patient", "pleasant")]
+    rows: list[int] = []
+    original = minilm.model.forward
+
+    def counted(*args: object, **kwargs: object) -> object:
+        rows.append(int(kwargs["input_ids"].shape[0]))  # type: ignore[attr-defined]
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(minilm.model, "forward", counted)
+    together = minilm.embed(targets, layers=[0, 3, 6], pooling="mean")
+    assert rows == [1]
+    for index, target in enumerate(targets):
+        alone = minilm.embed([target], layers=[0, 3, 6], pooling="mean")
+        assert_close_per_layer(together.vectors[[index]], alone.vectors)

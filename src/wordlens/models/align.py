@@ -51,38 +51,84 @@ def subtoken_span(target: Target, offsets: Sequence[tuple[int, int]]) -> tuple[i
     return hits[0], hits[-1] + 1
 
 
-def pool_subtokens(hidden: torch.Tensor, spans: torch.Tensor, pooling: Pooling) -> torch.Tensor:
-    """Pool each row's subtoken vectors (one layer) into one vector per target.
+class SubtokenPooling:
+    """Pooled target vectors ``[targets, layers, dim]``, accumulated as passes compute subtokens.
+
+    The subtokens of a batch's targets are numbered target by target (target 0's first, ...,
+    target 1's first, ...); a pass hands in the hidden states of some of them (:meth:`add`), in
+    any order and split over any number of passes. Each pooling reads only its target's own
+    subtokens, never padding or another target's:
+
+    - ``mean``: the element-wise mean, summed in float32 as subtokens arrive
+      (``index_add``), divided by the subtoken count in :meth:`result`;
+    - ``max``: the element-wise maximum (``scatter_reduce`` ``amax``);
+    - ``first``, ``last``: the first or last subtoken's vector.
+
+    Pooling happens on the passes' own tensors, so no ``[layers, subtokens, dim]`` copy of a
+    batch's hidden states is ever made.
 
     Parameters
     ----------
-    hidden
-        ``[batch, seq, dim]`` hidden states of one layer of a padded batch.
     spans
-        ``[batch, 2]`` int64 token ranges ``[first, stop)`` of each row's target.
-    pooling
-        ``first`` or ``last`` subtoken, element-wise ``mean`` or ``max`` over the target's own
-        subtokens only (never over the batch axis or over padding).
-
-    Returns
-    -------
-    torch.Tensor
-        ``[batch, dim]``.
+        Per target, its token range ``[first, stop)`` (at least one token).
+    n_layers, hidden_size
+        Shape of each target's pooled vectors.
+    poolings
+        The poolings to compute (each from the same hidden states).
+    device
+        Where the pooled vectors accumulate (the model's device).
     """
-    batch, seq_len, _ = hidden.shape
-    rows = torch.arange(batch, device=hidden.device)
-    if pooling == "first":
-        return hidden[rows, spans[:, 0]]
-    if pooling == "last":
-        return hidden[rows, spans[:, 1] - 1]
-    positions = torch.arange(seq_len, device=hidden.device)
-    inside = (positions[None, :] >= spans[:, :1]) & (positions[None, :] < spans[:, 1:])
-    mask = inside[:, :, None]  # [batch, seq, 1]
-    if pooling == "mean":
-        summed = torch.where(mask, hidden, torch.zeros((), dtype=hidden.dtype)).sum(dim=1)
-        counts = (spans[:, 1] - spans[:, 0]).to(hidden.dtype)[:, None]
-        return summed / counts
-    if pooling == "max":
-        lowest = torch.tensor(torch.finfo(hidden.dtype).min, dtype=hidden.dtype)
-        return torch.where(mask, hidden, lowest).amax(dim=1)
-    raise AlignmentError(f"unknown pooling {pooling!r}")
+
+    def __init__(
+        self,
+        spans: Sequence[tuple[int, int]],
+        n_layers: int,
+        hidden_size: int,
+        poolings: Sequence[Pooling],
+        device: torch.device,
+    ) -> None:
+        unknown = sorted(set(poolings) - {"first", "last", "mean", "max"})
+        if unknown:
+            raise AlignmentError(f"unknown pooling {unknown[0]!r}")
+        counts = torch.tensor([stop - first for first, stop in spans], dtype=torch.long)
+        #: int64 ``[targets]``: subtokens per target.
+        self.counts = counts
+        starts = torch.cumsum(counts, 0) - counts
+        target_of = torch.repeat_interleave(torch.arange(len(spans)), counts)
+        within = torch.arange(int(counts.sum())) - starts[target_of]
+        self._target_of = target_of.to(device)  # [subtokens]: the target of each subtoken
+        self._is_first = (within == 0).to(device)
+        self._is_last = (within == counts[target_of] - 1).to(device)
+        shape = (len(spans), n_layers, hidden_size)
+        self.vectors = {
+            pooling: torch.full(shape, -torch.inf, device=device)
+            if pooling == "max"
+            else torch.zeros(shape, device=device)
+            for pooling in dict.fromkeys(poolings)
+        }
+
+    def add(self, subtokens: torch.Tensor, layer_states: Sequence[torch.Tensor]) -> None:
+        """Pool the hidden states of ``subtokens`` (int64 ``[k]``, numbered as in the class
+        notes): ``layer_states[j]`` is ``[k, dim]`` at the ``j``-th layer kept."""
+        targets = self._target_of[subtokens]
+        for pooling, vectors in self.vectors.items():
+            if pooling in ("first", "last"):
+                keep = (self._is_first if pooling == "first" else self._is_last)[subtokens]
+                for slot, states in enumerate(layer_states):
+                    vectors[targets[keep], slot] = states[keep].float()
+                continue
+            for slot, states in enumerate(layer_states):
+                if pooling == "mean":
+                    vectors[:, slot].index_add_(0, targets, states.float())
+                else:
+                    index = targets[:, None].expand(-1, states.shape[-1])
+                    vectors[:, slot].scatter_reduce_(0, index, states.float(), "amax")
+
+    def result(self) -> dict[Pooling, torch.Tensor]:
+        """Per pooling, the float32 ``[targets, layers, dim]`` vectors (on the device)."""
+        return {
+            pooling: vectors / self.counts.to(vectors.device)[:, None, None].float()
+            if pooling == "mean"
+            else vectors
+            for pooling, vectors in self.vectors.items()
+        }

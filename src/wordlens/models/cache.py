@@ -74,7 +74,7 @@ import shutil
 import sys
 import uuid
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -261,11 +261,31 @@ class CacheStore:
         (cast to the dtype of ``vectors``).
 
         Returns the boolean mask ``[n]`` of keys that were found in verified shards (a damaged
-        shard is moved aside and its keys count as missing). Shards are read one at a time,
-        only the rows needed, so memory does not grow with the size of the cache.
+        shard is moved aside and its keys count as missing); see :meth:`read_shards`.
+        """
+        found = np.zeros(len(keys), dtype=bool)
+        for positions, shard_vectors, shard_counts in self.read_shards(keys, vectors.shape[1:]):
+            vectors[positions] = shard_vectors
+            n_subtokens[positions] = shard_counts
+            found[positions] = True
+        return found
+
+    def read_shards(
+        self, keys: Sequence[str], row_shape: tuple[int, ...]
+    ) -> Iterator[
+        tuple[npt.NDArray[np.intp], npt.NDArray[np.floating[Any]], npt.NDArray[np.int64]]
+    ]:
+        """The cached rows of ``keys``, one shard at a time: per shard holding some of them, their
+        positions in ``keys`` ``[k]``, their vectors ``[k, *row_shape]`` and subtoken counts
+        ``[k]``. Shards are read one at a time, only the rows needed, so memory does not grow with
+        the size of the cache; a damaged shard is moved aside and yields nothing.
+
+        Raises
+        ------
+        CacheError
+            If a shard's rows do not have ``row_shape``.
         """
         index = self._load_index()
-        found = np.zeros(len(keys), dtype=bool)
         by_shard: dict[Path, list[tuple[int, int]]] = {}
         for position, key in enumerate(keys):
             hit = index.get(key)
@@ -276,17 +296,14 @@ class CacheStore:
             if tensors is None:
                 continue
             shard_vectors, shard_counts = tensors
-            if shard_vectors.shape[1:] != vectors.shape[1:]:
+            if shard_vectors.shape[1:] != tuple(row_shape):
                 raise CacheError(
                     f"cache shard {shard} holds vectors of shape {shard_vectors.shape[1:]}, "
-                    f"expected {vectors.shape[1:]}; run `wordlens cache clear`"
+                    f"expected {tuple(row_shape)}; run `wordlens cache clear`"
                 )
-            positions = np.array([p for p, _ in pairs])
-            rows = np.array([r for _, r in pairs])
-            vectors[positions] = shard_vectors[rows]
-            n_subtokens[positions] = shard_counts[rows]
-            found[positions] = True
-        return found
+            positions = np.array([p for p, _ in pairs], dtype=np.intp)
+            rows = np.array([r for _, r in pairs], dtype=np.intp)
+            yield positions, shard_vectors[rows], shard_counts[rows]
 
     def _read_shard(
         self, shard: Path

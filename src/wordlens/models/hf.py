@@ -22,20 +22,17 @@ and ``"never"`` force it; the choice is part of the model fingerprint.
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import torch
 
-from wordlens._files import ensure_writable_dir, user_home
 from wordlens.contexts import Target
 from wordlens.errors import AlignmentError, EmptyInputError, TargetError
-from wordlens.models.align import pool_subtokens, subtoken_span
+from wordlens.models.align import SubtokenPooling, subtoken_span
 from wordlens.models.base import (
     Embeddings,
     ModelInfo,
@@ -45,6 +42,7 @@ from wordlens.models.base import (
 )
 from wordlens.models.batch_runs import BatchWork, run_batches
 from wordlens.models.cache import ActivationCache, CacheStore, Claim, batch_name, target_key
+from wordlens.models.output import OutputRows
 from wordlens.models.prefix import (
     MIN_PREFIX_TOKENS,
     KeyValuePool,
@@ -58,9 +56,6 @@ from wordlens.models.prefix import (
 )
 from wordlens.models.spec import ModelSpec
 from wordlens.progress import progress_bar
-
-#: Outputs larger than this are written to a memory-mapped temporary file instead of RAM.
-MEMMAP_THRESHOLD_BYTES = 1 << 30
 
 #: A batch of texts that form a prefix tree holds up to this many token budgets over its passes
 #: (each pass within one budget): 4. A tree's tokens are spread over one pass per level, so at one
@@ -104,21 +99,6 @@ def plan_batches(
     return token_batches(
         [item.input_ids for item in items], token_budget, min_shared_tokens, max_texts=max_items
     )
-
-
-def allocate_output(shape: tuple[int, ...]) -> npt.NDArray[np.float32]:
-    """A zeroed float32 array; memory-mapped to an anonymous temp file when it is large."""
-    n_bytes = int(np.prod(shape)) * 4
-    if n_bytes <= MEMMAP_THRESHOLD_BYTES:
-        return np.zeros(shape, dtype=np.float32)
-    spill_dir: Path | None
-    try:
-        spill_dir = ensure_writable_dir(user_home() / "tmp")
-    except OSError:
-        spill_dir = None  # a read-only WORDLENS_HOME: the system's temporary directory
-    # unlinked at once; the file lives as long as the mapping does
-    backing = tempfile.TemporaryFile(dir=spill_dir)  # noqa: SIM115
-    return np.memmap(backing, dtype=np.float32, mode="w+", shape=shape)
 
 
 def default_token_budget(device: torch.device) -> int:
@@ -264,25 +244,15 @@ class HFEmbedder(WordEmbedder):
         self, items: Sequence[Encoded], layers: Sequence[int], poolings: Sequence[Pooling]
     ) -> tuple[dict[Pooling, npt.NDArray[np.float32]], npt.NDArray[np.int64]]:
         """One batch: pooled ``[batch, len(layers), dim]`` vectors for each pooling (all from the
-        same hidden states, see :meth:`hidden_states`) and subtoken counts ``[batch]``."""
-        states = self.hidden_states(items, layers)
-        counts = torch.tensor([stop - first for first, stop in (item.span for item in items)])
-        # item i's subtokens as row i of [batch, most subtokens], its last repeated after them
-        # (pooling reads only the first `count`)
-        within = torch.minimum(torch.arange(int(counts.max()))[None, :], counts[:, None] - 1)
-        rows = (torch.cumsum(counts, 0)[:, None] - counts[:, None] + within).to(self.device)
-        spans = torch.stack([torch.zeros_like(counts), counts], dim=1).to(self.device)
-        pooled = {
-            pooling: torch.stack(  # pooled layer by layer: no [layers, batch, seq, dim] copy
-                [pool_subtokens(layer_states[rows], spans, pooling) for layer_states in states],
-                dim=1,
-            )
-            .float()
-            .cpu()
-            .numpy()
-            for pooling in poolings
-        }
-        return pooled, counts.numpy().astype(np.int64)
+        same passes, pooled on the passes' tensors: :class:`~wordlens.models.align.SubtokenPooling`)
+        and subtoken counts ``[batch]``."""
+        pooling = SubtokenPooling(
+            [item.span for item in items], len(layers), self.info.hidden_size, poolings, self.device
+        )
+        for subtokens, layer_states in self._target_subtokens(items, layers):
+            pooling.add(subtokens, layer_states)
+        pooled = {name: vectors.cpu().numpy() for name, vectors in pooling.result().items()}
+        return pooled, pooling.counts.numpy()
 
     @torch.inference_mode()
     def hidden_states(
@@ -305,25 +275,34 @@ class HFEmbedder(WordEmbedder):
             texts; the same token's hidden states agree between passes to float32 rounding.
         """
         layer_ids = list(range(self.info.n_layers)) if layers is None else list(layers)
-        tree = PrefixTree(self.min_shared_tokens)
-        for item in items:
-            tree.add(item.input_ids)
-        passes, n_slots = tree_passes(tree, self.pad_token_id, self.token_budget)
-        pool = KeyValuePool(self.model.config.num_hidden_layers, n_slots)
-        locations = subtoken_locations(tree, passes, [item.span for item in items])
         n_subtokens = sum(stop - first for first, stop in (item.span for item in items))
         states = torch.zeros(
             (len(layer_ids), n_subtokens, self.info.hidden_size),
             dtype=self.model.dtype,
             device=self.device,
         )
+        for subtokens, layer_states in self._target_subtokens(items, layer_ids):
+            for slot, subtoken_states in enumerate(layer_states):
+                states[slot, subtokens] = subtoken_states
+        return states
+
+    def _target_subtokens(
+        self, items: Sequence[Encoded], layers: Sequence[int]
+    ) -> Iterator[tuple[torch.Tensor, list[torch.Tensor]]]:
+        """Run the passes over the items' prefix tree; for each pass that computes target
+        subtokens, yield their numbers (int64 ``[k]``: item 0's subtokens first, then item 1's,
+        ...) and their hidden states ``[k, dim]`` at each of ``layers`` (on the device)."""
+        tree = PrefixTree(self.min_shared_tokens)
+        for item in items:
+            tree.add(item.input_ids)
+        passes, n_slots = tree_passes(tree, self.pad_token_id, self.token_budget)
+        pool = KeyValuePool(self.model.config.num_hidden_layers, n_slots)
+        locations = subtoken_locations(tree, passes, [item.span for item in items])
         for tree_pass, located in zip(passes, locations, strict=True):
             hidden = self._tree_pass(tree_pass.to(self.device), pool, len(passes) > 1, located)
             if hidden is not None and located is not None:
                 subtokens, rows, columns = (index.to(self.device) for index in located)
-                for slot, layer in enumerate(layer_ids):
-                    states[slot, subtokens] = hidden[layer][rows, columns]
-        return states
+                yield subtokens, [hidden[layer][rows, columns] for layer in layers]
 
     def _tree_pass(
         self, tree_pass: TreePass, pool: KeyValuePool, through_pool: bool, located: object
@@ -396,24 +375,8 @@ class HFEmbedder(WordEmbedder):
         with progress_bar(progress and n_todo > 0, n_todo, self.info.name) as advance:
             work.advance = advance
             run_batches(embed_batch, self, missing, work)
-        keys, first_of_key = work.keys, work.first_of_key
-        vectors, n_subtokens = work.vectors, work.n_subtokens
-        duplicates = [
-            (position, first_of_key[key])
-            for position, key in enumerate(keys)
-            if first_of_key[key] != position
-        ]
-        for position, source in duplicates:
-            n_subtokens[position] = n_subtokens[source]
-            for pooling in chosen:
-                vectors[pooling][position] = vectors[pooling][source]
-        return {
-            pooling: Embeddings(vectors[pooling], n_subtokens, layer_ids, pooling)
-            for pooling in chosen
-        }
+        return work.result()
 
-
-_COPY_ROWS = 4096
 
 WordVectors = tuple[dict[Pooling, npt.NDArray[np.float32]], npt.NDArray[np.int64]]
 """What :func:`embed_batch` returns for a batch."""
@@ -452,7 +415,7 @@ class _WordVectorWork(BatchWork[WordVectorBatch, WordVectors]):
         info = embedder.info
         self.shape = (len(targets), len(layers), info.hidden_size)
         self.layers, self.poolings = layers, poolings
-        self.vectors = {pooling: allocate_output(self.shape) for pooling in poolings}
+        self.vectors = {pooling: OutputRows(self.shape) for pooling in poolings}
         self.n_subtokens = np.zeros(len(targets), dtype=np.int64)
         self.keys = [target_key(target) for target in targets]
         self.first_of_key: dict[str, int] = {}
@@ -479,23 +442,33 @@ class _WordVectorWork(BatchWork[WordVectorBatch, WordVectors]):
         return all(self.done[pooling][self.unique[slot]] for pooling in self.poolings)
 
     def read(self, slots: Sequence[int]) -> None:
-        """Fill, per pooling, the slots that pooling still lacks from its cache store."""
+        """Fill, per pooling, the slots that pooling still lacks from its cache store (one shard
+        at a time: :meth:`~wordlens.models.cache.CacheStore.read_shards`)."""
         for pooling, store in self.stores.items():
             positions = self.unique[list(slots)]
             positions = positions[~self.done[pooling][positions]]
             positions = positions[store.contains([self.keys[p] for p in positions])]
-            if not len(positions):
-                continue
-            vectors = allocate_output((len(positions), *self.shape[1:]))
-            counts = np.zeros(len(positions), dtype=np.int64)
-            found = store.read_into([self.keys[p] for p in positions], vectors, counts)
-            hits = np.flatnonzero(found)
-            for start in range(0, len(hits), _COPY_ROWS):  # no full-size fancy-indexed copy
-                chunk = hits[start : start + _COPY_ROWS]
-                self.vectors[pooling][positions[chunk]] = vectors[chunk]
-            self.n_subtokens[positions[found]] = counts[found]
-            self.done[pooling][positions[found]] = True
-            del vectors
+            shards = store.read_shards([self.keys[p] for p in positions], self.shape[1:])
+            for found, vectors, counts in shards:
+                self.vectors[pooling].write(positions[found], vectors)
+                self.n_subtokens[positions[found]] = counts
+                self.done[pooling][positions[found]] = True
+
+    def result(self) -> dict[Pooling, Embeddings]:
+        """The finished vectors per pooling, duplicates of a key copied from its first target."""
+        duplicates = [
+            (position, self.first_of_key[key])
+            for position, key in enumerate(self.keys)
+            if self.first_of_key[key] != position
+        ]
+        for position, source in duplicates:
+            self.n_subtokens[position] = self.n_subtokens[source]
+            for rows in self.vectors.values():
+                rows.write([position], rows.read(source)[None])
+        return {
+            pooling: Embeddings(rows.array(), self.n_subtokens, self.layers, pooling)
+            for pooling, rows in self.vectors.items()
+        }
 
     def claim(self, batch: Sequence[int], *, wait: bool) -> Claim | None:
         if not self.stores:
@@ -522,12 +495,15 @@ class _WordVectorWork(BatchWork[WordVectorBatch, WordVectors]):
         )
 
     def finish(self, units: Sequence[int], result: WordVectors) -> None:
+        """Keep the batch's vectors of each pooling that lacked them (a pooling already read from
+        the cache keeps the cached rows, so the result always equals what a rerun reads) and
+        write them to that pooling's cache store."""
         pooled, counts = result
         positions = self.unique[list(units)]
         self.n_subtokens[positions] = counts
         for pooling in self.poolings:
-            self.vectors[pooling][positions] = pooled[pooling]
             fresh = np.flatnonzero(~self.done[pooling][positions])
+            self.vectors[pooling].write(positions[fresh], pooled[pooling][fresh])
             if pooling in self.stores and len(fresh):
                 self.stores[pooling].write(
                     [self.keys[positions[i]] for i in fresh], pooled[pooling][fresh], counts[fresh]

@@ -265,8 +265,10 @@ class PrefixTree:
     ----------
     min_shared_tokens
         A text shares the longest head it has in common with a text already in the tree only if
-        that head has at least this many tokens; ``None``: texts share nothing, each is a root,
-        and the tree is one padded pass.
+        that head has at least this many tokens; ``None``: texts share no head (as an encoder's
+        must: each token sees the whole text), each distinct text is a root, and the tree is one
+        padded pass. Identical texts always share their node: several targets of one sentence
+        cost one row.
     pass_cost
         Cost of one more pass in tokens, for splitting a level into passes of similar widths
         (:func:`width_groups`; not with ``min_shared_tokens=None``).
@@ -282,6 +284,7 @@ class PrefixTree:
         self.end_nodes: list[Node] = []  # per text, the node holding its last token
         self.roots: list[Node] = []
         self._sorted: list[tuple[TokenIds, int]] = []  # (sequence, text), for the neighbours
+        self._roots_by_tokens: dict[TokenIds, Node] = {}  # without shared heads: identical texts
         self._passes = PaddedPasses(None if min_shared_tokens is None else pass_cost)
 
     @property
@@ -301,6 +304,11 @@ class PrefixTree:
             raise WordlensError("a text of the prefix tree has no tokens")
         text = len(self.sequences)
         self.sequences.append(sequence)
+        if self.min_shared_tokens is None:
+            if sequence not in self._roots_by_tokens:
+                self._roots_by_tokens[sequence] = self._new_node(sequence, 0, None)
+            self._place(text, self._roots_by_tokens[sequence])
+            return
         shared, neighbour = self._longest_shared_head(sequence, text)
         if neighbour is None:
             self._place(text, self._new_node(sequence, 0, None))
@@ -333,8 +341,7 @@ class PrefixTree:
         """The longest head ``sequence`` shares with a text already in the tree, and that text
         (``(0, None)`` when below ``min_shared_tokens``). In sorted order the text sharing the
         longest head with a new one is one of its two neighbours."""
-        if self.min_shared_tokens is None:
-            return 0, None
+        assert self.min_shared_tokens is not None
         slot = bisect.bisect(self._sorted, (sequence, text))
         neighbours = self._sorted[max(slot - 1, 0) : slot + 1]
         self._sorted.insert(slot, (sequence, text))

@@ -1,0 +1,61 @@
+"""The extraction's output rows: a large result goes to a temporary file as its rows finish (not
+held in RAM), and the vectors are the same wherever they were kept — computed, read from the
+activation cache, or copied for a duplicate target."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from wordlens.contexts import targets_from_template
+from wordlens.models import output
+from wordlens.models.cache import ActivationCache
+from wordlens.models.hf import HFEmbedder
+from wordlens.models.output import OutputRows
+
+
+@pytest.mark.parametrize("in_memory_bytes", [None, 0])
+def test_rows_written_in_any_order_read_back(in_memory_bytes: int | None) -> None:
+    rows = OutputRows((5, 2, 3), in_memory_bytes)
+    assert rows.spilled == (in_memory_bytes == 0)
+    values = np.arange(5 * 6, dtype=np.float32).reshape(5, 2, 3) - 7.5
+    rows.write([3, 0], values[[3, 0]])
+    rows.write(np.array([4]), values[[4]])
+    np.testing.assert_array_equal(rows.read(3), values[3])
+    array = rows.array()
+    np.testing.assert_array_equal(array[[0, 3, 4]], values[[0, 3, 4]])
+    np.testing.assert_array_equal(array[[1, 2]], 0.0)  # never written: zeros
+    assert array.dtype == np.float32 and array.shape == (5, 2, 3)
+
+
+def test_spilled_array_is_a_writable_map_of_a_file() -> None:
+    rows = OutputRows((3, 4), in_memory_bytes=0)
+    rows.write([1], np.ones((1, 4)))
+    array = rows.array()
+    assert isinstance(array, np.memmap)
+    array[2] = 5.0  # writable, like a RAM result
+    assert array[2].sum() == 20.0 and array[1].sum() == 4.0
+
+
+def test_spilled_extraction_equals_in_memory(
+    smollm2: HFEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every path that fills the output: computed batches, cached batches, duplicates."""
+    words = ["pleasant", "unpleasantness", "cat", "pleasant", "Ukrainian", "cat"]
+    targets = targets_from_template(words)
+    in_memory = smollm2.embed_poolings(targets, [0, 5, 30], ["mean", "last"])
+    monkeypatch.setattr(output, "IN_MEMORY_BYTES", 0)
+    cache = ActivationCache(tmp_path)
+    smollm2.embed(targets[:3], layers=[0, 5, 30], pooling="mean", cache=cache)
+    spilled = smollm2.embed_poolings(targets, [0, 5, 30], ["mean", "last"], cache=cache)
+    rerun = smollm2.embed(targets, layers=[0, 5, 30], pooling="mean", cache=cache)
+    for pooling in ("mean", "last"):
+        assert isinstance(spilled[pooling].vectors, np.memmap)
+        np.testing.assert_allclose(
+            spilled[pooling].vectors, in_memory[pooling].vectors, rtol=1e-5, atol=1e-5
+        )
+        np.testing.assert_array_equal(spilled[pooling].n_subtokens, in_memory[pooling].n_subtokens)
+    np.testing.assert_array_equal(rerun.vectors, spilled["mean"].vectors)
+    np.testing.assert_array_equal(spilled["mean"].vectors[3], spilled["mean"].vectors[0])
