@@ -93,12 +93,13 @@ class SubtokenPooling:
         counts = torch.tensor([stop - first for first, stop in spans], dtype=torch.long)
         #: int64 ``[targets]``: subtokens per target.
         self.counts = counts
+        self.device = device
         starts = torch.cumsum(counts, 0) - counts
-        target_of = torch.repeat_interleave(torch.arange(len(spans)), counts)
-        within = torch.arange(int(counts.sum())) - starts[target_of]
-        self._target_of = target_of.to(device)  # [subtokens]: the target of each subtoken
-        self._is_first = (within == 0).to(device)
-        self._is_last = (within == counts[target_of] - 1).to(device)
+        # per subtoken (on the CPU, so that choosing rows never waits for an accelerator)
+        self._target_of = torch.repeat_interleave(torch.arange(len(spans)), counts)
+        within = torch.arange(int(counts.sum())) - starts[self._target_of]
+        self._is_first = within == 0
+        self._is_last = within == counts[self._target_of] - 1
         shape = (len(spans), n_layers, hidden_size)
         self.vectors = {
             pooling: torch.full(shape, -torch.inf, device=device)
@@ -108,27 +109,28 @@ class SubtokenPooling:
         }
 
     def add(self, subtokens: torch.Tensor, layer_states: Sequence[torch.Tensor]) -> None:
-        """Pool the hidden states of ``subtokens`` (int64 ``[k]``, numbered as in the class
-        notes): ``layer_states[j]`` is ``[k, dim]`` at the ``j``-th layer kept."""
+        """Pool the hidden states of ``subtokens`` (int64 ``[k]`` on the CPU, numbered as in the
+        class notes): ``layer_states[j]`` is ``[k, dim]`` at the ``j``-th layer kept."""
         targets = self._target_of[subtokens]
+        on_device = targets.to(self.device)
         for pooling, vectors in self.vectors.items():
             if pooling in ("first", "last"):
                 keep = (self._is_first if pooling == "first" else self._is_last)[subtokens]
+                rows = keep.nonzero().squeeze(1).to(self.device)
+                chosen = targets[keep].to(self.device)
                 for slot, states in enumerate(layer_states):
-                    vectors[targets[keep], slot] = states[keep].float()
+                    vectors[chosen, slot] = states[rows].float()
                 continue
             for slot, states in enumerate(layer_states):
                 if pooling == "mean":
-                    vectors[:, slot].index_add_(0, targets, states.float())
+                    vectors[:, slot].index_add_(0, on_device, states.float())
                 else:
-                    index = targets[:, None].expand(-1, states.shape[-1])
+                    index = on_device[:, None].expand(-1, states.shape[-1])
                     vectors[:, slot].scatter_reduce_(0, index, states.float(), "amax")
 
     def result(self) -> dict[Pooling, torch.Tensor]:
-        """Per pooling, the float32 ``[targets, layers, dim]`` vectors (on the device)."""
-        return {
-            pooling: vectors / self.counts.to(vectors.device)[:, None, None].float()
-            if pooling == "mean"
-            else vectors
-            for pooling, vectors in self.vectors.items()
-        }
+        """Per pooling, the float32 ``[targets, layers, dim]`` vectors (on the device; call once:
+        the means are divided in place)."""
+        if "mean" in self.vectors:
+            self.vectors["mean"].div_(self.counts.to(self.device)[:, None, None].float())
+        return self.vectors

@@ -1,7 +1,9 @@
 """Word-in-context vectors from any Hugging Face transformer (causal, masked, encoder, T5 encoder).
 
 Forward passes over batches of texts return every hidden state; each target's subtokens come from
-the tokenizer's offset mapping (:mod:`wordlens.models.align`) and are pooled per layer. Batches are
+the tokenizer's offset mapping (:mod:`wordlens.models.align`) and are pooled per layer on the pass's
+own tensors (:class:`~wordlens.models.align.SubtokenPooling`); finished rows go to the output as
+each batch ends, a large output to a temporary file (:mod:`wordlens.models.output`). Batches are
 planned under a token budget (the padded tokens of a batch's passes, ``rows * longest row`` each)
 and hold at most :attr:`HFEmbedder.max_batch_targets` targets (the work an interruption can
 lose); they are right-padded with the padding masked, under ``torch.inference_mode``. With right
@@ -83,8 +85,12 @@ def batches_by_token_budget(
     Sorting by length keeps padding small; a single item longer than the budget gets a batch of
     its own. (:func:`wordlens.models.prefix.token_batches` of texts that share nothing.)
     """
+    # item i as `length` copies of token i: no two items are the same text
     return token_batches(
-        [range(length) for length in lengths], token_budget, None, max_texts=max_items
+        [[index] * length for index, length in enumerate(lengths)],
+        token_budget,
+        None,
+        max_texts=max_items,
     )
 
 
@@ -282,8 +288,9 @@ class HFEmbedder(WordEmbedder):
             device=self.device,
         )
         for subtokens, layer_states in self._target_subtokens(items, layer_ids):
+            on_device = subtokens.to(self.device)
             for slot, subtoken_states in enumerate(layer_states):
-                states[slot, subtokens] = subtoken_states
+                states[slot, on_device] = subtoken_states
         return states
 
     def _target_subtokens(
@@ -291,7 +298,8 @@ class HFEmbedder(WordEmbedder):
     ) -> Iterator[tuple[torch.Tensor, list[torch.Tensor]]]:
         """Run the passes over the items' prefix tree; for each pass that computes target
         subtokens, yield their numbers (int64 ``[k]``: item 0's subtokens first, then item 1's,
-        ...) and their hidden states ``[k, dim]`` at each of ``layers`` (on the device)."""
+        ...; on the CPU) and their hidden states ``[k, dim]`` at each of ``layers`` (on the
+        device)."""
         tree = PrefixTree(self.min_shared_tokens)
         for item in items:
             tree.add(item.input_ids)
@@ -301,7 +309,8 @@ class HFEmbedder(WordEmbedder):
         for tree_pass, located in zip(passes, locations, strict=True):
             hidden = self._tree_pass(tree_pass.to(self.device), pool, len(passes) > 1, located)
             if hidden is not None and located is not None:
-                subtokens, rows, columns = (index.to(self.device) for index in located)
+                subtokens, rows, columns = located
+                rows, columns = rows.to(self.device), columns.to(self.device)
                 yield subtokens, [hidden[layer][rows, columns] for layer in layers]
 
     def _tree_pass(
@@ -503,7 +512,10 @@ class _WordVectorWork(BatchWork[WordVectorBatch, WordVectors]):
         self.n_subtokens[positions] = counts
         for pooling in self.poolings:
             fresh = np.flatnonzero(~self.done[pooling][positions])
-            self.vectors[pooling].write(positions[fresh], pooled[pooling][fresh])
+            if len(fresh) == len(positions):  # (no copy of the whole batch)
+                self.vectors[pooling].write(positions, pooled[pooling])
+            else:
+                self.vectors[pooling].write(positions[fresh], pooled[pooling][fresh])
             if pooling in self.stores and len(fresh):
                 self.stores[pooling].write(
                     [self.keys[positions[i]] for i in fresh], pooled[pooling][fresh], counts[fresh]

@@ -505,6 +505,10 @@ class TreePass:
     own_slots
         int64 ``[real tokens]``: the pool slots this pass fills with its own tokens (row by row,
         padding left out), for a pass of branching nodes; ``None`` for a pass of leaves.
+    own_positions
+        int64 ``[real tokens]``: where those tokens are in the pass, as ``row * width + column``
+        (computed on the CPU, so that gathering them on an accelerator needs no synchronization);
+        ``None`` for a pass of leaves.
     """
 
     nodes: list[Node]
@@ -513,6 +517,7 @@ class TreePass:
     position_ids: torch.Tensor
     ancestor_slots: torch.Tensor
     own_slots: torch.Tensor | None
+    own_positions: torch.Tensor | None
 
     def to(self, device: torch.device) -> TreePass:
         """The same pass with its tensors on ``device``."""
@@ -523,6 +528,7 @@ class TreePass:
             position_ids=self.position_ids.to(device),
             ancestor_slots=self.ancestor_slots.to(device),
             own_slots=None if self.own_slots is None else self.own_slots.to(device),
+            own_positions=None if self.own_positions is None else self.own_positions.to(device),
         )
 
 
@@ -557,10 +563,11 @@ def tree_passes(
         )
         starts = torch.tensor([node.start for node in nodes])
         positions = (starts[:, None] + torch.arange(input_ids.shape[1])[None, :]) * own_mask
-        own_slots = None
+        own_slots = own_positions = None
         if nodes[0].children:  # a pass of branching nodes: later passes read its keys and values
             own = [first_slot[node] + offset for node in nodes for offset in range(node.length)]
             own_slots = torch.tensor(own, dtype=torch.long)
+            own_positions = own_mask.flatten().nonzero().squeeze(1)
         result.append(
             TreePass(
                 nodes=nodes,
@@ -569,6 +576,7 @@ def tree_passes(
                 position_ids=positions,
                 ancestor_slots=ancestor_slots,
                 own_slots=own_slots,
+                own_positions=own_positions,
             )
         )
     return result, n_slots
@@ -654,7 +662,6 @@ class _TreeLayer(CacheLayerMixin):  # type: ignore[no-untyped-call]
     def __init__(self, pool: KeyValuePool, layer: int, tree_pass: TreePass) -> None:
         super().__init__()  # type: ignore[no-untyped-call]
         self.pool, self.layer, self.tree_pass = pool, layer, tree_pass
-        self.own_mask = tree_pass.attention_mask[:, tree_pass.ancestor_slots.shape[1] :].bool()
         self.is_initialized = True
 
     def lazy_initialization(self, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
@@ -664,10 +671,11 @@ class _TreeLayer(CacheLayerMixin):  # type: ignore[no-untyped-call]
         self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any, **kwargs: Any
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """The ancestors followed by the new ``[rows, kv_heads, width, head_dim]`` states."""
-        own_slots = self.tree_pass.own_slots
-        if own_slots is not None:
-            real_keys = key_states.transpose(0, 1)[:, self.own_mask]
-            real_values = value_states.transpose(0, 1)[:, self.own_mask]
+        own_slots, own_positions = self.tree_pass.own_slots, self.tree_pass.own_positions
+        if own_slots is not None and own_positions is not None:
+            # [kv_heads, rows * width, head_dim] -> the real tokens, row by row
+            real_keys = key_states.transpose(0, 1).flatten(1, 2)[:, own_positions]
+            real_values = value_states.transpose(0, 1).flatten(1, 2)[:, own_positions]
             self.pool.write(self.layer, own_slots, real_keys, real_values)
         if not self.get_seq_length():
             return key_states, value_states
