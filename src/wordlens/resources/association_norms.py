@@ -77,16 +77,18 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from scipy import sparse
 
 from wordlens._files import decoding
 from wordlens.errors import LexiconFormatError, ResourceNotFoundError, WordlensError
 from wordlens.resources.registry import Resource, ResourceFile, get_resource, register, single_file
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 NORMS = ("eat", "usf")
 """Registered association norms (:func:`load_association_norms`)."""
@@ -122,6 +124,8 @@ class AssociationNorms:
 
     def graph(self) -> tuple[tuple[str, ...], sparse.csr_array]:
         """The words (sorted) and the weight matrix ``W[cue, response] = strength``."""
+        from scipy import sparse  # imported here: loading the package should not import scipy
+
         words = tuple(sorted(set(self.edges["cue"]) | set(self.edges["response"])))
         index = {word: row for row, word in enumerate(words)}
         rows = self.edges["cue"].map(index).to_numpy(dtype=np.int64)
