@@ -74,6 +74,7 @@ bench: install
 	$(BIN)/python benchmarks/bench_pll.py
 	$(BIN)/python benchmarks/bench_asymmetry.py
 	$(BIN)/python benchmarks/bench_probing.py
+	$(BIN)/python benchmarks/bench_startup.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -13,10 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from wordlens import help_texts
 from wordlens._files import (
     DEFAULT_ENCODING,
@@ -103,6 +99,8 @@ def export_embeddings(
     and layer with columns ``word, text, start, end, layer, n_subtokens, vector`` (fixed-size
     float32 list) and ``metadata`` in the file's key-value metadata.
     """
+    import numpy as np  # here, not at the top: the command line imports this module
+
     described = {
         "layers": list(embeddings.layers),
         "pooling": embeddings.pooling,
@@ -139,6 +137,10 @@ def export_embeddings(
 def _parquet_bytes(
     embeddings: Embeddings, targets: Sequence[Target], described: dict[str, Any]
 ) -> bytes:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     n_targets, n_layers, dim = embeddings.vectors.shape
     repeat = np.repeat(np.arange(n_targets), n_layers).tolist()
     flat = np.asarray(embeddings.vectors, dtype=np.float32).reshape(-1)

@@ -24,12 +24,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from wordlens._files import atomic_write_text, atomic_writer
 from wordlens.errors import OutputError
+
+if TYPE_CHECKING:  # imported where tables are read: the command line's methods import Run
+    import pandas as pd
 
 _VERSIONED_PACKAGES = (
     "wordlens",
@@ -112,6 +113,8 @@ class Result:
     @classmethod
     def read(cls, out_dir: Path, name: str) -> Result:
         """Read a result written by :meth:`write`."""
+        import pandas as pd
+
         table = pd.read_parquet(out_dir / f"{name}.parquet")
         metadata = json.loads((out_dir / f"{name}.json").read_text())
         return cls(name, table, metadata)
@@ -178,6 +181,8 @@ class Run:
         OutputError
             If the manifest or a table it lists is missing or unreadable (naming the file).
         """
+        import pandas as pd
+
         path = out_dir / RUN_MANIFEST
         try:
             manifest = json.loads(path.read_text(encoding="utf-8"))

@@ -81,6 +81,54 @@ def test_random_partitions_without_replacement_up_to_all_but_one(
     assert permutation.is_exact(5, 5, 252)
 
 
+def _drawn_one_by_one(
+    n_x: int, n_y: int, n_samples: int, seed: int, chunk_rows: int
+) -> list[np.ndarray]:
+    """The sampled partitions as the plain loop draws them: rounds of ``chunk_rows`` full
+    ``rng.permuted`` draws of ``arange(n)`` (int64), each row kept when its packed bits are not
+    in the set of those already kept, stopping once ``n_samples - 1`` are; one chunk per round."""
+    rng = np.random.default_rng(seed)
+    n = n_x + n_y
+    observed = np.arange(n)[np.newaxis] < n_x
+    chunks, seen, missing = [observed], {np.packbits(observed[0]).tobytes()}, n_samples - 1
+    while missing > 0:
+        candidates = rng.permuted(np.tile(np.arange(n), (chunk_rows, 1)), axis=1) < n_x
+        kept: list[int] = []
+        for row, packed in enumerate(np.packbits(candidates, axis=1)):
+            if len(kept) < missing and packed.tobytes() not in seen:
+                seen.add(packed.tobytes())
+                kept.append(row)
+        missing -= len(kept)
+        chunks.append(candidates[kept])
+    return chunks
+
+
+@pytest.mark.parametrize(
+    ("n_x", "n_y", "n_samples", "seed", "chunk_rows"),
+    [
+        (16, 16, 100_000, 3, 65_536),  # 2 rounds, duplicates in the first (C(32, 16) = 6e8)
+        (25, 25, 100_000, 0, 41_943),  # the last round drawn only as far as needed
+        (5, 5, 251, 1, 64),  # all but one of the 252: most draws are duplicates
+        (6, 7, 1000, 4, 100),  # duplicates across rounds and within them
+        (40, 40, 5000, 9, 1000),  # 80 items: keys of 10 bytes, not one uint64
+        (2, 2, 5, 0, 1),  # 5 of the C(4, 2) = 6, one draw per round: empty chunks on repeats
+    ],
+)
+def test_random_partitions_are_those_of_the_one_by_one_loop(
+    monkeypatch: pytest.MonkeyPatch, n_x: int, n_y: int, n_samples: int, seed: int, chunk_rows: int
+) -> None:
+    """The sampled partitions, chunk by chunk, are exactly those of the plain loop: drawing a
+    round only as far as needed, in a smaller dtype, and deduplicating by sorted keys changes no
+    partition, no order and no chunk (so no p-value)."""
+    monkeypatch.setattr(permutation, "_CHUNK_ELEMENTS", chunk_rows * (n_x + n_y))
+    expected = _drawn_one_by_one(n_x, n_y, n_samples, seed, chunk_rows)
+    chunks = list(iter_partitions(n_x, n_y, n_samples=n_samples, seed=seed))
+    assert [len(chunk) for chunk in chunks] == [len(chunk) for chunk in expected]
+    for chunk, reference in zip(chunks, expected, strict=True):
+        np.testing.assert_array_equal(chunk, reference)
+    assert sum(len(chunk) for chunk in chunks) == n_samples
+
+
 @pytest.mark.parametrize(("n_x", "n_y"), [(4, 4), (3, 5), (6, 2), (1, 1)])
 def test_exact_p_values_equal_brute_force_on_every_layer(n_x: int, n_y: int) -> None:
     scores_x, scores_y = RNG.normal(size=(n_x, 3)), RNG.normal(0.5, size=(n_y, 3))

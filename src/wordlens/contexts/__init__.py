@@ -22,6 +22,10 @@ from wordlens.errors import EmptyInputError, TargetError
 BLEACHED_TEMPLATE = "This is {word}"
 PLACEHOLDER = "{word}"
 
+GLOSS_TEMPLATE = "{gloss}: {lemma}"
+"""Default gloss context of a sense vector (:mod:`wordlens.models.senses`): the gloss, then the
+lemma (the target), so causal models see the gloss."""
+
 
 @dataclass(frozen=True, slots=True)
 class Target:

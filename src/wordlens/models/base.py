@@ -12,13 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-import numpy as np
-import numpy.typing as npt
-
 from wordlens.contexts import Target, decontextualized_targets
 from wordlens.errors import EmptyInputError, WordlensError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # numpy only in annotations: the command line's configs import this module
+    import numpy as np
+    import numpy.typing as npt
+
     from wordlens.models.cache import ActivationCache
 
 Pooling = Literal["first", "last", "mean", "max"]

@@ -31,13 +31,14 @@ import importlib.util
 import json
 import os
 import shutil
+import sys
 import tempfile
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
 from wordlens._files import ensure_writable_dir, is_offline, sha256_file_cached, user_home
 from wordlens.errors import (
@@ -48,8 +49,10 @@ from wordlens.errors import (
     UnknownModelError,
 )
 from wordlens.models.base import BosPolicy, ModelInfo, ModelKind, WordEmbedder
-from wordlens.models.hf import HFEmbedder
 from wordlens.models.spec import ModelSpec
+
+if TYPE_CHECKING:  # imported when a Hugging Face model loads: static models need no torch
+    from wordlens.models.hf import HFEmbedder
 
 DType = Literal["float32", "float16", "bfloat16"]
 
@@ -163,10 +166,17 @@ def load_model(
     spec_text = str(spec)
     options = {"device": device, "dtype": dtype, "bos": bos, "token_budget": token_budget}
     model = _resolve(spec_text, options, revision, trust_remote_code)
-    if isinstance(model, HFEmbedder):
+    if _is_hf(model):
         call = {**options, "revision": revision, "trust_remote_code": trust_remote_code}
         model.load_spec = ModelSpec.of("model", _portable_source(spec_text), call)
     return model
+
+
+def _is_hf(model: WordEmbedder) -> TypeGuard[HFEmbedder]:
+    """Whether ``model`` is a Hugging Face model, without importing torch: none can be unless
+    :mod:`wordlens.models.hf` is already imported."""
+    hf = sys.modules.get("wordlens.models.hf")
+    return hf is not None and isinstance(model, hf.HFEmbedder)
 
 
 def _resolve(
@@ -296,6 +306,8 @@ def _load_hf(
     import torch
     from transformers import AutoConfig, AutoModel, AutoTokenizer
     from transformers.utils import logging as transformers_logging
+
+    from wordlens.models.hf import HFEmbedder
 
     transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
     common = {"revision": revision, "trust_remote_code": trust_remote_code}

@@ -65,7 +65,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from wordlens._files import atomic_writer, decoding
-from wordlens.contexts import Target, target_from_word
+from wordlens.contexts import GLOSS_TEMPLATE, Target, target_from_word
 from wordlens.errors import EmptyInputError, OutputError, TargetError, WordlensError
 from wordlens.models.base import Pooling, WordEmbedder, check_pooling
 from wordlens.models.cache import ActivationCache
@@ -78,9 +78,6 @@ from wordlens.resources.wordnet import (
 )
 
 FloatArray = npt.NDArray[np.float32]
-
-GLOSS_TEMPLATE = "{gloss}: {lemma}"
-"""Default gloss context: the gloss, then the lemma (the target), so causal models see the gloss."""
 
 _TEXT_SUFFIXES = (".txt", ".vec", ".vectors")
 

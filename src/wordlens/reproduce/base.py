@@ -23,12 +23,13 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from wordlens.reproduce.published import PaperValues, PublishedItem
 from wordlens.results import Run
+
+if TYPE_CHECKING:  # pandas only in annotations: the command line imports this module
+    import pandas as pd
 
 Scale = Literal["paper", "smoke"]
 SCALES: tuple[Scale, ...] = ("paper", "smoke")

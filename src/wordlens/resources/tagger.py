@@ -51,11 +51,11 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-import numpy as np
-
 from wordlens._files import atomic_write_text, sha256_file_cached, user_home
 from wordlens.errors import EmptyInputError, LexiconFormatError, WordlensError
 from wordlens.resources.registry import get_resource, resolve
+
+# numpy is imported in the functions that use it: `wordlens --help` imports the resources.
 
 EwtSplit = Literal["train", "dev", "test"]
 EWT_SPLITS: tuple[EwtSplit, ...] = get_args(EwtSplit)
@@ -139,6 +139,8 @@ class PosTagger:
         EmptyInputError
             If the sentences hold no words.
         """
+        import numpy as np
+
         gold = [tag for sentence in sentences for _, tag in sentence]
         if not gold:
             raise EmptyInputError("no tagged words to score the tagger on")
@@ -316,6 +318,8 @@ def _short_hash(text: str) -> str:
 def _sample(
     sentences: list[TaggedSentence], n_sentences: int | None, seed: int
 ) -> list[TaggedSentence]:
+    import numpy as np
+
     if n_sentences is None:
         return sentences
     if n_sentences > len(sentences):

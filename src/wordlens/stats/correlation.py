@@ -18,7 +18,6 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
 from wordlens.errors import EmptyInputError, WordlensError
 
@@ -185,6 +184,8 @@ def _correlate(
     x: npt.ArrayLike, y: npt.ArrayLike, method: Method, nan_policy: NanPolicy, confidence: float
 ) -> CorrelationResult:
     """Shared body of :func:`pearson` and :func:`spearman`."""
+    from scipy import stats  # imported here: scipy.stats takes 0.4 s, most commands never use it
+
     xs, ys = _paired(x, y, nan_policy)
     if not 0.0 < confidence < 1.0:
         raise WordlensError(f"confidence must be in (0, 1); got {confidence}")

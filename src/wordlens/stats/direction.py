@@ -50,9 +50,6 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.preprocessing import normalize
-from sklearn.svm import LinearSVC
 
 from wordlens.errors import WordlensError
 from wordlens.stats.association import (
@@ -276,6 +273,11 @@ class _LayerFit:
 
 def _fit_layer(training: FloatArray, labels: IntArray, settings: DirectionSettings) -> _LayerFit:
     """Fit one layer's classifier on ``training [n, d]`` and orient its unit coefficient."""
+    # imported here: scikit-learn takes 0.15 s to import, and only fitted directions need it
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.preprocessing import normalize
+    from sklearn.svm import LinearSVC
+
     features = normalize(training, axis=0) if settings.normalize_columns else training
     if _rows_equal(features):
         undefined = np.full(training.shape[1], np.nan)

@@ -337,9 +337,10 @@ def iter_partitions(
     ``n_samples - 1`` others drawn uniformly at random from ``numpy.random.default_rng(seed)``,
     rejecting any partition already yielded (sampling without replacement). The draws depend only
     on `n_x`, `n_y`, `n_samples` and `seed` (not on the number of layers tested). Memory: chunks of
-    at most ``2**21 / (n_x + n_y)`` rows, plus about 100 bytes per random partition to remember
-    which were drawn. Drawing ``n_samples`` close to ``C(n_x + n_y, n_x)`` rejects many
-    duplicates (coupon collector), but exact enumeration takes over once it fits.
+    at most ``2**21 / (n_x + n_y)`` rows, plus a key of ``max(8, ceil(n / 8))`` bytes per random
+    partition (and its sorted copy) to remember which were drawn. Drawing ``n_samples`` close to
+    ``C(n_x + n_y, n_x)`` rejects many duplicates (coupon collector), but exact enumeration takes
+    over once it fits.
 
     Parameters
     ----------
@@ -384,22 +385,52 @@ def _all_partitions(n_x: int, n_y: int, chunk_rows: int) -> Iterator[BoolArray]:
 def _random_partitions(
     n_x: int, n_y: int, n_samples: int, rng: np.random.Generator, chunk_rows: int
 ) -> Iterator[BoolArray]:
-    """The observed partition, then ``n_samples - 1`` distinct random others."""
+    """The observed partition, then ``n_samples - 1`` distinct random others.
+
+    The random partitions come from one stream of draws: row ``i`` is ``rng.permuted`` of
+    ``0 .. n - 1`` (one Fisher-Yates shuffle of its own, whatever the dtype) below ``n_x``. Each
+    round of ``chunk_rows`` draws yields the rows not drawn before, in order, up to the number
+    still missing. A round is drawn only as far as it is needed (``rng.permuted`` shuffles the
+    rows of an array one after the other from the same stream, so the first ``k`` of more rows
+    are the same ``k`` rows), and the draws are deduplicated by sorted keys.
+    """
     n = n_x + n_y
     observed = np.arange(n)[np.newaxis] < n_x
     yield observed
-    seen = {np.packbits(observed[0]).tobytes()}
+    items = np.arange(n, dtype=np.min_scalar_type(n))  # small dtype: cheaper swaps, same draws
+    seen = _partition_keys(observed)  # [distinct partitions so far], sorted
     missing = n_samples - 1
     while missing > 0:
-        # A uniform random permutation sends a uniform random n_x-subset of items below n_x.
-        candidates = rng.permuted(np.tile(np.arange(n), (chunk_rows, 1)), axis=1) < n_x
-        fresh: list[int] = []
-        for row, packed in enumerate(np.packbits(candidates, axis=1)):
-            key = packed.tobytes()
-            if key not in seen:
-                seen.add(key)
-                fresh.append(row)
-                if len(fresh) == missing:
-                    break
-        missing -= len(fresh)
-        yield candidates[fresh]
+        fresh: list[BoolArray] = []
+        n_fresh = drawn = 0
+        while n_fresh < missing and drawn < chunk_rows:
+            rows = min(missing - n_fresh, chunk_rows - drawn)
+            candidates = rng.permuted(np.tile(items, (rows, 1)), axis=1) < n_x  # [rows, n]
+            new, seen = _first_unseen(_partition_keys(candidates), seen)
+            fresh.append(candidates[new])
+            n_fresh += len(new)
+            drawn += rows
+        missing -= n_fresh
+        yield np.concatenate(fresh)
+
+
+def _partition_keys(indicator: BoolArray) -> npt.NDArray[np.generic]:
+    """One sortable key per row of ``indicator [rows, n]``, equal exactly when the rows are:
+    the packed bits as one ``uint64`` when ``n <= 64``, else as raw bytes."""
+    packed = np.packbits(indicator, axis=1)  # [rows, ceil(n / 8)]
+    width = packed.shape[1]
+    if width <= 8:
+        padded = np.zeros((len(packed), 8), dtype=np.uint8)
+        padded[:, :width] = packed
+        return padded.view(np.uint64)[:, 0]
+    return np.ascontiguousarray(packed).view(np.dtype((np.void, width)))[:, 0]
+
+
+def _first_unseen(
+    keys: npt.NDArray[np.generic], seen: npt.NDArray[np.generic]
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.generic]]:
+    """Indices (ascending) of the ``keys`` in neither ``seen`` nor an earlier position, and the
+    distinct keys of both (sorted): what a loop adding each new key to a set would find."""
+    both = np.concatenate([seen, keys])
+    distinct, first = np.unique(both, return_index=True)  # first occurrences (a stable sort)
+    return np.sort(first[first >= len(seen)]) - len(seen), distinct

@@ -8,16 +8,18 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from wordlens import help_texts
+from wordlens.contexts import GLOSS_TEMPLATE
 from wordlens.errors import WordlensError
-from wordlens.methods.sense_bias.static_sssb import N_DRAWS
 from wordlens.models.base import Pooling, check_pooling
-from wordlens.models.senses import GLOSS_TEMPLATE
 from wordlens.options import option
 from wordlens.resources.association_norms import GENDER_LEXICA, NORMS
 from wordlens.resources.gender_words import PAIR_SETS
 
 NAME = "sense-bias"
 """The method's registered name (its command)."""
+
+N_DRAWS = 5_000
+"""Draws per SSSB score (``range(5000)`` in ``eval-sssb-sense.py:39`` and ``:57``)."""
 
 Experiment = Literal["weat", "wat", "gender-direction", "sssb", "dimensions"]
 EXPERIMENTS: tuple[Experiment, ...] = get_args(Experiment)

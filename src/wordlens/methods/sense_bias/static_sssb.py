@@ -92,6 +92,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.methods.sense_bias.config import N_DRAWS
 from wordlens.models.base import WordEmbedder
 from wordlens.models.senses import SenseVectors
 from wordlens.resources.bias_benchmarks import load_sssb_adjectives
@@ -102,9 +103,6 @@ from wordlens.stats import cosine_similarity
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-
-N_DRAWS = 5_000
-"""Draws per score (``range(5000)`` in ``eval-sssb-sense.py:39`` and ``:57``)."""
 
 SSSB_ROWS = ("black (ethnicity)", "black (colour)", "nationality", "language", "noun", "verb")
 """The SSSB rows of Table 2, in the paper's order."""
