@@ -1,20 +1,37 @@
-"""Benchmark: AUL and PLL sentence scores on CrowS-Pairs with minilm-l6-mlm, 2 CPU threads.
+"""Benchmark: PLL sentence scores on CrowS-Pairs with minilm-l6-mlm, 2 CPU threads.
 
-Measures sentences/s, scored tokens/s and peak RSS, each configuration in its own process, for
+Pseudo-log-likelihood (Salazar et al. 2020), the mean over a sentence's tokens of
+``log P(w_i | S with w_i masked)``, computed three ways on the same sentences (both sentences of
+the first ``--sentences / 2`` pairs, CrowS-Pairs read through the data registry):
 
-- ``aul``: ``LMScorer.score(method="aul")`` on both sentences of the first ``--aul-pairs`` pairs
-  (default all 1,508): one unmasked pass per sentence, sentences batched under the token budget;
-- ``pll``: ``LMScorer.score(method="pll")`` on both sentences of the first ``--pll-pairs`` pairs
-  (default 200: at the 2 sentences/s measured on 2 busy cores all 3,016 sentences would take
-  ~25 min, so the table extrapolates): one masked copy per token, copies of many sentences
-  batched together, sorted by length, the vocabulary projected only at the masked positions;
-- ``pll-loop``: one masked copy per forward pass (full logits, log-softmax, pick), the direct
-  implementation, on the first ``--loop-sentences`` sentences, extrapolated to the others.
+- ``wordlens``: ``LMScorer.score(sentences, "pll")`` (see ``wordlens.models.scoring``);
+- ``loop``: one masked copy per forward pass, full logits, log-softmax, pick (the papers'
+  baseline, the direct implementation);
+- ``minicons``: ``minicons.scorer.MaskedLMScorer(model_dir, "cpu").sequence_score(batch)``
+  (minicons 0.3.39), ``--minicons-batch`` sentences per call in the input order: its plain token
+  PLL (``PLL_metric="original"``, every token but [CLS], [SEP] and padding masked once) with its
+  default reduction, the mean over the tokens — wordlens' convention, so the scores are compared
+  as they are. minicons puts all masked copies of a call's sentences into one forward pass and
+  computes full-vocabulary logits at every position. **Shim:** transformers 5 removed
+  ``batch_encode_plus``, which minicons' ``encode`` calls; the tokenizer's ``__call__`` takes the
+  same arguments, so the scorer's tokenizer gets ``batch_encode_plus = tokenizer`` (nothing else
+  changes).
 
-The loop's scores and the batched PLL scores of the same sentences must agree to 1e-4 (checked).
-CrowS-Pairs is read through the data registry (``load_bias_pairs("crows")``).
+and ``aul`` (one unmasked pass per sentence, ``--aul-sentences``) as a row of its own: a different
+method, so no ratio against PLL.
 
-Run: ``python benchmarks/bench_pll.py [--aul-pairs 1508] [--pll-pairs 200] [--loop-sentences 40]``.
+Each configuration runs in a fresh process, configurations interleaved over ``--repeats``
+repetitions (``_harness.interleaved``); the table shows medians, and the speed-ups are medians of
+the per-repetition ratios of seconds (``_harness.median_ratio``), against the targets (>= 10x the
+loop, >= 4x minicons). Model loading is not timed; every configuration first scores two sentences
+outside the measured ones (warm-up). The scores of wordlens must agree with the loop's and with
+minicons' to 1e-4 on every sentence (checked; the script exits non-zero otherwise).
+
+``--budgets 256,1024,4096`` instead times wordlens' PLL at each token budget (interleaved, medians),
+the measurement behind the scorer's default budget.
+
+Run: ``make bench`` or ``python benchmarks/bench_pll.py [--sentences 60] [--repeats 3]
+[--aul-sentences 600] [--minicons-batch 8] [--budgets 512,1024,2048,4096]``.
 """
 
 from __future__ import annotations
@@ -23,15 +40,18 @@ import argparse
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from _harness import THREADS, measure_in_child, peak_rss_mib
+from _harness import THREADS, interleaved, median, median_ratio, peak_rss_mib
 
-N_PAIRS = 1508
+N_SENTENCES = 3016  # CrowS-Pairs: 1,508 pairs
+TOLERANCE = 1e-4
+TARGETS = {"loop": 10.0, "minicons": 4.0}
 DEFAULT_MODEL = (
     Path(os.environ.get("WORDLENS_SHARED", Path(__file__).resolve().parents[2] / "shared"))
     / "models"
@@ -39,17 +59,18 @@ DEFAULT_MODEL = (
 )
 
 
-def crows_pairs_sentences(n_pairs: int) -> list[str]:
-    """Both sentences (stereotypical, then anti-stereotypical) of the first ``n_pairs`` pairs,
-    read through the data registry."""
+def crows_pairs_sentences(n_sentences: int) -> list[str]:
+    """Both sentences (stereotypical, then anti-stereotypical) of the first pairs, read through
+    the data registry: ``n_sentences`` sentences."""
     from wordlens.resources import load_bias_pairs
 
-    pairs = load_bias_pairs("crows").head(n_pairs)
-    return [
+    pairs = load_bias_pairs("crows").head((n_sentences + 1) // 2)
+    sentences = [
         sentence
         for pair in zip(pairs["sentence_stereo"], pairs["sentence_anti"], strict=True)
         for sentence in pair
     ]
+    return sentences[:n_sentences]
 
 
 @torch.inference_mode()
@@ -65,38 +86,144 @@ def pll_one_copy_at_a_time(model: Any, tokenizer: Any, sentence: str) -> tuple[f
     return float(np.mean(picks)), len(picks)
 
 
-def run_mode(
-    mode: str, model_dir: str, n_sentences: int, token_budget: int | None
-) -> dict[str, Any]:
-    """Run one configuration in this process and return its measurements."""
-    torch.set_num_threads(THREADS)
-    sentences = crows_pairs_sentences(N_PAIRS)[:n_sentences]
-    if mode == "pll-loop":
+def scoring_function(
+    mode: str, model_dir: str, token_budget: int | None, minicons_batch: int
+) -> Callable[[list[str]], tuple[list[float], int]]:
+    """Load the model for ``mode`` and return what scores a list of sentences: their scores and
+    the number of tokens scored."""
+    if mode == "loop":
         from transformers import AutoModelForMaskedLM, AutoTokenizer
 
         model = AutoModelForMaskedLM.from_pretrained(model_dir).eval()
         tokenizer = AutoTokenizer.from_pretrained(model_dir)
-        start = time.perf_counter()
-        scored = [pll_one_copy_at_a_time(model, tokenizer, s) for s in sentences]
-        seconds = time.perf_counter() - start
-        scores, n_tokens = [s for s, _ in scored], sum(n for _, n in scored)
-    else:
-        from wordlens.models.scoring import load_scorer
 
-        scorer = load_scorer(model_dir, token_budget=token_budget)
-        start = time.perf_counter()
-        result = scorer.score(sentences, "pll" if mode == "pll" else "aul")
-        seconds = time.perf_counter() - start
-        scores, n_tokens = result.scores.tolist(), int(result.n_tokens.sum())
+        def loop(sentences: list[str]) -> tuple[list[float], int]:
+            scored = [pll_one_copy_at_a_time(model, tokenizer, s) for s in sentences]
+            return [score for score, _ in scored], sum(n for _, n in scored)
+
+        return loop
+    if mode == "minicons":
+        from minicons import scorer as minicons_scorer
+
+        peer = minicons_scorer.MaskedLMScorer(model_dir, "cpu")
+        peer.tokenizer.batch_encode_plus = peer.tokenizer  # the shim (see the module docstring)
+
+        def minicons(sentences: list[str]) -> tuple[list[float], int]:
+            scores: list[float] = []
+            for first in range(0, len(sentences), minicons_batch):
+                scores.extend(peer.sequence_score(sentences[first : first + minicons_batch]))
+            tokens = sum(len(ids) - 2 for ids in peer.tokenizer(sentences)["input_ids"])
+            return scores, tokens
+
+        return minicons
+    from wordlens.models.scoring import load_scorer
+
+    wordlens = load_scorer(model_dir, token_budget=token_budget)
+    method = "aul" if mode == "aul" else "pll"
+
+    def score(sentences: list[str]) -> tuple[list[float], int]:
+        result = wordlens.score(sentences, method)
+        return result.scores.tolist(), int(result.n_tokens.sum())
+
+    return score
+
+
+def run_mode(
+    mode: str, model_dir: str, n_sentences: int, token_budget: int | None, minicons_batch: int
+) -> dict[str, Any]:
+    """Run one configuration in this process and return its measurements."""
+    torch.set_num_threads(THREADS)
+    sentences = crows_pairs_sentences(n_sentences + 2)
+    warm_up, sentences = sentences[-2:], sentences[:-2]
+    score = scoring_function(mode, model_dir, token_budget, minicons_batch)
+    score(warm_up)
+    start = time.perf_counter()
+    scores, n_tokens = score(sentences)
+    seconds = time.perf_counter() - start
     return {
         "sentences": len(sentences),
         "tokens": n_tokens,
         "seconds": seconds,
-        "sentences_per_s": len(sentences) / seconds,
-        "tokens_per_s": n_tokens / seconds,
         "peak_rss_mib": peak_rss_mib(),
         "scores": scores,
     }
+
+
+def child_arguments(
+    mode: str, args: argparse.Namespace, n_sentences: int, token_budget: int | None
+) -> list[str]:
+    """The arguments of one configuration's child process."""
+    arguments = [mode, "--model", args.model, "--sentences", str(n_sentences)]
+    arguments += ["--minicons-batch", str(args.minicons_batch)]
+    return arguments + ([] if token_budget is None else ["--token-budget", str(token_budget)])
+
+
+def print_table(runs: dict[str, list[dict[str, Any]]]) -> None:
+    """Median seconds, rates and peak RSS of each configuration."""
+    print(
+        f"{'configuration':<16}{'sentences':>10}{'tokens':>8}{'seconds':>9}{'sent/s':>9}"
+        f"{'tokens/s':>10}{'all 3,016 (s)':>15}{'peak RSS MiB':>14}"
+    )
+    for name, results in runs.items():
+        first, seconds = results[0], median(results, "seconds")
+        print(
+            f"{name:<16}{first['sentences']:>10}{first['tokens']:>8}{seconds:>9.2f}"
+            f"{first['sentences'] / seconds:>9.2f}{first['tokens'] / seconds:>10.1f}"
+            f"{N_SENTENCES * seconds / first['sentences']:>15.0f}"
+            f"{median(results, 'peak_rss_mib'):>14.0f}"
+        )
+
+
+def compare(args: argparse.Namespace) -> None:
+    """wordlens' PLL against the loop and minicons (and AUL as a row), interleaved."""
+    configurations = {
+        "pll wordlens": child_arguments("wordlens", args, args.sentences, args.token_budget),
+        "pll loop": child_arguments("loop", args, args.sentences, None),
+        "pll minicons": child_arguments("minicons", args, args.sentences, None),
+        "aul wordlens": child_arguments("aul", args, args.aul_sentences, args.token_budget),
+    }
+    runs = interleaved(__file__, configurations, args.repeats)
+    print(
+        f"minilm-l6-mlm on CrowS-Pairs, {THREADS} threads, token budget "
+        f"{args.token_budget or 'default'}, minicons {args.minicons_batch} sentences a call, "
+        f"medians of {args.repeats} interleaved runs"
+    )
+    print_table(runs)
+    ours = np.array(runs["pll wordlens"][0]["scores"])
+    failures = []
+    for peer, target in TARGETS.items():
+        speedup = median_ratio(runs[f"pll {peer}"], runs["pll wordlens"], "seconds")
+        difference = float(np.abs(ours - np.array(runs[f"pll {peer}"][0]["scores"])).max())
+        print(
+            f"wordlens PLL speed-up over {peer}: {speedup:.2f}x (median ratio; target >= "
+            f"{target:.0f}x); max |wordlens - {peer}| over {len(ours)} sentences: {difference:.1e}"
+        )
+        if difference > TOLERANCE:
+            failures.append(peer)
+    if failures:
+        raise SystemExit(f"wordlens' PLL disagrees with {', '.join(failures)} (> {TOLERANCE})")
+
+
+def budget_sweep(args: argparse.Namespace, budgets: list[int]) -> None:
+    """wordlens' PLL at each token budget, interleaved: median seconds and the ratio to the
+    first budget."""
+    configurations = {
+        str(budget): child_arguments("wordlens", args, args.sentences, budget) for budget in budgets
+    }
+    runs = interleaved(__file__, configurations, args.repeats)
+    print(
+        f"wordlens PLL, minilm-l6-mlm, {args.sentences} CrowS-Pairs sentences, {THREADS} threads, "
+        f"medians of {args.repeats} interleaved runs"
+    )
+    print(f"{'token budget':>12}{'seconds':>9}{'sent/s':>9}{'peak RSS MiB':>14}{'speed-up':>10}")
+    first = runs[str(budgets[0])]
+    for budget, results in runs.items():
+        seconds = median(results, "seconds")
+        print(
+            f"{budget:>12}{seconds:>9.2f}{results[0]['sentences'] / seconds:>9.2f}"
+            f"{median(results, 'peak_rss_mib'):>14.0f}"
+            f"{median_ratio(first, results, 'seconds'):>9.2f}x"
+        )
 
 
 def main() -> None:
@@ -104,54 +231,23 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--model", default=str(DEFAULT_MODEL), help="masked LM directory")
-    parser.add_argument("--aul-pairs", type=int, default=N_PAIRS)
-    parser.add_argument("--pll-pairs", type=int, default=200)
-    parser.add_argument("--loop-sentences", type=int, default=40)
+    parser.add_argument("--sentences", type=int, default=60, help="PLL sentences (all three)")
+    parser.add_argument("--aul-sentences", type=int, default=600)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--minicons-batch", type=int, default=8, help="sentences a minicons call")
     parser.add_argument("--token-budget", type=int, default=None, help="default: the scorer's")
-    parser.add_argument("--sentences", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--budgets", help="comma-separated token budgets to sweep instead")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(run_mode(args.child, args.model, args.sentences, args.token_budget)))
-        return
-
-    budget = [] if args.token_budget is None else ["--token-budget", str(args.token_budget)]
-    sizes = {
-        "aul": 2 * args.aul_pairs,
-        "pll": 2 * args.pll_pairs,
-        "pll-loop": min(args.loop_sentences, 2 * args.pll_pairs),
-    }
-    rows = {
-        mode: measure_in_child(
-            __file__, [mode, "--model", args.model, "--sentences", str(n), *budget]
+        result = run_mode(
+            args.child, args.model, args.sentences, args.token_budget, args.minicons_batch
         )
-        for mode, n in sizes.items()
-    }
-    loop = rows["pll-loop"]
-    agreement = np.abs(
-        np.array(rows["pll"]["scores"][: loop["sentences"]]) - np.array(loop["scores"])
-    ).max()
-    print(
-        f"minilm-l6-mlm on CrowS-Pairs, {THREADS} threads, token budget "
-        f"{args.token_budget or 'default'}"
-    )
-    header = f"{'configuration':<12}{'sentences':>10}{'tokens':>8}{'seconds':>9}"
-    print(f"{header}{'sent/s':>9}{'tokens/s':>10}{'all 3,016 (s)':>15}{'peak RSS MiB':>14}")
-    for mode, row in rows.items():
-        extrapolated = 2 * N_PAIRS / row["sentences_per_s"]
-        print(
-            f"{mode:<12}{row['sentences']:>10}{row['tokens']:>8}{row['seconds']:>9.1f}"
-            f"{row['sentences_per_s']:>9.2f}{row['tokens_per_s']:>10.1f}{extrapolated:>15.0f}"
-            f"{row['peak_rss_mib']:>14.0f}"
-        )
-    for mode, target in (("pll", " (target >= 10x)"), ("aul", "")):
-        speedup = rows[mode]["sentences_per_s"] / loop["sentences_per_s"]
-        print(f"{mode} / pll-loop speed-up (sentences/s): {speedup:.1f}x{target}")
-    print(
-        f"max |PLL batched - PLL loop| on the loop's {loop['sentences']} sentences: {agreement:.2e}"
-    )
-    if agreement > 1e-4:
-        raise SystemExit("batched PLL disagrees with the one-copy-at-a-time loop")
+        print(json.dumps(result))
+    elif args.budgets:
+        budget_sweep(args, [int(budget) for budget in args.budgets.split(",")])
+    else:
+        compare(args)
 
 
 if __name__ == "__main__":

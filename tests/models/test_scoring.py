@@ -19,6 +19,7 @@ from wordlens.models.scoring import (
     LMScorer,
     ScoringMethod,
     attention_received,
+    bert_style_parts,
     length_batches,
     load_scorer,
 )
@@ -145,7 +146,9 @@ def test_pll_and_aul_agree_when_masking_changes_nothing() -> None:
         embeddings[scorer.mask_token_id] = embeddings[cat]
     same = ["cat", "cat cat cat"]
     aul, pll = scorer.score(same, "aul"), scorer.score(same, "pll")
-    np.testing.assert_allclose(pll.scores, aul.scores, rtol=0, atol=1e-6)
+    # equal up to float32 rounding: PLL's last layer and head run on other row counts than AUL's
+    # (other matrix-product blocking); each is within 5e-6 of a float64 pass
+    np.testing.assert_allclose(pll.scores, aul.scores, rtol=0, atol=1e-5)
     assert pll.n_tokens.tolist() == aul.n_tokens.tolist() == [1, 3]
     other = ["the cat"]
     assert abs(scorer.score(other, "pll").scores[0] - scorer.score(other, "aul").scores[0]) > 0.1
@@ -187,6 +190,75 @@ def test_projecting_read_positions_alone_changes_no_score(mlm: LMScorer, causal:
         finally:
             scorer.projects_read_positions = True
         np.testing.assert_allclose(selected, full, rtol=0, atol=1e-5)
+
+
+def test_pll_fast_path_equals_the_models_forward_pass(mlm: LMScorer) -> None:
+    # the layers run by hand, the last one at the masked position only, against the model's own
+    # forward pass; "Nurse" and the long sentence put different lengths in one batch
+    assert mlm.pll_fast_path
+    fast = mlm.score(SENTENCES, "pll").scores
+    mlm.pll_fast_path = False
+    try:
+        forward = mlm.score(SENTENCES, "pll").scores
+    finally:
+        mlm.pll_fast_path = True
+    np.testing.assert_allclose(fast, forward, rtol=0, atol=1e-5)
+
+
+def count_vectors(module: torch.nn.Module, counts: dict[str, int], name: str) -> Any:
+    """Count the vectors (all dimensions but the last) that enter ``module``; returns the hook."""
+
+    def count(_module: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) -> None:
+        counts[name] += inputs[0].shape[:-1].numel()
+
+    return module.register_forward_pre_hook(count)
+
+
+def test_pll_runs_the_last_layer_and_the_head_at_masked_positions_only(mlm: LMScorer) -> None:
+    # a masked copy is read at its masked position: the last layer's feed-forward block and the
+    # head's transform see one vector per copy, the first layer every position of every copy
+    bert = mlm.model.bert.encoder.layer
+    counts = {"first": 0, "last": 0, "head": 0}
+    hooks = [
+        count_vectors(bert[0].intermediate, counts, "first"),
+        count_vectors(bert[-1].intermediate, counts, "last"),
+        count_vectors(mlm.model.cls.predictions.transform, counts, "head"),
+    ]
+    try:
+        result = mlm.score(SENTENCES, "pll")
+    finally:
+        for hook in hooks:
+            hook.remove()
+    copies = int(result.n_tokens.sum())
+    assert counts["last"] == counts["head"] == copies
+    assert counts["first"] >= sum(n * (n + 2) for n in result.n_tokens.tolist())  # [CLS], [SEP]
+
+
+def test_aul_projects_the_read_positions_alone(mlm: LMScorer) -> None:
+    # the whole head (transform and decoder), not only the decoder, skips [CLS], [SEP], padding
+    counts = {"head": 0}
+    hook = count_vectors(mlm.model.cls.predictions.transform, counts, "head")
+    try:
+        result = mlm.score(SENTENCES, "aul")
+    finally:
+        hook.remove()
+    assert counts["head"] == int(result.n_tokens.sum())
+
+
+def test_only_bert_style_models_get_the_pll_fast_path(mlm: LMScorer, causal: LMScorer) -> None:
+    parts = bert_style_parts(mlm.model)
+    assert parts is not None
+    assert parts.head is mlm.model.cls
+    assert len(parts.layers) == mlm.model.config.num_hidden_layers
+    assert bert_style_parts(causal.model) is None
+    assert not causal.pll_fast_path
+
+
+def test_pll_batches_hold_one_length() -> None:
+    lengths = [3, 10, 7, 10, 2, 25, 7, 7]
+    batches = length_batches(lengths, token_budget=30, one_length=True)
+    assert [batch.tolist() for batch in batches] == [[5], [1, 3], [2, 6, 7], [0], [4]]
+    assert length_batches(lengths, token_budget=30)[1].tolist() == [1, 3, 2]  # 10s and a 7
 
 
 def test_length_batches_respect_the_budget() -> None:

@@ -34,11 +34,24 @@ chosen tokens' log-probabilities are then converted to float64, and sums and mea
 token for PLL) are sorted by length, longest first, and grouped so that
 ``rows * longest <= token_budget``; padding is on the right and masked, so a row's scores do not
 depend on its batch (tested to 1e-5 per token against one row per pass). PLL's copies of many
-sentences share batches. The vocabulary projection (the output embedding, ``hidden -> vocabulary``)
+sentences share batches, and a PLL batch holds copies of one length only: no padding, no attention
+mask. The language-model head (BERT's transform and output embedding, ``hidden -> vocabulary``)
 is applied only at the positions that are read — one position of each PLL copy — when a probe at
-load time shows that this reproduces the full pass's logits; for minilm-l6-mlm, whose projection
-costs about as much as its six layers, this halves PLL time. Models run with their default
-attention (SDPA); AULA's passes switch to eager attention, the one that returns probabilities.
+load time shows that this reproduces the full pass's logits; for minilm-l6-mlm, whose output
+embedding costs about as much as its six layers, this halves PLL time.
+
+**PLL on BERT-style encoders.** A PLL copy is read at its masked position only, and in the last
+layer nothing else depends on the other positions' outputs: their keys and values are needed,
+their queries, attention outputs and feed-forward blocks are not. For BERT-style masked LMs
+(:data:`BERT_STYLE`: BERT's layer modules, absolute positions) the scorer therefore runs the layers
+itself, module by module — the model's own embeddings, projections, LayerNorms, feed-forward blocks
+and head, with :func:`torch.nn.functional.scaled_dot_product_attention` between them — and the
+last layer only at the masked position (about a sixth of the encoder's work for a 20-token
+copy). A probe at load time checks this against the model's own forward pass on every masked copy
+of a sentence (``LMScorer.pll_fast_path``; otherwise, and for other models, PLL runs the model's
+forward pass). Scores agree with the full pass to float32 rounding (tested to 1e-5).
+Models run with their default attention (SDPA); AULA's passes switch to eager attention, the one
+that returns probabilities.
 
 **Pretrained weights.** :func:`load_scorer` loads the model with its ``*ForMaskedLM`` or
 ``*ForCausalLM`` class and reads transformers' loading report: when weights were newly initialized
@@ -91,6 +104,7 @@ REDUCTIONS: dict[ScoringMethod, Literal["mean", "sum"]] = {
 SCORING_VERSION = "1"
 
 _PROBE_SENTENCE = "The cat sat on the mat."
+PLL_ONE_LENGTH = True
 
 
 @dataclass(frozen=True)
@@ -162,7 +176,9 @@ def pass_groups(methods: Sequence[ScoringMethod]) -> list[list[ScoringMethod]]:
     return list(groups.values())
 
 
-def length_batches(lengths: Sequence[int], token_budget: int) -> list[npt.NDArray[np.intp]]:
+def length_batches(
+    lengths: Sequence[int], token_budget: int, *, one_length: bool = False
+) -> list[npt.NDArray[np.intp]]:
     """Row indices per batch: rows sorted longest first (stable), each batch as many rows as fit
     ``rows * longest <= token_budget`` (at least one).
 
@@ -172,15 +188,20 @@ def length_batches(lengths: Sequence[int], token_budget: int) -> list[npt.NDArra
         Tokens per row ``[n_rows]``.
     token_budget
         Upper bound on a batch's padded tokens.
+    one_length
+        Start a new batch where the length changes: no batch needs padding.
     """
     row_lengths = np.asarray(lengths, dtype=np.int64)
     order = np.argsort(-row_lengths, kind="stable")
+    sorted_lengths = row_lengths[order]
     batches: list[npt.NDArray[np.intp]] = []
     start = 0
     while start < len(order):
-        size = max(1, token_budget // int(row_lengths[order[start]]))
-        batches.append(order[start : start + size])
-        start += size
+        stop = start + max(1, token_budget // int(sorted_lengths[start]))
+        if one_length:
+            stop = min(stop, int(np.searchsorted(-sorted_lengths, -sorted_lengths[start], "right")))
+        batches.append(order[start:stop])
+        start = stop
     return batches
 
 
@@ -236,6 +257,133 @@ def _projecting_only(
         handle.remove()
 
 
+#: ``config.model_type`` of the masked LMs whose layers the scorer can run itself for PLL (see the
+#: module notes): BERT's layer modules, absolute position embeddings.
+BERT_STYLE = frozenset({"bert", "roberta", "xlm-roberta", "camembert"})
+
+
+@dataclass(frozen=True)
+class BertStyleParts:
+    """The modules of a BERT-style masked LM that :func:`masked_position_logits` runs.
+
+    Attributes
+    ----------
+    embeddings
+        Token, position and type embeddings with their LayerNorm (``input_ids=`` -> hidden).
+    layers
+        The encoder layers, each with ``attention.self.{query,key,value}``, ``attention.output``,
+        ``intermediate`` and ``output``, as BERT's.
+    head
+        The masked-LM head, hidden -> vocabulary logits (BERT's ``cls``: transform and decoder).
+    """
+
+    embeddings: torch.nn.Module
+    layers: tuple[torch.nn.Module, ...]
+    head: torch.nn.Module
+
+
+def bert_style_parts(model: Any) -> BertStyleParts | None:
+    """The embeddings, layers and head of a BERT-style masked LM (:data:`BERT_STYLE`), or ``None``
+    for any other model: another type, a decoder, relative positions, cross-attention, or modules
+    not laid out as BERT's."""
+    config = model.config
+    if (
+        config.model_type not in BERT_STYLE
+        or getattr(config, "is_decoder", False)
+        or getattr(config, "position_embedding_type", "absolute") != "absolute"
+    ):
+        return None
+    base, heads = model.base_model, _language_model_heads(model)
+    layers = getattr(getattr(base, "encoder", None), "layer", None)
+    if len(heads) != 2 or layers is None or not hasattr(base, "embeddings"):
+        return None  # a head holding the output embedding, as BERT's cls
+    if not all(_is_bert_layer(layer) for layer in layers):
+        return None
+    return BertStyleParts(base.embeddings, tuple(layers), heads[0])
+
+
+def _is_bert_layer(layer: Any) -> bool:
+    attention = getattr(getattr(layer, "attention", None), "self", None)
+    return (
+        all(
+            isinstance(getattr(attention, name, None), torch.nn.Linear)
+            for name in ("query", "key", "value")
+        )
+        and isinstance(getattr(attention, "scaling", None), float)
+        and all(hasattr(layer, name) for name in ("intermediate", "output"))
+        and hasattr(layer.attention, "output")
+        and not hasattr(layer, "crossattention")
+    )
+
+
+def _bert_layer(
+    layer: Any, hidden: torch.Tensor, keys: torch.Tensor | None, queries: torch.Tensor | None
+) -> torch.Tensor:
+    """One BERT layer over ``hidden [rows, positions, dim]``: at every position, or with
+    ``queries [rows]`` at one position per row (keys and values from every position).
+
+    ``keys`` is ``None`` when no row is padded, else bool ``[rows, 1, 1, positions]``, true at
+    the real tokens: the positions a query may attend to.
+
+    Returns
+    -------
+    torch.Tensor
+        ``[rows, positions, dim]``, or ``[rows, 1, dim]`` with ``queries``.
+    """
+    attention = layer.attention.self
+    rows = hidden.shape[0]
+    inputs = hidden if queries is None else hidden[torch.arange(rows), queries][:, None]
+
+    def heads(states: torch.Tensor) -> torch.Tensor:  # [rows, n, dim] -> [rows, heads, n, head]
+        return states.view(rows, states.shape[1], -1, attention.attention_head_size).transpose(1, 2)
+
+    context = torch.nn.functional.scaled_dot_product_attention(
+        heads(attention.query(inputs)),
+        heads(attention.key(hidden)),
+        heads(attention.value(hidden)),
+        attn_mask=keys,
+        scale=attention.scaling,
+    )
+    attended = layer.attention.output(context.transpose(1, 2).reshape(inputs.shape), inputs)
+    return cast(torch.Tensor, layer.output(layer.intermediate(attended), attended))
+
+
+def masked_position_logits(
+    parts: BertStyleParts,
+    input_ids: torch.Tensor,
+    positions: torch.Tensor,
+    lengths: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """The logits at each row's masked position, with the last layer and the head computed there
+    only (see the module notes).
+
+    Parameters
+    ----------
+    parts
+        The model's modules (:func:`bert_style_parts`).
+    input_ids
+        ``[rows, width]``, right-padded, the mask token already in place.
+    positions
+        ``[rows]``: the masked position of each row.
+    lengths
+        ``[rows]``: the real tokens of each row; ``None`` when no row is padded.
+
+    Returns
+    -------
+    torch.Tensor
+        ``[rows, vocabulary]``.
+    """
+    keys = None
+    if lengths is not None:
+        width = input_ids.shape[1]
+        keys = (torch.arange(width, device=input_ids.device) < lengths[:, None])[:, None, None]
+    hidden = parts.embeddings(input_ids=input_ids)
+    *early, last = parts.layers
+    for layer in early:
+        hidden = _bert_layer(layer, hidden, keys, None)
+    return cast(torch.Tensor, parts.head(_bert_layer(last, hidden, keys, positions)[:, 0]))
+
+
 class LMScorer:
     """Scores sentences with a masked or causal language model (see the module notes).
 
@@ -282,8 +430,15 @@ class LMScorer:
             pad = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
         self.pad_token_id = int(pad)
         self.max_length = _max_length(model.config, tokenizer)
-        self._projection = model.get_output_embeddings()
-        self.projects_read_positions = self._read_projection_matches()
+        self._projection: Any = None
+        self.projects_read_positions = any(
+            self._read_projection_matches(head) for head in _language_model_heads(model)
+        )
+        self._bert_parts = bert_style_parts(model) if info.kind == "masked" else None
+        #: Whether PLL runs the layers itself, the last layer and the head at the masked position
+        #: only (BERT-style models, checked at load time; see the module notes). Set it to
+        #: ``False`` for the model's own forward pass.
+        self.pll_fast_path = self._pll_fast_path_matches()
         #: How the loader made this scorer (set by :func:`load_scorer`): what a worker process of
         #: a distributed backend loads its own copy from.
         self.load_spec: ModelSpec | None = None
@@ -352,7 +507,11 @@ class LMScorer:
             rows.extend(item_rows)
             row_sentences.extend([index] * len(item_rows))
         totals = np.zeros(len(encoded), dtype=np.float64)
-        batches = length_batches([len(row.input_ids) for row in rows], self.token_budget)
+        batches = length_batches(
+            [len(row.input_ids) for row in rows],
+            self.token_budget,
+            one_length=method == "pll" and PLL_ONE_LENGTH,
+        )
         payloads = [
             LogProbBatch(tuple(rows[index] for index in batch), weighted=method == "aula")
             for batch in batches
@@ -412,6 +571,8 @@ class LMScorer:
         WordlensError
             If ``weighted`` and the model returns no attention weights.
         """
+        if not weighted and self._runs_pll_layers(rows):
+            return self._pll_log_probs(rows)
         width = max(len(row.input_ids) for row in rows)
         input_ids = torch.full((len(rows), width), self.pad_token_id, dtype=torch.long)
         attention_mask = torch.zeros((len(rows), width), dtype=torch.long)
@@ -449,6 +610,36 @@ class LMScorer:
         result: npt.NDArray[np.float64] = values.numpy()
         return result
 
+    def _runs_pll_layers(self, rows: Sequence[ModelRow]) -> bool:
+        """Whether ``rows`` go through :func:`masked_position_logits`: the fast path is on and
+        they are PLL copies, each read at its masked position."""
+        return (
+            self.pll_fast_path
+            and self.projects_read_positions
+            and all(row.masked is not None and row.reads == (row.masked,) for row in rows)
+        )
+
+    def _pll_log_probs(self, rows: Sequence[ModelRow]) -> npt.NDArray[np.float64]:
+        """``log P(target)`` at each PLL copy's masked position ``[rows]`` float64, from
+        :func:`masked_position_logits` (see :meth:`_runs_pll_layers`)."""
+        lengths = torch.tensor([len(row.input_ids) for row in rows])
+        width = int(lengths.max())
+        input_ids = torch.full((len(rows), width), self.pad_token_id, dtype=torch.long)
+        for slot, row in enumerate(rows):
+            input_ids[slot, : len(row.input_ids)] = torch.tensor(row.input_ids)
+        positions = torch.tensor([row.masked for row in rows])
+        input_ids[torch.arange(len(rows)), positions] = cast(int, self.mask_token_id)
+        targets = torch.tensor([row.targets[0] for row in rows], device=self.device)
+        logits = masked_position_logits(
+            cast(BertStyleParts, self._bert_parts),
+            input_ids.to(self.device),
+            positions.to(self.device),
+            None if bool((lengths == width).all()) else lengths.to(self.device),
+        )
+        log_probs = torch.log_softmax(logits.float(), dim=-1).gather(1, targets[:, None])[:, 0]
+        result: npt.NDArray[np.float64] = log_probs.cpu().double().numpy()
+        return result
+
     def _forward(
         self,
         input_ids: torch.Tensor,
@@ -472,12 +663,11 @@ class LMScorer:
         return outputs, outputs.logits
 
     @torch.inference_mode()
-    def _read_projection_matches(self) -> bool:
-        """Whether projecting only the read positions gives the full pass's logits there, checked
-        on one probe sentence (it does when the output embedding is a module that the model
-        applies once, to the final hidden states, as in BERT, RoBERTa or Llama)."""
-        if not isinstance(self._projection, torch.nn.Module):
-            return False
+    def _read_projection_matches(self, head: torch.nn.Module) -> bool:
+        """Whether projecting only the read positions through ``head`` gives the full pass's
+        logits there, checked on one probe sentence (it does when the head is a module that the
+        model applies once, to the final hidden states, as in BERT, RoBERTa or Llama); if so,
+        ``head`` becomes the projection that :meth:`_forward` restricts."""
         (probe,) = self.encode([_PROBE_SENTENCE])
         input_ids = torch.tensor([probe.input_ids], device=self.device)
         attention_mask = torch.ones_like(input_ids)
@@ -485,13 +675,58 @@ class LMScorer:
         columns = torch.arange(input_ids.shape[1] - 1, -1, -2, device=self.device)
         rows = torch.zeros_like(columns)
         _, full = self._forward(input_ids, attention_mask, rows, columns, select=False)
+        self._projection = head
         try:
             _, selected = self._forward(input_ids, attention_mask, rows, columns, select=True)
         except (RuntimeError, IndexError, ValueError, TypeError):
+            selected = None
+        if selected is not None and _same_logits(selected, full):
+            return True
+        self._projection = None
+        return False
+
+    @torch.inference_mode()
+    def _pll_fast_path_matches(self) -> bool:
+        """Whether :func:`masked_position_logits` gives the model's own logits on every masked
+        copy of a probe sentence (``False`` for a model that is not BERT-style)."""
+        if self._bert_parts is None:
             return False
-        return selected.shape == full.shape and bool(
-            torch.allclose(selected.float(), full.float(), rtol=1e-3, atol=1e-3)
-        )
+        (probe,) = self.encode([_PROBE_SENTENCE])
+        positions = torch.tensor(probe.scored, device=self.device)
+        input_ids = torch.tensor([probe.input_ids] * len(positions), device=self.device)
+        input_ids[torch.arange(len(positions)), positions] = cast(int, self.mask_token_id)
+        full = self.model(input_ids=input_ids).logits[torch.arange(len(positions)), positions]
+        try:
+            selected = masked_position_logits(self._bert_parts, input_ids, positions)
+        except (RuntimeError, IndexError, ValueError, TypeError, AttributeError):
+            return False
+        return _same_logits(selected, full)
+
+
+def _same_logits(selected: torch.Tensor, full: torch.Tensor) -> bool:
+    """Whether a probe's two logit tensors agree (shape, and values to 1e-3)."""
+    return selected.shape == full.shape and bool(
+        torch.allclose(selected.float(), full.float(), rtol=1e-3, atol=1e-3)
+    )
+
+
+def _language_model_heads(model: Any) -> list[torch.nn.Module]:
+    """Where the scorer may apply the vocabulary projection to the read positions alone, first
+    choice first: the model's one top-level module (other than its base model) that holds the
+    output embedding — BERT's ``cls``, RoBERTa's ``lm_head``: transform and decoder — then the
+    output embedding itself."""
+    projection = model.get_output_embeddings()
+    if not isinstance(projection, torch.nn.Module):
+        return []
+    base = getattr(model, "base_model", None)
+    heads = [
+        child
+        for child in model.children()
+        if child is not base and any(module is projection for module in child.modules())
+    ]
+    return (
+        [*heads[:1], projection] if len(heads) == 1 and heads[0] is not projection else [projection]
+    )
 
 
 def log_probs_batch(scorer: LMScorer, payload: LogProbBatch) -> npt.NDArray[np.float64]:
