@@ -49,14 +49,16 @@ Sections:
    output's size (``words x 31 x 576 x 4`` bytes). Target: at 13,915 words <= 1.5 GiB, and flat
    beyond model + one batch.
 
-4. **Corpus-like texts**, interleaved like section 1: ``--corpus-words`` Warriner words spread
-   evenly over the lexicon, each in its VAST random-setting context
-   (:func:`wordlens.methods.vast.experiments.setting_targets`, seed 0: a corpus sentence trimmed
-   to 20 words either side; words found in no sentence get "This is {word}", counted and
-   listed), wordlens against the hf peer (target >= 1.5x); and probing-like texts: every word
-   (``\\w+``) of those same sentences is a target, so a sentence carries many targets (the hf
-   peer runs each distinct sentence once and pools every target from it). The peer runs the whole
-   sentence; wordlens stops at the target (a causal model's target never sees later tokens).
+4. **Corpus-like texts**, interleaved like section 1: the VAST random-setting contexts
+   (:func:`wordlens.methods.vast.experiments.setting_targets` over all of Warriner, seed 0: a
+   random corpus sentence containing the word, trimmed to 10 words either side) of
+   ``--corpus-words`` words spread evenly over those that have a corpus sentence (the others get
+   "This is {word}" in VAST, section 1's texts; their number is printed), wordlens against the hf
+   peer (target >= 1.5x); and probing-like texts: every word (``\\w+``) of those same sentences
+   is a target, so a sentence carries many targets (the hf peer runs each distinct sentence once
+   and pools every target from it). The peer runs the whole sentence; wordlens stops at the
+   target (a causal model's target never sees later tokens). Printed with the tokens each
+   computes.
 
 Run: ``python benchmarks/bench_extraction.py [--words 1000] [--repeats 3] [--quick]``.
 """
@@ -126,13 +128,17 @@ def template_targets(n: int) -> list[Target]:
     return targets_from_template(warriner_words(n))
 
 
-def random_setting_targets(n: int) -> tuple[list[Target], list[str]]:
-    """``n`` Warriner words (spread over the lexicon) in their VAST random-setting contexts, as
-    ``wordlens vast`` builds them (seed 0), and the words that got "This is {word}" instead."""
+def random_setting_targets(n: int) -> tuple[list[Target], int]:
+    """``n`` corpus contexts of the VAST random setting, as ``wordlens vast`` draws them for the
+    whole Warriner lexicon (seed 0), spread evenly over the words that have a corpus sentence;
+    and how many words have none (VAST gives those "This is {word}", section 1's texts)."""
     from wordlens.methods.vast.experiments import setting_targets
 
-    by_word, report = setting_targets("random", warriner_words(n, spread=True), {}, seed=0)
-    return list(by_word.values()), list(report["without_corpus_context"])
+    by_word, report = setting_targets("random", warriner_words(), {}, seed=0)
+    without = set(report["without_corpus_context"])
+    corpus = [target for word, target in by_word.items() if word not in without]
+    chosen = np.linspace(0, len(corpus) - 1, min(n, len(corpus))).astype(int)
+    return [corpus[index] for index in chosen], len(without)
 
 
 def every_word_targets(texts: Sequence[str]) -> list[Target]:
@@ -306,7 +312,9 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
     model = load_smollm2()
     if args.child == "model-only":
         loaded = peak_rss_mib()  # the weights are memory-mapped: not all resident yet
-        model.embed(template_targets(1), layers=None)
+        from wordlens.contexts import targets_from_template
+
+        model.embed(targets_from_template(["word"]), layers=None)  # no lexicon read: no pandas
         return {"loaded_rss": loaded, "rss": peak_rss_mib(), "model_dir": model.model.name_or_path}
     if args.child == "cached":
         return cached_reruns(model, targets)
@@ -438,25 +446,23 @@ def memory_section(args: argparse.Namespace, work: Path, model_only: dict[str, A
 
 
 def corpus_section(args: argparse.Namespace, work: Path) -> None:
-    random_targets, bleached = random_setting_targets(args.corpus_words)
-    probing = every_word_targets(
-        [t.text for t in random_targets if not t.text.startswith("This is ")]
-    )
+    random_targets, n_without = random_setting_targets(args.corpus_words)
+    probing = every_word_targets([target.text for target in random_targets])
     kinds = {"random": random_targets, "probing": probing}
     configurations = {}
     for kind, targets in kinds.items():
         path = write_targets(targets, work / f"{kind}.json")
         for mode in ("wordlens", "hf-batched"):
             save = str(work / f"{kind}-{mode}.npy")
-            configurations[f"{mode} {kind}"] = [mode, "--targets", path, "--save", save]
+            floor = ["--floor"] if mode == "wordlens" else []
+            configurations[f"{mode} {kind}"] = [mode, "--targets", path, "--save", save, *floor]
     results = interleaved(__file__, configurations, args.repeats)
-    n_sentences = len({t.text for t in probing})
     print(
         f"\n== 4. Corpus-like texts, {args.repeats} interleaved repetitions: random = "
-        f"{len(random_targets)} Warriner words spread over the lexicon in their VAST "
-        f"random-setting contexts (seed 0; {len(bleached)} found in no corpus sentence got "
-        f"'This is {{word}}': {', '.join(bleached)}); probing = every word of the "
-        f"{n_sentences} corpus sentences among them as a target"
+        f"{len(random_targets)} Warriner words in their VAST random-setting corpus contexts "
+        f"(seed 0), spread over the {len(warriner_words()) - n_without:,} words that have one "
+        f"({n_without:,} have none and get 'This is {{word}}' in VAST: section 1's texts); "
+        f"probing = every word of those {len({t.text for t in probing})} sentences a target"
     )
     print_table(results, "targets")
     for kind in kinds:
@@ -465,8 +471,10 @@ def corpus_section(args: argparse.Namespace, work: Path) -> None:
         tokens = results[f"hf-batched {kind}"][0]
         print(
             f"{kind}: median time ratio hf-batched / wordlens {ratio:.2f}x (target >= 1.5x); "
-            f"max |a - b| / |b| {difference:.2e}; hf peer tokens {tokens['peer_tokens']:,} "
-            f"({tokens['peer_padded_tokens']:,} padded)"
+            f"max |a - b| / |b| {difference:.2e}; tokens computed: wordlens "
+            f"{results[f'wordlens {kind}'][0]['tokens']:,}, hf peer {tokens['peer_tokens']:,} "
+            f"({tokens['peer_padded_tokens']:,} with padding); wordlens / FLOP floor "
+            f"{_floor_ratio(results[f'wordlens {kind}'], 'floor_s'):.2f}"
         )
 
 
