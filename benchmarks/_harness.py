@@ -138,18 +138,22 @@ def batched_hf_mean_vectors(
 ) -> list[torch.Tensor]:
     """The strongest simple peer: what a user writes with transformers alone.
 
-    Texts sorted by token length, ``batch_size`` per right-padded pass with the attention mask,
+    Each distinct text once (targets that share a sentence, as in probing, share its pass),
+    texts sorted by token length, ``batch_size`` per right-padded pass with the attention mask,
     ``output_hidden_states=True`` under ``torch.inference_mode``, each target's subtokens (from the
     offset mapping) mean-pooled per layer. Returns per target (in input order) ``[layers, dim]``.
     """
-    texts = [target.text for target in targets]
+    texts = list(dict.fromkeys(target.text for target in targets))
+    readers: dict[str, list[int]] = {text: [] for text in texts}  # text -> its targets
+    for index, target in enumerate(targets):
+        readers[target.text].append(index)
     encoded = tokenizer(texts, return_offsets_mapping=True)
     prefix = [] if bos is None else [bos]
     rows = [[*prefix, *ids] for ids in encoded["input_ids"]]
     offsets = [[(0, 0)] * len(prefix) + list(pairs) for pairs in encoded["offset_mapping"]]
     order = sorted(range(len(rows)), key=lambda index: len(rows[index]))
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    vectors: list[torch.Tensor] = [torch.empty(0)] * len(rows)
+    vectors: list[torch.Tensor] = [torch.empty(0)] * len(targets)
     for first in range(0, len(order), batch_size):
         batch = order[first : first + batch_size]
         longest = max(len(rows[index]) for index in batch)
@@ -162,11 +166,12 @@ def batched_hf_mean_vectors(
             model(input_ids=input_ids, attention_mask=mask, output_hidden_states=True).hidden_states
         )  # [layers, batch, longest, dim]
         for row, index in enumerate(batch):
-            target = targets[index]
-            columns = [
-                column
-                for column, (start, end) in enumerate(offsets[index])
-                if end > start and start < target.end and end > target.start
-            ]
-            vectors[index] = hidden[:, row, columns].mean(dim=1)
+            for reader in readers[texts[index]]:
+                target = targets[reader]
+                columns = [
+                    column
+                    for column, (start, end) in enumerate(offsets[index])
+                    if end > start and start < target.end and end > target.start
+                ]
+                vectors[reader] = hidden[:, row, columns].mean(dim=1)
     return vectors
