@@ -254,13 +254,6 @@ def test_only_bert_style_models_get_the_pll_fast_path(mlm: LMScorer, causal: LMS
     assert not causal.pll_fast_path
 
 
-def test_pll_batches_hold_one_length() -> None:
-    lengths = [3, 10, 7, 10, 2, 25, 7, 7]
-    batches = length_batches(lengths, token_budget=30, one_length=True)
-    assert [batch.tolist() for batch in batches] == [[5], [1, 3], [2, 6, 7], [0], [4]]
-    assert length_batches(lengths, token_budget=30)[1].tolist() == [1, 3, 2]  # 10s and a 7
-
-
 def test_length_batches_respect_the_budget() -> None:
     lengths = [3, 10, 7, 10, 2, 25]
     batches = length_batches(lengths, token_budget=20)

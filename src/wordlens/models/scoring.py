@@ -34,8 +34,8 @@ chosen tokens' log-probabilities are then converted to float64, and sums and mea
 token for PLL) are sorted by length, longest first, and grouped so that
 ``rows * longest <= token_budget``; padding is on the right and masked, so a row's scores do not
 depend on its batch (tested to 1e-5 per token against one row per pass). PLL's copies of many
-sentences share batches, and a PLL batch holds copies of one length only: no padding, no attention
-mask. The language-model head (BERT's transform and output embedding, ``hidden -> vocabulary``)
+sentences share batches, of up to :data:`PLL_BUDGET_SCALE` times the token budget. The
+language-model head (BERT's transform and output embedding, ``hidden -> vocabulary``)
 is applied only at the positions that are read — one position of each PLL copy — when a probe at
 load time shows that this reproduces the full pass's logits; for minilm-l6-mlm, whose output
 embedding costs about as much as its six layers, this halves PLL time.
@@ -104,7 +104,13 @@ REDUCTIONS: dict[ScoringMethod, Literal["mean", "sum"]] = {
 SCORING_VERSION = "1"
 
 _PROBE_SENTENCE = "The cat sat on the mat."
-PLL_ONE_LENGTH = True
+
+#: PLL batches hold up to this many times the token budget. A masked copy is read at one
+#: position, so a PLL batch's logits take ``1 / length`` of the memory of a batch read at every
+#: position (AUL), and larger batches pay off on busy CPU threads: minilm-l6-mlm on CrowS-Pairs,
+#: 2 threads, ran 1.3x faster at 2,048 tokens than at 1,024, and alike on 1 thread, where 4,096
+#: was 14% slower (``benchmarks/bench_pll.py --budgets``).
+PLL_BUDGET_SCALE = 2
 
 
 @dataclass(frozen=True)
@@ -176,9 +182,7 @@ def pass_groups(methods: Sequence[ScoringMethod]) -> list[list[ScoringMethod]]:
     return list(groups.values())
 
 
-def length_batches(
-    lengths: Sequence[int], token_budget: int, *, one_length: bool = False
-) -> list[npt.NDArray[np.intp]]:
+def length_batches(lengths: Sequence[int], token_budget: int) -> list[npt.NDArray[np.intp]]:
     """Row indices per batch: rows sorted longest first (stable), each batch as many rows as fit
     ``rows * longest <= token_budget`` (at least one).
 
@@ -188,20 +192,15 @@ def length_batches(
         Tokens per row ``[n_rows]``.
     token_budget
         Upper bound on a batch's padded tokens.
-    one_length
-        Start a new batch where the length changes: no batch needs padding.
     """
     row_lengths = np.asarray(lengths, dtype=np.int64)
     order = np.argsort(-row_lengths, kind="stable")
-    sorted_lengths = row_lengths[order]
     batches: list[npt.NDArray[np.intp]] = []
     start = 0
     while start < len(order):
-        stop = start + max(1, token_budget // int(sorted_lengths[start]))
-        if one_length:
-            stop = min(stop, int(np.searchsorted(-sorted_lengths, -sorted_lengths[start], "right")))
-        batches.append(order[start:stop])
-        start = stop
+        size = max(1, token_budget // int(row_lengths[order[start]]))
+        batches.append(order[start : start + size])
+        start += size
     return batches
 
 
@@ -316,6 +315,23 @@ def _is_bert_layer(layer: Any) -> bool:
     )
 
 
+def _projections(attention: Any, names: Sequence[str], states: torch.Tensor) -> list[torch.Tensor]:
+    """The named projections (``query``, ``key``, ``value``) of ``states [rows, n, dim]`` by one
+    matrix product over their stacked weights, each split into heads ``[rows, heads, n, head]``."""
+    modules = [getattr(attention, name) for name in names]
+    weight = torch.cat([module.weight for module in modules])
+    bias = torch.cat(
+        [
+            module.bias if module.bias is not None else module.weight.new_zeros(0)
+            for module in modules
+        ]
+    )
+    rows, n, _ = states.shape
+    projected = torch.nn.functional.linear(states, weight, bias if len(bias) else None)
+    split = projected.view(rows, n, len(names), -1, attention.attention_head_size)
+    return list(split.permute(2, 0, 3, 1, 4).unbind(0))
+
+
 def _bert_layer(
     layer: Any, hidden: torch.Tensor, keys: torch.Tensor | None, queries: torch.Tensor | None
 ) -> torch.Tensor:
@@ -331,18 +347,15 @@ def _bert_layer(
         ``[rows, positions, dim]``, or ``[rows, 1, dim]`` with ``queries``.
     """
     attention = layer.attention.self
-    rows = hidden.shape[0]
-    inputs = hidden if queries is None else hidden[torch.arange(rows), queries][:, None]
-
-    def heads(states: torch.Tensor) -> torch.Tensor:  # [rows, n, dim] -> [rows, heads, n, head]
-        return states.view(rows, states.shape[1], -1, attention.attention_head_size).transpose(1, 2)
-
+    if queries is None:
+        inputs = hidden
+        query, key, value = _projections(attention, ("query", "key", "value"), hidden)
+    else:
+        inputs = hidden[torch.arange(hidden.shape[0]), queries][:, None]
+        (query,) = _projections(attention, ("query",), inputs)
+        key, value = _projections(attention, ("key", "value"), hidden)
     context = torch.nn.functional.scaled_dot_product_attention(
-        heads(attention.query(inputs)),
-        heads(attention.key(hidden)),
-        heads(attention.value(hidden)),
-        attn_mask=keys,
-        scale=attention.scaling,
+        query, key, value, attn_mask=keys, scale=attention.scaling
     )
     attended = layer.attention.output(context.transpose(1, 2).reshape(inputs.shape), inputs)
     return cast(torch.Tensor, layer.output(layer.intermediate(attended), attended))
@@ -507,11 +520,8 @@ class LMScorer:
             rows.extend(item_rows)
             row_sentences.extend([index] * len(item_rows))
         totals = np.zeros(len(encoded), dtype=np.float64)
-        batches = length_batches(
-            [len(row.input_ids) for row in rows],
-            self.token_budget,
-            one_length=method == "pll" and PLL_ONE_LENGTH,
-        )
+        budget = self.token_budget * (PLL_BUDGET_SCALE if method == "pll" else 1)
+        batches = length_batches([len(row.input_ids) for row in rows], budget)
         payloads = [
             LogProbBatch(tuple(rows[index] for index in batch), weighted=method == "aula")
             for batch in batches
