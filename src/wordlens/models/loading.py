@@ -18,7 +18,9 @@ GGUF files are dequantized by transformers once and saved as safetensors under
 ``$WORDLENS_HOME/gguf/<sha256 of the file>/``; later loads read that directory (seconds instead
 of ~20 s). When that directory cannot be written (a read-only ``WORDLENS_HOME``), the file is
 converted into a temporary directory that lives as long as the process, with a warning: the model
-loads (same weights, same vectors), but every new process pays the conversion again.
+loads (same weights, same vectors), but every new process pays the conversion again. Converting
+needs the ``gguf`` extra (``pip install "wordlens[gguf]"``: gguf and accelerate); loading a
+converted directory does not.
 
 ``trust_remote_code`` is off unless the caller turns it on; a model that needs its own code then
 raises :class:`~wordlens.errors.RemoteCodeError`, which names ``--trust-remote-code``.
@@ -473,13 +475,26 @@ def _scratch_conversion(gguf_path: Path, digest: str, home: Path, error: OSError
     return Path(_SCRATCH_CONVERSIONS[digest].name) / digest
 
 
+#: The packages transformers reads GGUF files with: wordlens' optional ``gguf`` extra.
+_GGUF_PACKAGES = ("gguf", "accelerate")
+
+
+def _require_gguf_packages(gguf_name: str) -> None:
+    """Raise :class:`~wordlens.errors.MissingPackageError` naming ``pip install "wordlens[gguf]"``
+    when a package of :data:`_GGUF_PACKAGES` is missing (only converting a GGUF file needs them)."""
+    missing = [module for module in _GGUF_PACKAGES if importlib.util.find_spec(module) is None]
+    if missing:
+        raise MissingPackageError(
+            f"reading the GGUF file {gguf_name} needs {' and '.join(missing)}, which wordlens "
+            'installs as an extra: pip install "wordlens[gguf]"'
+        )
+
+
 def _convert_gguf(gguf_path: Path, destination: Path) -> None:
     """Dequantize a GGUF file once and save model + tokenizer as safetensors, atomically."""
+    _require_gguf_packages(gguf_path.name)
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    for module in ("gguf", "accelerate"):
-        if importlib.util.find_spec(module) is None:
-            raise MissingPackageError(f"reading GGUF files needs {module!r}: pip install {module}")
     destination.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{destination.name}.", dir=destination.parent))
     try:
