@@ -304,6 +304,7 @@ def test_a_run_shows_itself_in_jupyter(tmp_path: Path) -> None:
     assert "<summary>weat: 2 rows × 13 columns</summary>" in page
     assert page.count('<table class="dataframe">') == 1
     assert wordlens.read_run(tmp_path)._repr_html_() == page
+    assert repr(result) == "Run(method='weat', model='glove-6b-50d', tables={'weat': 2×13})"
 
 
 def test_a_run_without_a_registered_method_still_shows_its_tables() -> None:

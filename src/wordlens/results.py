@@ -286,6 +286,14 @@ class Run:
             raise OutputError(f"cannot read the run in {out_dir} ({path.name}): {error}") from error
         return cls(manifest["method"], tables, manifest["metadata"])
 
+    def __repr__(self) -> str:
+        """One line: method, model and the tables' shapes (not their contents)."""
+        model = self.metadata.get("model")
+        name = model.get("name") if isinstance(model, dict) else None
+        shapes = ", ".join(f"{key!r}: {len(t)}×{len(t.columns)}" for key, t in self.tables.items())
+        state = "" if self.complete else ", complete=False"
+        return f"Run(method={self.method!r}, model={name!r}, tables={{{shapes}}}{state})"
+
     def figures(self) -> list[Figure]:
         """The figures of the run's report, each shown inline in Jupyter; none when the method
         is not registered (see :func:`register_view`) or its report has none."""
