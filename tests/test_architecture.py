@@ -16,6 +16,10 @@ def test_imports_run_downward_without_cycles() -> None:
     # the check can fail: an upward edge is reported
     upward = {**graph, "wordlens.resources.registry": {"wordlens.methods.base"}}
     assert any("a higher layer" in line for line in violations(upward))
+    # nothing but the package's __init__ imports the Python API
+    assert "wordlens.api" in graph["wordlens"]
+    into_api = {**graph, "wordlens.cli": graph["wordlens.cli"] | {"wordlens.api"}}
+    assert violations(into_api) == ["wordlens.cli imports the entry point wordlens.api"]
     cyclic = {**graph, "wordlens.errors": {"wordlens._files"}}
     cyclic["wordlens._files"] = {"wordlens.errors"}
     assert any(line.startswith("import cycle") for line in violations(cyclic))

@@ -6,8 +6,9 @@ usage: python tools/import_graph.py [--svg docs/import-graph.svg]
 Reads every module's imports (function-local ones too; nothing is run), maps each module to its
 component (``wordlens.models.hf`` → ``models``) and each component to a layer of :data:`LAYERS`,
 top to bottom. An import may go down or stay within a layer, never up; the file graph has no
-cycle; nothing but the CLI imports the CLI. Prints the violations (exit status 1 when any) and,
-with ``--svg``, writes the picture of the components and the imports between them.
+cycle; nothing imports the entry points (:data:`ENTRY_POINTS`: the CLI, and the Python API but
+from the package's ``__init__``, which re-exports it). Prints the violations (exit status 1 when
+any) and, with ``--svg``, writes the picture of the components and the imports between them.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "wordlens"
 LAYERS: dict[str, tuple[str, ...]] = {
-    "entry points": ("cli", "__init__"),
+    "entry points": ("cli", "api", "__init__"),
     "study": ("study", "distributed", "reproduce"),
     "methods": ("methods",),
     "probing and reports": ("probing", "report", "export", "conventions"),
@@ -32,6 +33,11 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "core": ("options", "help_texts", "results", "errors", "_files", "_version", "progress"),
 }
 """Layers, top first, and the components (subpackages or top-level modules) in each."""
+ENTRY_POINTS: dict[str, tuple[str, ...]] = {
+    f"{PACKAGE}.cli": (),
+    f"{PACKAGE}.api": (PACKAGE,),
+}
+"""Entry-point modules → the only modules that may import them."""
 
 
 def module_files(src: Path = ROOT / "src") -> dict[str, Path]:
@@ -85,7 +91,8 @@ def layer_of(module: str) -> int:
 
 
 def violations(graph: dict[str, set[str]]) -> list[str]:
-    """Upward imports, imports of the CLI from elsewhere, and file cycles, one line each."""
+    """Upward imports, imports of an entry point from elsewhere, and file cycles, one line
+    each."""
     found = [
         f"{module} ({component(module)}) imports {target} ({component(target)}), a higher layer"
         for module, targets in graph.items()
@@ -93,9 +100,10 @@ def violations(graph: dict[str, set[str]]) -> list[str]:
         if layer_of(target) < layer_of(module)
     ]
     found += [
-        f"{module} imports the CLI"
+        f"{module} imports the entry point {entry}"
+        for entry, allowed in ENTRY_POINTS.items()
         for module, targets in graph.items()
-        if f"{PACKAGE}.cli" in targets and module != f"{PACKAGE}.cli"
+        if entry in targets and module not in (entry, *allowed)
     ]
     try:
         TopologicalSorter(graph).prepare()

@@ -1,4 +1,11 @@
-"""wordlens: what language models and word embeddings know about words, layer by layer."""
+"""wordlens: what language models and word embeddings know about words, layer by layer.
+
+The Python API is a few functions at the package root: :func:`load_model`, :func:`list_methods`,
+one function per method (:func:`weat`, :func:`vast`, :func:`intersectional`,
+:func:`likelihood_bias`, :func:`sense_bias`, :func:`asymmetry`, :func:`probe`), the generic
+:func:`run` and :func:`read_run` (:mod:`wordlens.api`). They are imported on first use, so
+``import wordlens`` loads neither torch nor pandas.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +14,34 @@ from typing import TYPE_CHECKING, Any
 from wordlens._version import __version__
 
 if TYPE_CHECKING:
+    from wordlens.api import (
+        asymmetry,
+        intersectional,
+        likelihood_bias,
+        list_methods,
+        probe,
+        read_run,
+        run,
+        sense_bias,
+        vast,
+        weat,
+    )
     from wordlens.models.loading import load_model
 
-__all__ = ["__version__", "load_model"]
+__all__ = [
+    "__version__",
+    "asymmetry",
+    "intersectional",
+    "likelihood_bias",
+    "list_methods",
+    "load_model",
+    "probe",
+    "read_run",
+    "run",
+    "sense_bias",
+    "vast",
+    "weat",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -19,4 +51,12 @@ def __getattr__(name: str) -> Any:
         from wordlens.models.loading import load_model
 
         return load_model
+    if name in __all__:
+        from wordlens import api
+
+        return getattr(api, name)
     raise AttributeError(f"module 'wordlens' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

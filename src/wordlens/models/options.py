@@ -5,6 +5,10 @@
 declared with :func:`wordlens.options.option`, so the command line's ``--device`` and a
 study's ``device:`` are generated from the same declaration. A method asks it for what it needs:
 :meth:`ModelOptions.embedder`, :meth:`ModelOptions.scorer` or :meth:`ModelOptions.cache`.
+
+A model that is already loaded (the Python API's ``wordlens.weat(model, ...)`` with a model from
+:func:`wordlens.load_model`) travels as :class:`LoadedModel`, a :class:`ModelOptions` that hands
+it back instead of loading it again.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from wordlens._files import ensure_writable_dir
 from wordlens.errors import CacheError, WordlensError
@@ -24,6 +28,7 @@ if TYPE_CHECKING:
     from wordlens.models.base import BosPolicy, WordEmbedder
     from wordlens.models.cache import ActivationCache
     from wordlens.models.scoring import LMScorer
+    from wordlens.models.spec import ModelSpec
 
 DTypeName = Literal["float32", "float16", "bfloat16"]
 BosName = Literal["auto", "always", "never"]
@@ -122,6 +127,15 @@ class ModelOptions:
                 trust_remote_code=self.trust_remote_code,
             )
 
+    def fresh_embedder(self, *, status: Status = _quiet) -> WordEmbedder:
+        """A copy of the model that the caller may change in place (edge probing's randomized
+        encoder): here a new :meth:`embedder`, loaded again."""
+        return self.embedder(status=status)
+
+    def loaded(self) -> WordEmbedder | LMScorer | None:
+        """The model when it is already loaded (:class:`LoadedModel`); None here."""
+        return None
+
     def cache(self) -> ActivationCache | None:
         """The activation cache, its directory created and checked writable (call it before
         loading a model, so that an unwritable cache fails at once); None with ``no_cache``.
@@ -144,3 +158,126 @@ class ModelOptions:
                 "another with --cache-dir or WORDLENS_HOME, or pass --no-cache"
             ) from error
         return cache
+
+
+@dataclass(frozen=True)
+class LoadedModel(ModelOptions):
+    """A model that is already loaded, with the cache options: :meth:`embedder` and
+    :meth:`scorer` hand it back, so nothing loads it again.
+
+    Build it with :meth:`around`. ``model`` and the loading options are the ones the model was
+    loaded with, as its load spec records them (:func:`wordlens.models.spec.model_spec`; a
+    static model records none: its name, and the defaults, which it ignores).
+
+    Attributes
+    ----------
+    given
+        The model: a word embedder (:func:`wordlens.models.loading.load_model`) or a sentence
+        scorer (:func:`wordlens.models.scoring.load_scorer`).
+    """
+
+    given: WordEmbedder | LMScorer = dataclasses.field(kw_only=True, repr=False)
+
+    @classmethod
+    def around(cls, given: WordEmbedder | LMScorer, **options: Any) -> LoadedModel:
+        """``given`` with cache options (``no_cache``, ``cache_dir``).
+
+        Raises
+        ------
+        WordlensError
+            If a loading option is given: they apply when a model loads, and this one is loaded.
+        """
+        clash = sorted(set(options) & set(LOADING_OPTIONS))
+        if clash:
+            raise WordlensError(
+                f"{', '.join(clash)}: loading options apply when wordlens loads the model, and "
+                f"{given.info.name} is already loaded; pass its name instead, or load it with "
+                "these options"
+            )
+        spec = _load_spec(given)
+        recorded = dict(spec.options) if spec is not None else {}
+        loading = {name: recorded[name] for name in LOADING_OPTIONS if name in recorded}
+        source = spec.source if spec is not None else given.info.name
+        return cls(model=source, **loading, **options, given=given)
+
+    def replace(self, **changes: object) -> ModelOptions:
+        """The same options with some changed; another ``model`` is loaded by name (a plain
+        :class:`ModelOptions` with these loading options)."""
+        if "model" not in changes:
+            return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+        kept = {field.name: getattr(self, field.name) for field in dataclasses.fields(ModelOptions)}
+        return ModelOptions(**{**kept, **changes})
+
+    def embedder(self, *, bos: BosPolicy | None = None, status: Status = _quiet) -> WordEmbedder:
+        """The model itself.
+
+        Raises
+        ------
+        WordlensError
+            If it is a sentence scorer, or a transformer loaded with another BOS policy than
+            ``bos`` (a method's paper conventions): its texts would not start as asked.
+        """
+        from wordlens.models.base import WordEmbedder
+
+        if not isinstance(self.given, WordEmbedder):
+            raise WordlensError(
+                f"{self.model} is loaded as a sentence scorer (load_scorer) and this method "
+                "needs word vectors: pass the model's name, or a model from load_model"
+            )
+        wanted = bos or self.bos
+        spec = _load_spec(self.given)
+        if spec is not None and spec.loader == "model" and wanted != self.bos:
+            raise WordlensError(
+                f"{self.model} was loaded with bos={self.bos!r} and this run needs "
+                f"bos={wanted!r} (the method's paper conventions): pass the model's name, or "
+                f"load it with load_model(..., bos={wanted!r})"
+            )
+        return self.given
+
+    def scorer(self, *, status: Status = _quiet) -> LMScorer:
+        """The model itself.
+
+        Raises
+        ------
+        WordlensError
+            If it is a word embedder (:func:`~wordlens.models.loading.load_model` loads no
+            language-model head).
+        """
+        from wordlens.models.base import WordEmbedder
+
+        if isinstance(self.given, WordEmbedder):
+            raise WordlensError(
+                f"{self.model} is loaded as word vectors (load_model) and this method scores "
+                "sentences with a language model's head: pass the model's name, or a model "
+                "from wordlens.models.scoring.load_scorer"
+            )
+        return self.given
+
+    def fresh_embedder(self, *, status: Status = _quiet) -> WordEmbedder:
+        """A new copy of the model, loaded again as its load spec records, so that changing it
+        leaves the given one as it is.
+
+        Raises
+        ------
+        WordlensError
+            As :meth:`embedder`, or if the model has no load spec (built by hand).
+        """
+        from wordlens.models.loading import load_model
+        from wordlens.models.spec import model_spec
+
+        self.embedder()
+        spec = model_spec(self.given)
+        with status(f"loading {spec.source}"):
+            return load_model(spec.source, **dict(spec.options))
+
+    def loaded(self) -> WordEmbedder | LMScorer:
+        """The given model."""
+        return self.given
+
+
+def _load_spec(model: object) -> ModelSpec | None:
+    """The load spec a loader recorded on ``model``, or None (static models, hand-built ones)."""
+    from wordlens.models.spec import ModelSpec
+
+    spec = getattr(model, "load_spec", None)
+    return spec if isinstance(spec, ModelSpec) else None

@@ -1,7 +1,7 @@
 """Matplotlib figures of bias tests: paired dots per test and grouped bars per category, and
 the PNG files of a report's figures.
 
-As :mod:`wordlens.report.figures`, figures use the Agg backend and come back as PNG bytes.
+As :mod:`wordlens.report.figures`, figures are drawn without pyplot and come back as PNG bytes.
 """
 
 from __future__ import annotations
@@ -11,11 +11,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -62,7 +57,8 @@ def paired_dots(spec: PairedDots) -> bytes:
     not overlap the connecting line (as Figure 3 of Omrani Sabbaghi et al. 2023).
     """
     data = spec.data
-    figure, axis = plt.subplots(figsize=(max(6.0, 1.0 * len(data) + 1.5), 4.2))
+    figure = Figure(figsize=(max(6.0, 1.0 * len(data) + 1.5), 4.2))
+    axis = figure.subplots()
     positions = np.arange(len(data))
     firsts = data[spec.first_value].to_numpy(dtype=float)
     seconds = data[spec.second_value].to_numpy(dtype=float)
@@ -115,7 +111,8 @@ def grouped_bars(
     title, ylabel
         Figure title and vertical axis label.
     """
-    figure, axis = plt.subplots(figsize=(max(6.0, 0.7 * len(data) + 2.0), 4.2))
+    figure = Figure(figsize=(max(6.0, 0.7 * len(data) + 2.0), 4.2))
+    axis = figure.subplots()
     positions = np.arange(len(data))
     width = 0.8 / max(1, len(values))
     for index, (column, label) in enumerate(values.items()):
@@ -133,7 +130,6 @@ def _png(figure: Figure) -> bytes:
     figure.tight_layout()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110)
-    plt.close(figure)
     return buffer.getvalue()
 
 

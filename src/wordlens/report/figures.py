@@ -1,7 +1,8 @@
 """Matplotlib figures for reports: curves by layer (or by any x) with confidence bands.
 
-Figures are rendered with the non-interactive Agg backend and returned as PNG bytes, so reports
-work headless and embed them without temporary files.
+Figures are :class:`matplotlib.figure.Figure` objects rendered straight to PNG bytes (no pyplot,
+so no figure manager and no backend switch: a Jupyter session's own plotting backend stays as it
+is), so reports work headless and embed them without temporary files.
 """
 
 from __future__ import annotations
@@ -10,12 +11,8 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.figure import Figure
 
 
 @dataclass(frozen=True)
@@ -52,7 +49,8 @@ def line_panels(panels: Sequence[Panel], *, columns: int = 2, title: str = "") -
     """Draw panels of curves (markers on each point, shaded bands) and return a PNG."""
     rows = max(1, -(-len(panels) // columns))
     width = min(columns, len(panels))
-    figure, axes = plt.subplots(rows, width, figsize=(6.2 * width, 4.0 * rows), squeeze=False)
+    figure = Figure(figsize=(6.2 * width, 4.0 * rows))
+    axes = figure.subplots(rows, width, squeeze=False)
     for axis, panel in zip(axes.flat, panels, strict=False):
         groups = (
             panel.data.groupby(panel.series, sort=False) if panel.series else [("", panel.data)]
@@ -77,5 +75,4 @@ def line_panels(panels: Sequence[Panel], *, columns: int = 2, title: str = "") -
     figure.tight_layout()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110)
-    plt.close(figure)
     return buffer.getvalue()

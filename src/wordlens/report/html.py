@@ -18,6 +18,7 @@ import pandas as pd
 from wordlens._files import atomic_write_text
 from wordlens.conventions import describe_bos
 from wordlens.errors import OutputError
+from wordlens.results import Figure
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 1200px; margin: 2em auto; color: #222; }
@@ -61,6 +62,8 @@ class Report:
     title: str
     parts: list[str] = field(default_factory=list)
     metadata: dict[str, Any] | None = None
+    figures: list[Figure] = field(default_factory=list)
+    """The figures added, in order (:meth:`wordlens.results.Run.figures` shows them)."""
 
     def heading(self, text: str) -> None:
         self.parts.append(f"<h2>{html.escape(text)}</h2>")
@@ -70,6 +73,7 @@ class Report:
         self.parts.append(f"<p{css}>{html.escape(text)}</p>")
 
     def figure(self, png: bytes, alt: str) -> None:
+        self.figures.append(Figure(alt, png))
         encoded = base64.b64encode(png).decode("ascii")
         self.parts.append(f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{encoded}">')
 

@@ -1,6 +1,6 @@
 """Grouped bars with confidence intervals (e.g. a bias score per category and scoring method).
 
-As :mod:`wordlens.report.figures`, figures use the Agg backend and come back as PNG bytes.
+As :mod:`wordlens.report.figures`, figures are drawn without pyplot and come back as PNG bytes.
 """
 
 from __future__ import annotations
@@ -8,13 +8,9 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 
 
 @dataclass(frozen=True)
@@ -55,7 +51,8 @@ def interval_bars(spec: IntervalBars) -> bytes:
     """Bars of `value` per category and series with ``[low, high]`` error bars (PNG)."""
     categories = list(dict.fromkeys(spec.data[spec.category].astype(str)))
     series = list(dict.fromkeys(spec.data[spec.series].astype(str)))
-    figure, axis = plt.subplots(figsize=(max(6.0, 0.45 * len(categories) * len(series) + 2.5), 4.4))
+    figure = Figure(figsize=(max(6.0, 0.45 * len(categories) * len(series) + 2.5), 4.4))
+    axis = figure.subplots()
     position = {name: index for index, name in enumerate(categories)}
     width = 0.8 / max(1, len(series))
     for index, name in enumerate(series):
@@ -82,5 +79,4 @@ def interval_bars(spec: IntervalBars) -> bytes:
     figure.tight_layout()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110)
-    plt.close(figure)
     return buffer.getvalue()

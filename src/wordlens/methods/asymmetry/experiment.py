@@ -215,13 +215,24 @@ def load_asymmetry_model(options: ModelOptions) -> AsymmetryModel:
     (:func:`~wordlens.models.scoring.load_scorer`, which refuses a model whose head would be
     newly initialized), or static vectors (:func:`wordlens.load_model`) when the scorer refuses
     the spec because it is one. Of the options, it reads ``device``, ``dtype``,
-    ``token_budget`` and ``trust_remote_code``.
+    ``token_budget`` and ``trust_remote_code``. A model already loaded
+    (:class:`~wordlens.models.options.LoadedModel`) is used as it is.
 
     Raises
     ------
     WordlensError
-        As the loaders raise (no or unknown model, untrained head, encoder-decoder).
+        As the loaders raise (no or unknown model, untrained head, encoder-decoder), or if a
+        loaded model is a transformer's word vectors (no language-model head).
     """
+    given = options.loaded()
+    if given is not None:
+        if isinstance(given, StaticEmbedder | LMScorer):
+            return given
+        raise WordlensError(
+            f"{given.info.name} is loaded as a transformer's word vectors (load_model): the "
+            "asymmetry experiment needs its language-model head; pass the model's name, or a "
+            "model from wordlens.models.scoring.load_scorer"
+        )
     spec = options.required_model()
     loading: dict[str, Any] = {
         "device": options.device,

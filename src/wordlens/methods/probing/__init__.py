@@ -24,6 +24,7 @@ from wordlens.results import Run
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
+    from wordlens.models.base import WordEmbedder
     from wordlens.models.hf import HFEmbedder
     from wordlens.report.html import Report
 
@@ -47,16 +48,18 @@ class Probe(Method[ProbeConfig]):
 
     def run(self, model: ModelOptions, config: ProbeConfig, context: RunContext) -> Run:
         """Open the cache, load the model, and pass a loader of fresh copies for the
-        randomized encoder (``random-*`` representations change a model in place)."""
+        randomized encoder (``random-*`` representations change a model in place, so a model
+        given already loaded is copied, never randomized itself)."""
         from wordlens.methods.probing.experiment import run_probing
 
         cache = model.cache()
 
-        def load() -> HFEmbedder:
-            return _transformer(model, context)
+        def fresh() -> HFEmbedder:
+            return _transformer(model.fresh_embedder(status=context.status), model)
 
+        trained = _transformer(model.embedder(status=context.status), model)
         return run_probing(
-            config, load(), cache=cache, load_randomized=load, progress=context.progress
+            config, trained, cache=cache, load_randomized=fresh, progress=context.progress
         )
 
     def summary(self, run: Run) -> Summary:
@@ -116,8 +119,8 @@ class Probe(Method[ProbeConfig]):
         return build_probing_report(run)
 
 
-def _transformer(model: ModelOptions, context: RunContext) -> HFEmbedder:
-    """A fresh copy of the model; refuses one without subtoken vectors in context.
+def _transformer(embedder: WordEmbedder, model: ModelOptions) -> HFEmbedder:
+    """``embedder`` (loaded from ``model``) if it has subtoken vectors in context.
 
     Raises
     ------
@@ -127,7 +130,6 @@ def _transformer(model: ModelOptions, context: RunContext) -> HFEmbedder:
     from wordlens.errors import WordlensError
     from wordlens.models.hf import HFEmbedder
 
-    embedder = model.embedder(status=context.status)
     if not isinstance(embedder, HFEmbedder):
         raise WordlensError(
             f"{model.required_model()} is a {embedder.info.kind} model: edge probing needs a "

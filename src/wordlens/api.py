@@ -1,0 +1,533 @@
+"""The Python API: one function per method, at the package root (``wordlens.weat(...)``).
+
+Each method function is one call of :func:`run`, which does what ``wordlens <method>`` does:
+options are the method config's fields by their Python names, read and checked by
+:func:`wordlens.options.config_from_values` (the same reading and the same errors as the
+command line and the study file), the model is loaded through
+:class:`~wordlens.models.options.ModelOptions` (or used as it is when already loaded:
+:class:`~wordlens.models.options.LoadedModel`), and :func:`wordlens.methods.base.run_method` runs
+it, writing the command's files only when ``out`` is given.
+
+``import wordlens`` stays light: this module is imported on first use of one of its names
+(``wordlens.__getattr__``), and it imports no computation package itself. It is an entry point,
+as the command line: no module of the package imports it (``tools/import_graph.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wordlens.errors import WordlensError
+from wordlens.methods.base import Method, run_method
+from wordlens.methods.registry import get_method, registered_methods
+from wordlens.models.base import WordEmbedder
+from wordlens.models.options import LoadedModel, ModelOptions
+from wordlens.options import config_from_values, read_values
+from wordlens.results import Run
+
+if TYPE_CHECKING:
+    from wordlens.models.scoring import LMScorer
+
+    ModelLike = str | os.PathLike[str] | WordEmbedder | LMScorer | None
+    OutPath = str | os.PathLike[str] | None
+
+__all__ = [
+    "asymmetry",
+    "intersectional",
+    "likelihood_bias",
+    "list_methods",
+    "probe",
+    "read_run",
+    "run",
+    "sense_bias",
+    "vast",
+    "weat",
+]
+
+
+def list_methods() -> dict[str, Method[Any]]:
+    """The registered methods: the built-in ones, then any a package registers.
+
+    Returns
+    -------
+    dict
+        Name (the ``wordlens <name>`` command, :func:`run`'s ``method``) → the method, with its
+        ``title``, ``citation``, ``needs`` (what it needs from a model) and ``config_type`` (the
+        dataclass of its options).
+
+    Examples
+    --------
+    >>> import wordlens
+    >>> methods = wordlens.list_methods()
+    >>> list(methods)[:7]
+    ['weat', 'vast', 'intersectional', 'likelihood-bias', 'sense-bias', 'asymmetry', 'probe']
+    >>> methods["weat"]
+    <method weat: WEAT bias tests by layer>
+    >>> methods["weat"].config_type.__name__
+    'WeatConfig'
+    """
+    return registered_methods()
+
+
+def run(
+    method: str,
+    model: ModelLike = None,
+    *,
+    out: OutPath = None,
+    progress: bool = False,
+    **options: Any,
+) -> Run:
+    """Run a registered method on a model, as ``wordlens <method>`` does.
+
+    Parameters
+    ----------
+    method
+        The method's name (:func:`list_methods`), e.g. ``"weat"`` or ``"likelihood-bias"``.
+    model
+        A model name (alias, local path or hub id), or a model already loaded: a word embedder
+        from :func:`wordlens.load_model`, or (for ``likelihood-bias`` and ``asymmetry``) a
+        sentence scorer from :func:`wordlens.models.scoring.load_scorer`; it is used as it is,
+        nothing loads it again. None only for a method that runs without one (``sense-bias``
+        with ``senses``).
+    out
+        Directory to write the tables (Parquet, CSV, JSON), ``run.json`` and ``report.html``
+        into, the same files as the command's ``--out``; None (default) writes nothing.
+    progress
+        Show progress bars.
+    **options
+        The fields of the method's config (``list_methods()[method].config_type``) by their
+        Python names, as Python values (``tests=[1, 7]``, ``layers=[0, -1]``) or as the command
+        line writes them (``layers="2-5"``); when ``model`` is a name, also its loading options
+        (``device``, ``dtype``, ``bos``, ``token_budget``, ``trust_remote_code``) and the
+        activation cache's (``no_cache``, ``cache_dir``), as far as the method takes them.
+
+    Returns
+    -------
+    Run
+        The method's tables (``run.tables``, tidy DataFrames) and metadata (model fingerprint,
+        options, what was left out); in Jupyter it shows a summary, and ``run.figures()`` its
+        report's figures.
+
+    Raises
+    ------
+    wordlens.methods.registry.UnknownMethodError
+        If no method has that name (the message lists them).
+    wordlens.options.OptionError
+        If an option is unknown or its value cannot be read (naming the option).
+    wordlens.errors.WordlensError
+        If the options break a method's rule or the model cannot be loaded or used.
+
+    Examples
+    --------
+    >>> import wordlens
+    >>> result = wordlens.run("weat", "glove-6b-50d", tests=[7], n_samples=1000)
+    >>> result.tables["weat"][["test", "title", "effect_size"]].round(2)
+       test                                 title  effect_size
+    0     7  Math vs. arts, male vs. female terms          1.5
+    >>> wordlens.run("weat", "glove-6b-50d", tests=[7], n_sampels=10)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    wordlens.options.OptionError: n_sampels: not an option (layers, context, ..., seed, ddof)
+    """
+    chosen = get_method(method)
+    loading = {name: options.pop(name) for name in list(options) if name in chosen.model_options}
+    config = config_from_values(chosen.config_type, options)
+    model_options = _model_options(chosen, model, loading)
+    result, _ = run_method(
+        chosen, model_options, config, None if out is None else Path(out), progress=progress
+    )
+    return result
+
+
+def read_run(directory: str | os.PathLike[str]) -> Run:
+    """Read a run that the command line, a study or :func:`run` with ``out`` wrote.
+
+    Parameters
+    ----------
+    directory
+        The run's output directory (it holds ``run.json``).
+
+    Returns
+    -------
+    Run
+        Its tables and metadata; in Jupyter it shows the same summary as a run made here.
+
+    Raises
+    ------
+    wordlens.errors.OutputError
+        If the directory holds no complete run (naming the file).
+
+    Examples
+    --------
+    >>> import tempfile, wordlens
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     written = wordlens.weat("glove-6b-50d", tests=[7], n_samples=1000, out=out)
+    ...     again = wordlens.read_run(out)
+    >>> again.method, list(again.tables)
+    ('weat', ['weat'])
+    """
+    registered_methods()  # the run's method shows its headline numbers and figures
+    return Run.read(Path(directory))
+
+
+def weat(model: ModelLike, *, out: OutPath = None, progress: bool = False, **options: Any) -> Run:
+    """WEAT bias tests at every layer of a model.
+
+    Caliskan, Bryson & Narayanan (2017, *Science* 356(6334)) measured human-like biases in word
+    vectors as the effect size of the differential association of two target word sets with two
+    attribute word sets (e.g. flowers vs insects with pleasant vs unpleasant), with a
+    permutation test; wordlens runs the ten tests at every layer.
+
+    Parameters
+    ----------
+    model
+        A model name (alias, local path or hub id) or a word embedder from
+        :func:`wordlens.load_model` (used as it is).
+    out
+        Directory to write the tables, ``run.json`` and ``report.html`` into, as
+        ``wordlens weat --out``; None (default) writes nothing.
+    progress
+        Show progress bars.
+    **options
+        Fields of :class:`~wordlens.methods.weat.config.WeatConfig`: ``tests`` (test numbers,
+        None: all ten), ``layers`` (None: all), ``context`` (``"bleached"``: each word in
+        ``template``; ``"none"``: alone), ``pooling``, ``n_samples`` (permutation partitions),
+        ``seed``, ``ddof``; and the loading options of :func:`run`.
+
+    Returns
+    -------
+    Run
+        Table ``weat``: per test and layer the effect size d, one- and two-sided permutation
+        p-values and the set sizes; ``metadata["dropped_words"]`` lists, per test, the words
+        the model lacks (left out).
+
+    Examples
+    --------
+    >>> import wordlens
+    >>> result = wordlens.weat("glove-6b-50d", tests=[1, 7], n_samples=1000)
+    >>> result.tables["weat"][["test", "layer", "effect_size"]].round(2)
+       test  layer  effect_size
+    0     1      0         1.08
+    1     7      0         1.50
+    >>> result.metadata["dropped_words"]
+    {'1': ['gladiola']}
+    """
+    return run("weat", model, out=out, progress=progress, **options)
+
+
+def vast(model: ModelLike, *, out: OutPath = None, progress: bool = False, **options: Any) -> Run:
+    """VAST, the Valence-Assessing Semantics Test, with every experiment of its paper.
+
+    Wolfe & Caliskan (2022, AAAI 36(10)) measured how well a language model's word vectors
+    encode human valence, layer by layer: the Pearson correlation of each word's association
+    with pleasant vs unpleasant polar words (SC-WEAT) with its human valence rating, in four
+    contextual settings, and how it changes when the top principal components are nullified.
+
+    Parameters
+    ----------
+    model
+        A model name (alias, local path or hub id) or a word embedder from
+        :func:`wordlens.load_model` (used as it is; ``conventions="paper"`` needs it loaded
+        with the paper's BOS choice).
+    out
+        Directory to write the tables, ``run.json`` and ``report.html`` into, as
+        ``wordlens vast --out``; None (default) writes nothing.
+    progress
+        Show progress bars.
+    **options
+        Fields of :class:`~wordlens.methods.vast.config.VastConfig`: ``lexica`` (e.g.
+        ``["bellezza"]``), ``settings`` (``random``, ``bleached``, ``aligned``, ``misaligned``;
+        static vectors: bleached only), ``poolings``, ``layers``, ``max_pcs``,
+        ``pc_population``, ``tokenization``, ``similarity``, ``weat``, ``probes``, ``seed``,
+        ``conventions``; and the loading options of :func:`run`.
+
+    Returns
+    -------
+    Run
+        Tables ``layers`` (VAST score r per lexicon, dimension, setting, pooling and layer,
+        with its 95% interval) and ``nullification`` (r with k = 0..``max_pcs`` top PCs
+        nullified), and the tables of the optional experiments;
+        ``metadata["lexicon_words"]`` counts and lists the lexicon words the model lacks.
+
+    Examples
+    --------
+    >>> import wordlens
+    >>> result = wordlens.vast(
+    ...     "glove-6b-50d", lexica=["bellezza"], settings=["bleached"], tokenization=False,
+    ...     similarity=[], weat=False, probes=False, max_pcs=2,
+    ... )
+    >>> result.tables["layers"][["lexicon", "setting", "layer", "r", "n"]].round(3)
+        lexicon   setting  layer      r    n
+    0  bellezza  bleached      0  0.797  399
+    """
+    return run("vast", model, out=out, progress=progress, **options)
+
+
+def intersectional(
+    model: ModelLike, *, out: OutPath = None, progress: bool = False, **options: Any
+) -> Run:
+    """Intersectional valence bias: ValNorm, differential biases and the strongest biases.
+
+    Omrani Sabbaghi, Wolfe & Caliskan (2023, AIES 542-553) measured the valence a language
+    model gives to people described by several social categories at once ("a young thin ...
+    male person") along a valence direction learned from a lexicon, with effect sizes for
+    each bias (their Table 2) and the categories most over-represented among the most and
+    least pleasant phrases.
+
+    Parameters
+    ----------
+    model
+        A model name (alias, local path or hub id) or a word embedder from
+        :func:`wordlens.load_model` (used as it is); static vectors run ``valnorm`` only.
+    out
+        Directory to write the tables, ``run.json`` and ``report.html`` into, as
+        ``wordlens intersectional --out``; None (default) writes nothing.
+    progress
+        Show progress bars.
+    **options
+        Fields of :class:`~wordlens.methods.intersectional.config.IntersectionalConfig`:
+        ``lexicon``, ``experiments`` (``valnorm``, ``differential``, ``strongest``),
+        ``layers``, ``context_layer``, ``pooling``, ``study`` (a file of your own biases),
+        ``svc_c``, ``permutations``, ``fraction``, ``seed``, ``conventions``; and the loading
+        options of :func:`run`.
+
+    Returns
+    -------
+    Run
+        Table ``valnorm`` (the lexicon's valence recovered by layer) and, per experiment run,
+        ``differential`` and ``strongest``; ``metadata["missing_lexicon_words"]`` lists the
+        lexicon words the model lacks.
+
+    Examples
+    --------
+    >>> import wordlens
+    >>> result = wordlens.intersectional("glove-6b-50d", experiments=["valnorm"])
+    >>> result.tables["valnorm"][["layer", "projection_r", "cosine_r", "n"]].round(2)
+       layer  projection_r  cosine_r    n
+    0      0          0.77       0.8  399
+    """
+    return run("intersectional", model, out=out, progress=progress, **options)
+
+
+def likelihood_bias(
+    model: ModelLike, *, out: OutPath = None, progress: bool = False, **options: Any
+) -> Run:
+    """Likelihood bias score of a language model on stereotype sentence pairs.
+
+    Zhou, Kaneko & Bollegala (2022, ACL, eq. 6 and Table 3) measured how often a masked
+    language model finds the stereotypical sentence of a pair more likely than the
+    anti-stereotypical one (AUL, AULA, PLL scores), as 100·share − 50: 0 is unbiased, positive
+    favours stereotypes; on CrowS-Pairs, StereoSet and their sense-sensitive SSSB.
+
+    Parameters
+    ----------
+    model
+        A model name (alias, local path or hub id) of a masked or causal language model, or a
+        sentence scorer from :func:`wordlens.models.scoring.load_scorer` (used as it is).
+    out
+        Directory to write the tables, ``run.json``, ``report.html`` and Figure 3 into, as
+        ``wordlens likelihood-bias --out``; None (default) writes nothing.
+    progress
+        Show progress bars.
+    **options
+        Fields of :class:`~wordlens.methods.likelihood_bias.config.LikelihoodBiasConfig`:
+        ``benchmark`` (``sssb``, ``crows``, ``stereoset``), ``methods`` (``aul``, ``aula``,
+        ``pll``; causal LMs ``causal_sum``, ``causal_mean``; None: all the model supports),
+        ``sample`` (a seeded sample of pairs per benchmark), ``bootstrap`` (resamples of each
+        95% interval), ``seed``; and ``device``, ``dtype``, ``token_budget``,
+        ``trust_remote_code`` when ``model`` is a name.
+
+    Returns
+    -------
+    Run
+        Tables ``pair_scores`` (each pair's two scores), ``bias_scores`` (per benchmark,
+        category and sense, with intervals), ``table3`` (the paper's layout) and, with SSSB
+        gender pairs, ``sssb_occupations``.
+
+    Examples
+    --------
+    The masked LM of the shared inputs (``$WORDLENS_SHARED/models/minilm-l6-mlm``):
+
+    >>> import os, wordlens
+    >>> mlm = os.path.join(os.environ["WORDLENS_SHARED"], "models", "minilm-l6-mlm")
+    >>> result = wordlens.likelihood_bias(
+    ...     mlm, benchmark=["crows"], methods=["aul"], sample=20, bootstrap=0
+    ... )
+    >>> result.tables["table3"][["benchmark", "n", "aul"]]
+         benchmark   n   aul
+    0  CrowS-Pairs  20 -10.0
+    """
+    return run("likelihood-bias", model, out=out, progress=progress, **options)
+
+
+def sense_bias(
+    model: ModelLike = None, *, out: OutPath = None, progress: bool = False, **options: Any
+) -> Run:
+    """Social bias in sense embeddings, against word embeddings of the same model.
+
+    Zhou, Kaneko & Bollegala (2022, ACL, Table 2 and Figures 1-2) measured social biases in
+    sense embeddings built from WordNet glosses and examples, sense by sense (e.g. *black* the
+    colour vs the race): WEAT with sense assignments, WAT, the gender direction of occupations
+    and the SSSB sense-sensitive bias.
+
+    Parameters
+    ----------
+    model
+        A model name (alias, local path or hub id) or a word embedder from
+        :func:`wordlens.load_model` (used as it is) to build sense vectors from; None with
+        ``senses`` (a sense-vector file).
+    out
+        Directory to write the tables, ``run.json``, ``report.html`` and the paper's figures
+        into, as ``wordlens sense-bias --out``; None (default) writes nothing.
+    progress
+        Show progress bars.
+    **options
+        Fields of :class:`~wordlens.methods.sense_bias.config.SenseBiasConfig`: ``senses``,
+        ``baseline`` (a word-level model, None for none), ``experiments`` (``weat``, ``wat``,
+        ``gender-direction``, ``sssb``, ``dimensions``), ``layers``, ``weat_tests``,
+        ``wat_reference``, ``permutations``, ``max_examples``, ``seed``; and the loading options
+        of :func:`run`.
+
+    Returns
+    -------
+    Run
+        One table per experiment run (``weat``, ``wat``, ``gender_direction``, ``sssb``,
+        ``dimensions``) and ``table2``; the metadata lists the words and senses left out.
+
+    Examples
+    --------
+    >>> import wordlens
+    >>> result = wordlens.sense_bias(
+    ...     "glove-6b-50d", baseline=None, experiments=["weat"], weat_tests=[9], permutations=100
+    ... )
+    >>> sorted(result.tables["weat"]["representation"])
+    ['sense', 'word']
+    """
+    return run("sense-bias", model, out=out, progress=progress, **options)
+
+
+def asymmetry(
+    model: ModelLike, *, out: OutPath = None, progress: bool = False, **options: Any
+) -> Run:
+    """Asymmetry of word association: a model's directional judgments against evocation data.
+
+    Zhang, Campbell, Yu & Kumaravel (2021) measured whether a model's conditional
+    probabilities P(b | a) vs P(a | b) (language models, eq. 6 over corpus contexts; static
+    vectors, their similarity-based estimate) follow the asymmetry of human free association
+    (EAT, USF, SWOW): the correlation CAM (eq. 4) and direction accuracy (Appendix G).
+
+    Parameters
+    ----------
+    model
+        A model name (alias, local path or hub id), static vectors from
+        :func:`wordlens.load_model` or a language model with its head from
+        :func:`wordlens.models.scoring.load_scorer` (used as it is).
+    out
+        Directory to write the tables, ``run.json``, ``report.html`` and the resumable work
+        list (``work/``) into, as ``wordlens asymmetry --out``; None (default) writes nothing.
+    progress
+        Show progress bars.
+    **options
+        Fields of :class:`~wordlens.methods.asymmetry.config.AsymmetryConfig`: ``norms``
+        (``eat``, ``usf``, ``swow`` with ``swow_file``), ``pairs`` (a seeded sample, ``"all"``),
+        ``thresholds``, ``similarity``, ``conceptnet``, ``max_contexts``, ``seed``; and
+        ``device``, ``dtype``, ``token_budget``, ``trust_remote_code`` when ``model`` is a name.
+
+    Returns
+    -------
+    Run
+        Tables ``cam`` (per data set and ConceptNet relation, ``all`` for every pair),
+        ``direction_accuracy``, ``pairs`` (each pair's scores), ``alar``, ``data_alar``,
+        ``relations``, ``coverage`` (pairs the model could score) and, with ``similarity``,
+        the similarity results (their Table 4).
+
+    Examples
+    --------
+    >>> import wordlens
+    >>> result = wordlens.asymmetry(
+    ...     "glove-6b-50d", norms=["usf"], pairs="500", similarity=[], thresholds=[0]
+    ... )
+    >>> overall = result.tables["cam"].query("relation == 'all'")
+    >>> print(overall[["norm", "n", "cam"]].round(2).to_string(index=False))
+    norm   n  cam
+     usf 500 0.39
+    """
+    return run("asymmetry", model, out=out, progress=progress, **options)
+
+
+def probe(model: ModelLike, *, out: OutPath = None, progress: bool = False, **options: Any) -> Run:
+    """Edge probing: what a frozen transformer's layers encode, probed task by task.
+
+    Tenney et al. (2019, ICLR, "What do you learn from context?") trained small span
+    classifiers on a frozen model's vectors (part of speech, dependencies, relations,
+    semantic proto-roles, Winograd coreference) and compared representations: the top layer,
+    the lexical layer, a learned mix of layers, one layer at a time, and a randomized encoder.
+
+    Parameters
+    ----------
+    model
+        A transformer's name (alias, local path or hub id) or a transformer from
+        :func:`wordlens.load_model` (used as it is; ``random-*`` representations randomize a
+        fresh copy, loaded again, never the model given).
+    out
+        Directory to write the tables, ``run.json`` and ``report.html`` into, as
+        ``wordlens probe --out``; None (default) writes nothing.
+    progress
+        Show progress bars.
+    **options
+        Fields of :class:`~wordlens.methods.probing.config.ProbeConfig`: ``task`` (``pos``,
+        ``dep``, ``rel``, ``spr``, ``winograd``), ``representations`` (``top``, ``lex``,
+        ``cat``, ``mix``, ``layer:K``, ``cnn3``, ...; ``random-`` prefixed for the randomized
+        encoder), ``train_sentences``, ``eval_sentences`` (seeded samples), ``max_steps``,
+        ``validate_every``, ``seed``; and the loading options of :func:`run`.
+
+    Returns
+    -------
+    Run
+        Table ``scores``: per representation the test micro-F1 (and the majority baseline's),
+        best dev micro-F1 and training steps; ``metadata["unseen_test_labels"]`` counts the
+        test labels the training sample never showed.
+
+    Examples
+    --------
+    >>> import wordlens
+    >>> result = wordlens.probe(
+    ...     "minilm-l6", task="pos", representations=["lex"], train_sentences=8,
+    ...     eval_sentences=4, max_steps=4, validate_every=2,
+    ... )
+    >>> list(result.tables["scores"]["representation"])
+    ['lex', 'majority']
+    """
+    return run("probe", model, out=out, progress=progress, **options)
+
+
+def _model_options(method: Method[Any], model: ModelLike, loading: dict[str, Any]) -> ModelOptions:
+    """How ``method`` gets ``model``: by name with the ``loading`` options, or as loaded.
+
+    Raises
+    ------
+    WordlensError
+        If the method needs a model and none is given, or ``model`` is of no usable kind.
+    """
+    if model is None:
+        if method.model_required:
+            raise WordlensError(f"{method.name} needs a model: a name, a path or a loaded model")
+        return config_from_values(ModelOptions, loading)
+    if isinstance(model, str | os.PathLike):
+        return config_from_values(ModelOptions, {"model": os.fspath(model), **loading})
+    if not isinstance(model, WordEmbedder) and not _is_scorer(model):
+        raise WordlensError(
+            f"model must be a name, a path, or a model from load_model or load_scorer; got "
+            f"{type(model).__name__}"
+        )
+    return LoadedModel.around(model, **read_values(ModelOptions, loading))
+
+
+def _is_scorer(model: object) -> bool:
+    """Whether ``model`` is a sentence scorer, without importing torch: none can be unless
+    :mod:`wordlens.models.scoring` is already imported."""
+    scoring = sys.modules.get("wordlens.models.scoring")
+    return scoring is not None and isinstance(model, scoring.LMScorer)
