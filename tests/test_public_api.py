@@ -370,3 +370,17 @@ def _no_loading(*args: object, **kwargs: object) -> None:
 def _is_builtin(method: object) -> bool:
     module = type(method).__module__
     return any(module == name or module.startswith(f"{name}.") for name in BUILTIN)
+
+
+def test_methods_is_callable_before_and_after_its_submodules_load() -> None:
+    """``wordlens.methods()`` (the issue's name) lists the methods whether or not a submodule of
+    the ``wordlens.methods`` package has replaced the root attribute."""
+    code = (
+        "import wordlens; first = list(wordlens.methods()); "
+        "import wordlens.methods.registry; "
+        "assert list(wordlens.methods()) == first == list(wordlens.list_methods()), first; "
+        "print(first)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "'weat', 'vast'" in done.stdout

@@ -3,7 +3,8 @@
 The Python API is a few functions at the package root: :func:`load_model`, :func:`list_methods`,
 one function per method (:func:`weat`, :func:`vast`, :func:`intersectional`,
 :func:`likelihood_bias`, :func:`sense_bias`, :func:`asymmetry`, :func:`probe`), the generic
-:func:`run` and :func:`read_run` (:mod:`wordlens.api`). They are imported on first use, so
+:func:`run` and :func:`read_run` (:mod:`wordlens.api`); ``wordlens.methods()`` is
+:func:`list_methods` too. They are imported on first use, so
 ``import wordlens`` loads neither torch nor pandas.
 """
 
@@ -51,6 +52,10 @@ def __getattr__(name: str) -> Any:
         from wordlens.models.loading import load_model
 
         return load_model
+    if name == "methods":  # the package, callable: wordlens.methods() lists the methods
+        import wordlens.methods
+
+        return wordlens.methods
     if name in __all__:
         from wordlens import api
 
