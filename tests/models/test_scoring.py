@@ -205,6 +205,26 @@ def test_pll_fast_path_equals_the_models_forward_pass(mlm: LMScorer) -> None:
     np.testing.assert_allclose(fast, forward, rtol=0, atol=1e-5)
 
 
+def test_pll_fast_path_sees_edited_weights() -> None:
+    # the fast path keeps the query, key and value weights stacked: an in-place edit between two
+    # calls, or one through .data (which bypasses the version counter), must reach the scores
+    if not MLM_DIR.is_dir():
+        pytest.skip(f"masked-LM fixture not found at {MLM_DIR}")
+    scorer = load_scorer(str(MLM_DIR))  # its own copy: the weights are edited
+    before = scorer.score(SENTENCES, "pll").scores
+    key = scorer.model.bert.encoder.layer[2].attention.self.key
+    with torch.no_grad():
+        key.weight.mul_(0.5)
+    halved = scorer.score(SENTENCES, "pll").scores
+    key.weight.data.mul_(2.0)
+    restored = scorer.score(SENTENCES, "pll").scores
+    scorer.pll_fast_path = False
+    key.weight.data.mul_(0.5)
+    np.testing.assert_allclose(halved, scorer.score(SENTENCES, "pll").scores, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(restored, before, rtol=0, atol=1e-6)
+    assert np.abs(halved - before).max() > 1e-3
+
+
 def count_vectors(module: torch.nn.Module, counts: dict[str, int], name: str) -> Any:
     """Count the vectors (all dimensions but the last) that enter ``module``; returns the hook."""
 
