@@ -8,8 +8,11 @@ Special tokens (offset ``(0, 0)``) never overlap.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
+import numpy as np
+import numpy.typing as npt
 import torch
 
 from wordlens.contexts import Target
@@ -49,6 +52,54 @@ def subtoken_span(target: Target, offsets: Sequence[tuple[int, int]]) -> tuple[i
             f"subtokens of {target.word!r} in {target.text!r} are not contiguous: {hits}"
         )
     return hits[0], hits[-1] + 1
+
+
+def subtoken_spans(
+    targets: Sequence[Target], offsets: Sequence[Sequence[tuple[int, int]]]
+) -> npt.NDArray[np.int64]:
+    """:func:`subtoken_span` of every target at once, without a Python loop per target or token.
+
+    Parameters
+    ----------
+    targets
+        The words in context.
+    offsets
+        Per target, the tokenizer's offset mapping of its text.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 ``[len(targets), 2]``: each target's token range ``[first, last + 1)``.
+
+    Raises
+    ------
+    AlignmentError
+        As :func:`subtoken_span`, for the first target without a contiguous run of overlapping
+        tokens.
+    """
+    n_targets = len(targets)
+    lengths = np.fromiter(map(len, offsets), dtype=np.int64, count=n_targets)
+    pairs = np.fromiter(
+        itertools.chain.from_iterable(itertools.chain.from_iterable(offsets)),
+        dtype=np.int64,
+        count=2 * int(lengths.sum()),
+    ).reshape(-1, 2)  # [tokens, 2]: (char start, char end) of every token of every text
+    owner = np.repeat(np.arange(n_targets), lengths)  # [tokens]
+    starts = np.fromiter((target.start for target in targets), dtype=np.int64, count=n_targets)
+    ends = np.fromiter((target.end for target in targets), dtype=np.int64, count=n_targets)
+    hit = (pairs[:, 1] > pairs[:, 0]) & (pairs[:, 0] < ends[owner]) & (pairs[:, 1] > starts[owner])
+    position = np.arange(len(owner)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    hit_owner, hit_position = owner[hit], position[hit]  # ordered by owner, then position
+    count = np.bincount(hit_owner, minlength=n_targets)
+    spans = np.zeros((n_targets, 2), dtype=np.int64)
+    found = count > 0
+    first_hit = np.cumsum(count) - count
+    spans[found, 0] = hit_position[first_hit[found]]
+    spans[found, 1] = hit_position[first_hit[found] + count[found] - 1] + 1
+    bad = np.flatnonzero(~found | (spans[:, 1] - spans[:, 0] != count))
+    if len(bad):
+        subtoken_span(targets[bad[0]], offsets[bad[0]])  # raises the target's own error
+    return spans
 
 
 class SubtokenPooling:

@@ -56,6 +56,8 @@ def run_batches(
     model: ModelT,
     batches: Sequence[Sequence[int]],
     work: BatchWork[PayloadT, ResultT],
+    *,
+    launch: Callable[[ModelT, PayloadT], Callable[[], ResultT]] | None = None,
 ) -> None:
     """Compute ``batches`` with ``operation`` on the current backend (module notes).
 
@@ -69,8 +71,39 @@ def run_batches(
         The planned batches that missed something when the run began, in plan order.
     work
         The extraction's claims, look-ups, payloads and results.
+    launch
+        ``operation`` split in two: it starts a batch on an accelerator and returns the function
+        that waits for its result. Given, the in-process backend runs a two-stage pipeline: batch
+        ``i + 1`` is claimed, looked up, prepared and started before batch ``i``'s result is
+        placed and written, so the host's work on both overlaps the device's on ``i + 1``. An
+        interruption then loses at most the two batches in flight; each stays claimed until its
+        result is written.
     """
     backend = current_backend()
+    if launch is not None and isinstance(backend, LocalBackend):
+        put_off = _pipeline(launch, model, batches, work)
+    else:
+        put_off = _in_windows(backend, operation, model, batches, work)
+    for batch in put_off:
+        waited = work.claim(batch, wait=True)
+        try:
+            units = work.todo(batch)
+            if units:
+                _compute(backend, operation, model, [units], work)
+        finally:
+            if waited is not None:
+                waited.release()
+
+
+def _in_windows(
+    backend: Backend,
+    operation: Callable[[ModelT, PayloadT], ResultT],
+    model: ModelT,
+    batches: Sequence[Sequence[int]],
+    work: BatchWork[PayloadT, ResultT],
+) -> list[Sequence[int]]:
+    """Claim and compute the batches a window at a time (one on the in-process backend, all on
+    one that spreads them over workers); returns the batches another process held."""
     window = 1 if isinstance(backend, LocalBackend) else max(1, len(batches))
     put_off: list[Sequence[int]] = []
     for start in range(0, max(1, len(batches)), window):
@@ -88,15 +121,49 @@ def run_batches(
         finally:
             for claim in claims:
                 claim.release()
-    for batch in put_off:
-        waited = work.claim(batch, wait=True)
-        try:
+    return put_off
+
+
+def _pipeline(
+    launch: Callable[[ModelT, PayloadT], Callable[[], ResultT]],
+    model: ModelT,
+    batches: Sequence[Sequence[int]],
+    work: BatchWork[PayloadT, ResultT],
+) -> list[Sequence[int]]:
+    """The in-process two-stage pipeline of :func:`run_batches`; returns the batches another
+    process held."""
+    put_off: list[Sequence[int]] = []
+    in_flight: list[tuple[Claim, list[int], Callable[[], ResultT] | None]] = []
+    try:
+        for batch in batches:
+            claim = work.claim(batch, wait=False)
+            if claim is None:
+                put_off.append(batch)
+                continue
+            in_flight.append((claim, [], None))  # claimed: released whatever happens next
             units = work.todo(batch)
-            if units:
-                _compute(backend, operation, model, [units], work)
-        finally:
-            if waited is not None:
-                waited.release()
+            in_flight[-1] = (claim, units, launch(model, work.payload(units)) if units else None)
+            if len(in_flight) == 2:
+                _land(in_flight.pop(0), work)
+        while in_flight:
+            _land(in_flight.pop(0), work)
+    finally:
+        for claim, _units, _wait in in_flight:
+            claim.release()
+    return put_off
+
+
+def _land(
+    started: tuple[Claim, list[int], Callable[[], ResultT] | None],
+    work: BatchWork[PayloadT, ResultT],
+) -> None:
+    """Wait for a started batch, place and write its result, and release its claim."""
+    claim, units, wait = started
+    try:
+        if wait is not None:
+            work.finish(units, wait())
+    finally:
+        claim.release()
 
 
 def _compute(

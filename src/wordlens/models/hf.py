@@ -24,7 +24,9 @@ and ``"never"`` force it; the choice is part of the model fingerprint.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +36,7 @@ import torch
 
 from wordlens.contexts import Target
 from wordlens.errors import AlignmentError, EmptyInputError, TargetError
-from wordlens.models.align import SubtokenPooling, subtoken_span
+from wordlens.models.align import SubtokenPooling, subtoken_spans
 from wordlens.models.base import (
     Embeddings,
     ModelInfo,
@@ -43,6 +45,7 @@ from wordlens.models.base import (
     check_pooling,
 )
 from wordlens.models.batch_runs import BatchWork, run_batches
+from wordlens.models.budget import default_max_batch_targets, default_token_budget
 from wordlens.models.cache import ActivationCache, CacheStore, Claim, batch_name, target_key
 from wordlens.models.output import OutputRows
 from wordlens.models.prefix import (
@@ -57,6 +60,7 @@ from wordlens.models.prefix import (
     tree_passes,
 )
 from wordlens.models.spec import ModelSpec
+from wordlens.models.transfer import to_host
 from wordlens.progress import progress_bar
 
 #: A batch of texts that form a prefix tree holds up to this many token budgets over its passes
@@ -107,30 +111,45 @@ def plan_batches(
     )
 
 
-def default_token_budget(device: torch.device) -> int:
-    """Tokens per forward pass: 1,024 on CPU, 16,384 on accelerators.
+def tokenize(
+    tokenizer: Any, texts: list[str]
+) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
+    """Token ids (special tokens added) and offset mappings of ``texts``, in one call.
 
-    On CPU small batches keep activations in cache: measured on 2 cores with smollm2-135m,
-    1,024 tokens per pass ran at 140 words/s against 104 at 4,096 and 62 at 8,192, with a third
-    less peak memory (benchmarks/bench_extraction.py). GPUs want large batches.
+    The Rust tokenizer behind a fast tokenizer (``backend_tokenizer``) is called directly when it
+    neither pads nor truncates: it gives the ids and offsets transformers would, without the
+    Python conversion of each text's encoding that costs more than the tokenization itself
+    (13,915 "This is {word}" texts: 0.08 s against 0.35 s for smollm2's tokenizer, 0.25 s
+    against 0.40 s for BERT's, on one CPU thread). Otherwise, the tokenizer's own call.
     """
-    return 1024 if device.type == "cpu" else 16384
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is not None and backend.padding is None and backend.truncation is None:
+        encodings = backend.encode_batch(texts, add_special_tokens=True)
+        return [e.ids for e in encodings], [e.offsets for e in encodings]
+    batch = tokenizer(texts, add_special_tokens=True, return_offsets_mapping=True)
+    return batch["input_ids"], batch["offset_mapping"]
 
 
-def default_max_batch_targets(device: torch.device) -> int:
-    """Most targets (or sentences) in one batch: 1,024 on CPU, 16,384 on accelerators.
+WordVectors = tuple[dict[Pooling, npt.NDArray[np.float32]], npt.NDArray[np.int64]]
+"""What :func:`embed_batch` returns for a batch."""
 
-    A batch is the unit of work an interruption loses: it is written to the activation cache
-    when it finishes. Under the token budget alone, a tree batch of short texts held 3,335
-    words ("This is {word}", smollm2-135m, CPU budget 1,024 x :data:`TREE_BATCH_BUDGETS`) and
-    took 8.5 s on 2 CPU threads (11.6 CPU-s at one thread); at most 1,024 targets it takes
-    5.1 CPU-s (about 3 s on 2 threads), at the same throughput (3,000 words, one thread: 259
-    and 249 words per CPU-second for the template, 233 and 241 for words alone; 512 targets
-    cost 3-9 %, 256 13-15 %). The limit is a number of targets, not of seconds, so it holds
-    whatever ``--token-budget`` says; a larger model takes longer per target. On accelerators
-    a batch of 16,384 short targets takes well under a second.
+
+@contextmanager
+def collection_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector (restored on exit).
+
+    An extraction makes several small objects per target (token lists, tree nodes, keys) and frees
+    them when it ends; they hold no reference cycles, but their number sets off full collections
+    that scan every object of the process again and again: a fifth to a third of the host's time
+    on 13,915 targets (tiny models, one CPU thread). Reference counting still frees them.
     """
-    return 1024 if device.type == "cpu" else 16384
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 class HFEmbedder(WordEmbedder):
@@ -181,10 +200,14 @@ class HFEmbedder(WordEmbedder):
         self._info = info
         self.bos_token_id = bos_token_id
         self.device = torch.device(device)
-        self.token_budget = token_budget or default_token_budget(self.device)
+        self.token_budget = token_budget or default_token_budget(self.device, model)
         #: Most targets in one batch (:func:`default_max_batch_targets`; ``None``: no limit):
         #: bounds the work an interruption loses, whatever the token budget.
         self.max_batch_targets: int | None = default_max_batch_targets(self.device)
+        #: Overlap the host's work on one batch with the device's on the next
+        #: (:func:`~wordlens.models.batch_runs.run_batches`): on by default on accelerators; on
+        #: the CPU the host is the device, and a batch's result is written as soon as it is done.
+        self.pipelined = self.device.type != "cpu"
         pad = tokenizer.pad_token_id
         if pad is None:
             pad = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
@@ -224,41 +247,54 @@ class HFEmbedder(WordEmbedder):
         hidden states (causal attention), so computing them is waste — about half of a random
         corpus context.
         """
-        texts = [target.text for target in targets]
-        batch = self.tokenizer(texts, add_special_tokens=True, return_offsets_mapping=True)
-        encoded = []
-        for target, ids, offsets in zip(
-            targets, batch["input_ids"], batch["offset_mapping"], strict=True
-        ):
-            ids, offsets = list(ids), [tuple(pair) for pair in offsets]
-            if self.bos_token_id is not None:
-                ids, offsets = [self.bos_token_id, *ids], [(0, 0), *offsets]
-            if self.max_length is not None and len(ids) > self.max_length:
+        rows, offsets = tokenize(self.tokenizer, [target.text for target in targets])
+        spans = subtoken_spans(targets, offsets)  # [targets, 2], vectorized
+        if self.bos_token_id is not None:
+            rows = [[self.bos_token_id, *ids] for ids in rows]
+            spans += 1
+        if self.max_length is not None:
+            too_long = [index for index, ids in enumerate(rows) if len(ids) > self.max_length]
+            if too_long:
+                text = targets[too_long[0]].text
                 raise TargetError(
-                    f"text of {len(ids)} tokens exceeds {self.info.name}'s maximum of "
-                    f"{self.max_length}: {target.text[:80]!r}..."
+                    f"text of {len(rows[too_long[0]])} tokens exceeds {self.info.name}'s maximum "
+                    f"of {self.max_length}: {text[:80]!r}..."
                 )
-            span = subtoken_span(target, offsets)
-            if self.info.kind == "causal":
-                # A causal LM's hidden states at the target never see later tokens: drop them.
-                ids = ids[: span[1]]
-            encoded.append(Encoded(ids, span))
+        causal = self.info.kind == "causal"
+        # A causal LM's hidden states at the target never see later tokens: they are dropped.
+        encoded = [
+            Encoded(ids[:stop] if causal else ids, (first, stop))
+            for ids, (first, stop) in zip(rows, spans.tolist(), strict=True)
+        ]
         return encoded
 
-    @torch.inference_mode()
     def forward(
         self, items: Sequence[Encoded], layers: Sequence[int], poolings: Sequence[Pooling]
-    ) -> tuple[dict[Pooling, npt.NDArray[np.float32]], npt.NDArray[np.int64]]:
+    ) -> WordVectors:
         """One batch: pooled ``[batch, len(layers), dim]`` vectors for each pooling (all from the
         same passes, pooled on the passes' tensors: :class:`~wordlens.models.align.SubtokenPooling`)
         and subtoken counts ``[batch]``."""
+        return self.launch(items, layers, poolings)()
+
+    @torch.inference_mode()
+    def launch(
+        self, items: Sequence[Encoded], layers: Sequence[int], poolings: Sequence[Pooling]
+    ) -> Callable[[], WordVectors]:
+        """Start one batch (:meth:`forward`) and return the function that waits for it.
+
+        On an accelerator the passes and the pooling are queued on the device, and the pooled
+        vectors, the only tensors that cross to the host, are copied to pinned memory without
+        waiting (:func:`~wordlens.models.transfer.to_host`): the host is free to prepare the next
+        batch while the device computes this one.
+        """
         pooling = SubtokenPooling(
             [item.span for item in items], len(layers), self.info.hidden_size, poolings, self.device
         )
         for subtokens, layer_states in self._target_subtokens(items, layers):
             pooling.add(subtokens, layer_states)
-        pooled = {name: vectors.cpu().numpy() for name, vectors in pooling.result().items()}
-        return pooled, pooling.counts.numpy()
+        copies = {name: to_host(vectors) for name, vectors in pooling.result().items()}
+        counts = pooling.counts.numpy()
+        return lambda: ({name: wait() for name, wait in copies.items()}, counts)
 
     @torch.inference_mode()
     def hidden_states(
@@ -364,6 +400,17 @@ class HFEmbedder(WordEmbedder):
             raise EmptyInputError("no targets to embed")
         if not poolings:
             raise EmptyInputError("no pooling requested")
+        with collection_paused():
+            return self._embed_poolings(targets, layers, poolings, cache, progress)
+
+    def _embed_poolings(
+        self,
+        targets: Sequence[Target],
+        layers: Sequence[int] | None,
+        poolings: Sequence[Pooling],
+        cache: ActivationCache | None,
+        progress: bool,
+    ) -> dict[Pooling, Embeddings]:
         layer_ids = self.resolve_layers(layers)
         chosen = tuple(dict.fromkeys(check_pooling(pooling) for pooling in poolings))
         work = _WordVectorWork(self, targets, layer_ids, chosen, cache)
@@ -379,16 +426,14 @@ class HFEmbedder(WordEmbedder):
         batches = plan_batches(
             work.encoded, self.batch_token_budget, self.min_shared_tokens, self.max_batch_targets
         )
-        missing = [batch for batch in batches if not all(map(work.complete, batch))]
-        n_todo = sum(not work.complete(slot) for batch in missing for slot in batch)
+        complete = work.complete_slots()
+        missing = [batch for batch in batches if not complete[batch].all()]
+        n_todo = sum(int((~complete[batch]).sum()) for batch in missing)
         with progress_bar(progress and n_todo > 0, n_todo, self.info.name) as advance:
             work.advance = advance
-            run_batches(embed_batch, self, missing, work)
+            launch = launch_embed_batch if self.pipelined else None
+            run_batches(embed_batch, self, missing, work, launch=launch)
         return work.result()
-
-
-WordVectors = tuple[dict[Pooling, npt.NDArray[np.float32]], npt.NDArray[np.int64]]
-"""What :func:`embed_batch` returns for a batch."""
 
 
 @dataclass(frozen=True)
@@ -406,6 +451,12 @@ def embed_batch(embedder: HFEmbedder, payload: WordVectorBatch) -> WordVectors:
     ``[batch, layers, dim]`` per pooling and subtoken counts ``[batch]``
     (:meth:`HFEmbedder.forward`)."""
     return embedder.forward(payload.items, payload.layers, payload.poolings)
+
+
+def launch_embed_batch(embedder: HFEmbedder, payload: WordVectorBatch) -> Callable[[], WordVectors]:
+    """:func:`embed_batch` started on the device; the returned function waits for its result
+    (:meth:`HFEmbedder.launch`)."""
+    return embedder.launch(payload.items, payload.layers, payload.poolings)
 
 
 class _WordVectorWork(BatchWork[WordVectorBatch, WordVectors]):
@@ -426,7 +477,9 @@ class _WordVectorWork(BatchWork[WordVectorBatch, WordVectors]):
         self.layers, self.poolings = layers, poolings
         self.vectors = {pooling: OutputRows(self.shape) for pooling in poolings}
         self.n_subtokens = np.zeros(len(targets), dtype=np.int64)
-        self.keys = [target_key(target) for target in targets]
+        # the cache's keys (a hash of each target) where there is a cache; else any unique text
+        identify: Callable[[Target], str] = target_key if cache is not None else _plain_key
+        self.keys = [identify(target) for target in targets]
         self.first_of_key: dict[str, int] = {}
         for position, key in enumerate(self.keys):
             self.first_of_key.setdefault(key, position)
@@ -445,6 +498,12 @@ class _WordVectorWork(BatchWork[WordVectorBatch, WordVectors]):
         self.encoded = embedder.encode([targets[position] for position in self.unique])
         self.advance: Callable[[int], None] = lambda _n: None
         self.read(range(len(self.unique)))
+
+    def complete_slots(self) -> npt.NDArray[np.bool_]:
+        """Per slot, whether every pooling of its target is in place."""
+        done = [self.done[pooling][self.unique] for pooling in self.poolings]
+        complete: npt.NDArray[np.bool_] = np.logical_and.reduce(done)
+        return complete
 
     def complete(self, slot: int) -> bool:
         """Whether every pooling of the slot's target is in place."""
@@ -522,3 +581,8 @@ class _WordVectorWork(BatchWork[WordVectorBatch, WordVectors]):
                 )
             self.done[pooling][positions] = True
         self.advance(len(units))
+
+
+def _plain_key(target: Target) -> str:
+    """A target's identity without hashing: its span and text."""
+    return f"{target.start}:{target.end}:{target.text}"

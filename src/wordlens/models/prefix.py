@@ -58,6 +58,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import torch
 from transformers.cache_utils import Cache, CacheLayerMixin, DynamicCache, DynamicLayer
 
@@ -96,13 +98,30 @@ def common_prefix_length(first: Sequence[int], second: Sequence[int]) -> int:
 
 def pad_right(sequences: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Right-padded int64 ids and attention mask, both ``[len(sequences), longest]``."""
-    longest = max(len(sequence) for sequence in sequences)
-    input_ids = torch.full((len(sequences), longest), pad_id, dtype=torch.long)
-    attention_mask = torch.zeros((len(sequences), longest), dtype=torch.long)
-    for row, sequence in enumerate(sequences):
-        input_ids[row, : len(sequence)] = torch.tensor(sequence, dtype=torch.long)
-        attention_mask[row, : len(sequence)] = 1
-    return input_ids, attention_mask
+    lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
+    flat = np.fromiter(itertools.chain.from_iterable(sequences), np.int64, int(lengths.sum()))
+    return padded_rows(flat, lengths, pad_id)
+
+
+def padded_rows(
+    flat: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64], pad_id: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Rows of ``lengths`` values taken in order from ``flat``, right-padded with ``pad_id``: the
+    int64 values and the attention mask, both ``[len(lengths), longest]`` (one vectorized copy)."""
+    longest = int(lengths.max()) if len(lengths) else 0
+    mask = np.arange(longest)[None, :] < lengths[:, None]  # [rows, longest]
+    values = np.full(mask.shape, pad_id, dtype=np.int64)
+    values[mask] = flat  # row-major: row 0's values first
+    return torch.from_numpy(values), torch.from_numpy(mask.astype(np.int64))
+
+
+def concatenated_ranges(
+    starts: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
+    """``concatenate([arange(start, start + length) for each pair])``, without the loop."""
+    total = int(lengths.sum())
+    offsets = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+    return offsets + np.arange(total, dtype=np.int64)
 
 
 @dataclass(eq=False)
@@ -456,6 +475,8 @@ def token_batches(
     list[list[int]]
         Text indices per batch.
     """
+    if min_shared_tokens is None:
+        return _padded_batches([tuple(sequence) for sequence in sequences], token_budget, max_texts)
     everything = PrefixTree(min_shared_tokens, pass_cost)
     for sequence in sequences:
         everything.add(sequence)
@@ -473,6 +494,32 @@ def token_batches(
                 break
             if tree.padded_tokens <= token_budget:
                 stop = position + 1
+        batches.append(order[start:stop])
+        start = stop
+    return batches
+
+
+def _padded_batches(
+    keys: Sequence[TokenIds], token_budget: int, max_texts: int | None
+) -> list[list[int]]:
+    """:func:`token_batches` of texts that share no head, in one pass over the sorted texts.
+
+    Texts sorted longest first (then by token ids, then index); a batch is one padded pass whose
+    rows are its distinct texts, so it grows while ``widest * distinct texts <= token_budget``
+    (identical texts are neighbours in this order and share a row). The batches are those of the
+    tree with ``min_shared_tokens=None``, without building it.
+    """
+    order = sorted(range(len(keys)), key=lambda index: (-len(keys[index]), keys[index], index))
+    batches: list[list[int]] = []
+    start = 0
+    while start < len(order):
+        widest, distinct, stop = len(keys[order[start]]), 1, start + 1
+        end = len(order) if max_texts is None else min(len(order), start + max_texts)
+        for position in range(start + 1, end):
+            distinct += keys[order[position]] != keys[order[position - 1]]
+            if widest * distinct > token_budget:
+                break
+            stop = position + 1
         batches.append(order[start:stop])
         start = stop
     return batches
@@ -553,20 +600,26 @@ def tree_passes(
         n_slots += node.length
     result = []
     for nodes in passes:
-        input_ids, own_mask = pad_right([node.tokens for node in nodes], pad_token_id)
-        ancestor_slots, ancestor_mask = pad_right(
-            [
-                [first_slot[a] + offset for a in node.ancestors() for offset in range(a.length)]
-                for node in nodes
-            ],
-            0,
+        widths = np.fromiter((node.length for node in nodes), np.int64, len(nodes))
+        flat_ids = np.fromiter(
+            itertools.chain.from_iterable(node.tokens for node in nodes), np.int64, widths.sum()
         )
-        starts = torch.tensor([node.start for node in nodes])
+        input_ids, own_mask = padded_rows(flat_ids, widths, pad_token_id)
+        # per row, the pool slots of its ancestors' tokens: each ancestor's run of slots in order
+        chains = [node.ancestors() for node in nodes]
+        ancestor_lengths = np.fromiter((node.start for node in nodes), np.int64, len(nodes))
+        runs = [(first_slot[a], a.length) for chain in chains for a in chain]
+        run_starts = np.fromiter((slot for slot, _ in runs), np.int64, len(runs))
+        run_lengths = np.fromiter((length for _, length in runs), np.int64, len(runs))
+        ancestor_slots, ancestor_mask = padded_rows(
+            concatenated_ranges(run_starts, run_lengths), ancestor_lengths, 0
+        )
+        starts = torch.from_numpy(ancestor_lengths)
         positions = (starts[:, None] + torch.arange(input_ids.shape[1])[None, :]) * own_mask
         own_slots = own_positions = None
         if nodes[0].children:  # a pass of branching nodes: later passes read its keys and values
-            own = [first_slot[node] + offset for node in nodes for offset in range(node.length)]
-            own_slots = torch.tensor(own, dtype=torch.long)
+            node_slots = np.fromiter((first_slot[node] for node in nodes), np.int64, len(nodes))
+            own_slots = torch.from_numpy(concatenated_ranges(node_slots, widths))
             own_positions = own_mask.flatten().nonzero().squeeze(1)
         result.append(
             TreePass(
@@ -604,18 +657,35 @@ def subtoken_locations(
         column in the pass.
     """
     rows_of = node_rows([tree_pass.nodes for tree_pass in passes])
-    found: list[list[tuple[int, int, int]]] = [[] for _ in passes]
-    positions = ((text, position) for text, span in enumerate(spans) for position in range(*span))
-    for subtoken, (text, position) in enumerate(positions):
-        node = tree.node_at(text, position)
-        index, row = rows_of[node]
-        found[index].append((subtoken, row, position - node.start))
-    return [
-        tuple(torch.tensor(column, dtype=torch.long) for column in zip(*entries, strict=True))
-        if entries
-        else None
-        for entries in found
-    ]
+    bounds = np.asarray(spans, dtype=np.int64).reshape(-1, 2)  # [texts, 2]
+    counts = bounds[:, 1] - bounds[:, 0]
+    text_of = np.repeat(np.arange(len(bounds)), counts)  # [subtokens]
+    position = concatenated_ranges(bounds[:, 0], counts)
+    # Mostly a target lies in the node holding its text's last token; the others are looked up
+    ends = tree.end_nodes
+    end_start = np.fromiter((node.start for node in ends), np.int64, len(ends))
+    end_place = np.array([rows_of[node] for node in ends], dtype=np.int64).reshape(-1, 2)
+    place = end_place[text_of]  # [subtokens, 2]: pass and row
+    column = position - end_start[text_of]
+    for subtoken in np.flatnonzero(column < 0):
+        node = tree.node_at(int(text_of[subtoken]), int(position[subtoken]))
+        place[subtoken] = rows_of[node]
+        column[subtoken] = position[subtoken] - node.start
+    order = np.argsort(place[:, 0], kind="stable")  # by pass, subtokens in order within one
+    splits = np.searchsorted(place[order, 0], np.arange(len(passes) + 1))
+    found: list[tuple[torch.Tensor, ...] | None] = []
+    for first, stop in itertools.pairwise(splits.tolist()):
+        chosen = order[first:stop]
+        found.append(
+            (
+                torch.from_numpy(chosen),
+                torch.from_numpy(place[chosen, 1]),
+                torch.from_numpy(column[chosen]),
+            )
+            if len(chosen)
+            else None
+        )
+    return found
 
 
 class KeyValuePool:

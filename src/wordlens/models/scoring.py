@@ -87,7 +87,8 @@ from wordlens.errors import (
 )
 from wordlens.models.backend import current_backend, in_order
 from wordlens.models.base import ModelInfo, ModelKind
-from wordlens.models.hf import HFEmbedder, default_token_budget
+from wordlens.models.budget import default_token_budget
+from wordlens.models.hf import HFEmbedder
 from wordlens.models.loading import DType, load_model
 from wordlens.models.spec import ModelSpec
 from wordlens.progress import progress_bar
@@ -458,7 +459,7 @@ class LMScorer:
         Token prepended to every sentence (causal models whose tokenizer adds none), or ``None``.
     token_budget
         Upper bound on a batch's padded tokens (``rows * longest row``); ``None`` picks
-        :func:`wordlens.models.hf.default_token_budget`. The attribute of the same name can be
+        :func:`wordlens.models.budget.default_token_budget`. The attribute of the same name can be
         changed later.
     device
         Torch device the model lives on.
@@ -479,7 +480,7 @@ class LMScorer:
         self.info = info
         self.bos_token_id = bos_token_id
         self.device = torch.device(device)
-        self.token_budget = token_budget or default_token_budget(self.device)
+        self.token_budget = token_budget or default_token_budget(self.device, model)
         self.methods = CAUSAL_METHODS if info.kind == "causal" else MASKED_METHODS
         self.mask_token_id: int | None = tokenizer.mask_token_id
         if info.kind == "masked" and self.mask_token_id is None:
