@@ -1,0 +1,362 @@
+"""What the pipeline benchmarks share (``bench_gpu.py`` on an accelerator, ``bench_host.py`` on the
+CPU): random-initialised models of real shapes with the real tokenizers, the workloads, and the
+plain transformers loops they are measured against.
+
+No weights can be downloaded where these benchmarks run, and none are needed: a random-initialised
+model of a real shape costs the compute and memory of the real model, and the tokenizers are the
+real ones (the BERT tokenizer of the ``minilm-l6-mlm`` fixture, BERT-base's vocabulary, and the
+tokenizer of the ``smollm2-135m`` alias). ``prepare`` writes the tokenizers, the targets and the
+sentences to one folder, so the run needs neither the data registry nor the alias packages.
+
+Shapes (``SHAPES``):
+
+- ``bert-base``: ``BertConfig()``'s defaults, BERT-base (12 layers, 768 wide, 110 M parameters);
+- ``smollm2-135m``: the config of the ``smollm2-135m`` alias (30 layers, 576 wide);
+- ``smollm2-1.7b``: SmolLM2-1.7B's shape (24 layers, 2,048 wide, 32 heads, feed-forward 8,192);
+- ``tiny-bert``, ``tiny-llama``: 2 layers, 64 wide, for the host's cost (compute is negligible).
+
+The plain loops are what a user writes with transformers alone: texts tokenized once with their
+offsets, sorted by length, ``PLAIN_BATCH`` texts per right-padded pass with the attention mask,
+``output_hidden_states=True`` under ``torch.inference_mode``, each target's last subtoken gathered
+on the device, then copied to the host.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+#: Texts per pass of the plain loop.
+PLAIN_BATCH = 256
+
+#: Masked copies per pass of the careful PLL loop.
+PLAIN_PLL_BATCH = 256
+
+TINY = {
+    "hidden_size": 64,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 2,
+    "intermediate_size": 128,
+}
+
+#: name -> (architecture, tokenizer folder, config overrides)
+SHAPES: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "bert-base": ("bert", "bert", {}),
+    "smollm2-135m": ("llama", "smollm2", {}),
+    "smollm2-1.7b": (
+        "llama",
+        "smollm2",
+        {
+            "hidden_size": 2048,
+            "intermediate_size": 8192,
+            "num_hidden_layers": 24,
+            "num_attention_heads": 32,
+            "num_key_value_heads": 32,
+            "rope_theta": 130000.0,
+        },
+    ),
+    "tiny-bert": ("bert", "bert", TINY),
+    "tiny-llama": ("llama", "smollm2", {**TINY, "num_key_value_heads": 1}),
+}
+
+Vectors = npt.NDArray[np.float32]
+"""Word vectors ``[targets, layers, dim]``."""
+
+
+# ---------------------------------------------------------------- prepare (where the data is)
+
+
+def prepare(folder: Path, n_sentences: int) -> None:
+    """Write the tokenizers, the smollm2 config, the targets and the CrowS-Pairs sentences."""
+    from transformers import AutoTokenizer
+
+    from wordlens.contexts import targets_from_template
+    from wordlens.methods.vast.experiments import setting_targets
+    from wordlens.models.loading import load_model
+    from wordlens.resources import load_bias_pairs, load_lexicon
+
+    folder.mkdir(parents=True, exist_ok=True)
+    fixture = Path(__file__).resolve().parents[2] / "shared" / "models" / "minilm-l6-mlm"
+    AutoTokenizer.from_pretrained(fixture).save_pretrained(folder / "bert")
+    smollm2 = load_model("smollm2-135m")
+    smollm2.tokenizer.save_pretrained(folder / "smollm2")  # type: ignore[attr-defined]
+    smollm2.model.config.to_json_file(folder / "smollm2" / "model_config.json")  # type: ignore[attr-defined]
+    words = list(load_lexicon("warriner").data["word"].astype(str))
+    template = targets_from_template(words)
+    by_word, report = setting_targets("random", words, {}, seed=0)
+    without = set(report["without_corpus_context"])
+    corpus = [target for word, target in by_word.items() if word not in without]
+    pairs = load_bias_pairs("crows").head((n_sentences + 1) // 2)
+    sentences = [
+        s
+        for pair in zip(pairs["sentence_stereo"], pairs["sentence_anti"], strict=True)
+        for s in pair
+    ]
+    for name, targets in (("template", template), ("corpus", corpus)):
+        rows = [[t.text, t.start, t.end] for t in targets]
+        (folder / f"{name}.json").write_text(json.dumps(rows))
+    (folder / "crows.json").write_text(json.dumps(sentences[:n_sentences]))
+
+
+def read_targets(folder: Path, name: str) -> list[Any]:
+    """The targets ``prepare`` wrote (``template`` or ``corpus``)."""
+    from wordlens.contexts import Target
+
+    rows = json.loads((folder / f"{name}.json").read_text())
+    return [Target(text, start, end) for text, start, end in rows]
+
+
+# ---------------------------------------------------------------- models
+
+
+def make_model_dir(
+    folder: Path, shape: str, out: Path, *, masked_head: bool = False, device: str = "cpu"
+) -> Path:
+    """A random-initialised model of ``shape`` (seed 0) saved with its real tokenizer in
+    ``out``; ``masked_head``: BERT with its masked-LM head (for PLL and eq. 6)."""
+    from transformers import (
+        AutoTokenizer,
+        BertConfig,
+        BertForMaskedLM,
+        BertModel,
+        LlamaConfig,
+        LlamaForCausalLM,
+    )
+
+    architecture, tokenizer_dir, overrides = SHAPES[shape]
+    tokenizer = AutoTokenizer.from_pretrained(folder / tokenizer_dir)
+    torch.manual_seed(0)
+    with torch.device(device):
+        if architecture == "bert":
+            config = BertConfig(vocab_size=len(tokenizer), **overrides)
+            model: Any = BertForMaskedLM(config) if masked_head else BertModel(config)
+        else:
+            values = json.loads((folder / tokenizer_dir / "model_config.json").read_text())
+            values.update(overrides)
+            config = LlamaConfig(**{k: v for k, v in values.items() if k != "architectures"})
+            config.architectures = ["LlamaForCausalLM"]
+            model = LlamaForCausalLM(config)
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return out
+
+
+def parameter_count(model: Any) -> int:
+    """Parameters that are multiplied per token (the embedding tables are looked up)."""
+    embedding = sum(
+        module.weight.numel()
+        for module in model.modules()
+        if isinstance(module, torch.nn.Embedding)
+    )
+    return sum(parameter.numel() for parameter in model.parameters()) - embedding
+
+
+# ---------------------------------------------------------------- the plain loops
+
+
+def synchronize(device: torch.device) -> None:
+    """Wait for the device's queued work (nothing to wait for on the CPU)."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def reset_peak_memory(device: torch.device) -> None:
+    """Start counting the device's peak memory afresh (CUDA only)."""
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+
+
+def peak_memory(device: torch.device) -> int:
+    """Peak bytes allocated on the device since :func:`reset_peak_memory` (0 off CUDA)."""
+    return int(torch.cuda.max_memory_allocated(device)) if device.type == "cuda" else 0
+
+
+def timed(function: Callable[[], Any], device: torch.device) -> tuple[float, Any]:
+    """Wall-clock seconds of one call (the device synchronized before and after) and its
+    result."""
+    synchronize(device)
+    start = time.perf_counter()
+    result = function()
+    synchronize(device)
+    return time.perf_counter() - start, result
+
+
+@torch.inference_mode()
+def plain_last_subtoken_vectors(
+    model: Any, tokenizer: Any, targets: Sequence[Any], bos: int | None, device: torch.device
+) -> Vectors:
+    """Each target's last subtoken at every layer, ``[targets, layers, dim]`` float32, from
+    the plain loop (module notes; causal models see the whole text, as a user's loop would)."""
+    encoded = tokenizer([t.text for t in targets], return_offsets_mapping=True)
+    prefix = [] if bos is None else [bos]
+    rows = [[*prefix, *ids] for ids in encoded["input_ids"]]
+    last = []
+    for target, offsets in zip(targets, encoded["offset_mapping"], strict=True):
+        hits = [
+            index
+            for index, (start, end) in enumerate(offsets)
+            if end > start and start < target.end and end > target.start
+        ]
+        last.append(hits[-1] + len(prefix))
+    order = sorted(range(len(rows)), key=lambda index: len(rows[index]))
+    n_layers = model.config.num_hidden_layers + 1
+    out = np.empty((len(targets), n_layers, model.config.hidden_size), dtype=np.float32)
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    for first in range(0, len(order), PLAIN_BATCH):
+        batch = order[first : first + PLAIN_BATCH]
+        longest = max(len(rows[index]) for index in batch)
+        input_ids = torch.full((len(batch), longest), pad, dtype=torch.long)
+        mask = torch.zeros((len(batch), longest), dtype=torch.long)
+        for row, index in enumerate(batch):
+            input_ids[row, : len(rows[index])] = torch.tensor(rows[index])
+            mask[row, : len(rows[index])] = 1
+        hidden = model(
+            input_ids=input_ids.to(device),
+            attention_mask=mask.to(device),
+            output_hidden_states=True,
+        ).hidden_states
+        picked = torch.tensor([last[index] for index in batch], device=device)
+        batch_rows = torch.arange(len(batch), device=device)
+        gathered = torch.stack([layer[batch_rows, picked] for layer in hidden], dim=1)
+        out[batch] = gathered.float().cpu().numpy()
+    return out
+
+
+@torch.inference_mode()
+def plain_pll(
+    model: Any, tokenizer: Any, sentences: Sequence[str], device: torch.device
+) -> npt.NDArray[np.float64]:
+    """Mean PLL per sentence from the careful loop: every masked copy of every sentence, sorted
+    by length, :data:`PLAIN_PLL_BATCH` copies per pass through the encoder, the masked-LM head
+    run only at each copy's masked position."""
+    encoded = tokenizer(list(sentences))["input_ids"]
+    copies = [
+        (sentence, position, ids)
+        for sentence, ids in enumerate(encoded)
+        for position in range(1, len(ids) - 1)
+    ]
+    copies.sort(key=lambda copy: len(copy[2]))
+    totals = np.zeros(len(sentences))
+    counts = np.zeros(len(sentences))
+    pad = tokenizer.pad_token_id or 0
+    for first in range(0, len(copies), PLAIN_PLL_BATCH):
+        batch = copies[first : first + PLAIN_PLL_BATCH]
+        longest = max(len(ids) for _, _, ids in batch)
+        input_ids = torch.full((len(batch), longest), pad, dtype=torch.long)
+        mask = torch.zeros((len(batch), longest), dtype=torch.long)
+        for row, (_, position, ids) in enumerate(batch):
+            input_ids[row, : len(ids)] = torch.tensor(ids)
+            input_ids[row, position] = tokenizer.mask_token_id
+            mask[row, : len(ids)] = 1
+        states = model.bert(
+            input_ids=input_ids.to(device), attention_mask=mask.to(device)
+        ).last_hidden_state
+        positions = torch.tensor([position for _, position, _ in batch], device=device)
+        picked = states[torch.arange(len(batch), device=device), positions]
+        log_probs = torch.log_softmax(model.cls(picked).float(), dim=-1)
+        truth = torch.tensor([ids[position] for _, position, ids in batch], device=device)
+        chosen = log_probs[torch.arange(len(batch), device=device), truth].double().cpu().numpy()
+        for (sentence, _, _), value in zip(batch, chosen, strict=True):
+            totals[sentence] += value
+            counts[sentence] += 1
+    result: npt.NDArray[np.float64] = totals / counts
+    return result
+
+
+# ---------------------------------------------------------------- measures
+
+
+def layer_relative_difference(ours: Vectors, reference: Vectors) -> float:
+    """Largest ``max |ours - reference| / max |reference|`` over the layers."""
+    scale = np.abs(reference).max(axis=(0, 2))
+    difference = np.abs(np.asarray(ours) - reference).max(axis=(0, 2))
+    return float((difference / np.maximum(scale, 1e-30)).max())
+
+
+def text_tokens(tokenizer: Any, targets: Sequence[Any], bos: bool, causal: bool) -> int:
+    """Tokens a computation of the targets needs, no padding and each text once: the whole text
+    (an encoder), or up to the target's last subtoken (a causal model)."""
+    texts: dict[str, int] = {}
+    for target in targets:
+        head = target.text[: target.end] if causal else target.text
+        texts[head] = 0
+    counts = tokenizer(list(texts))["input_ids"]
+    return sum(len(ids) + bos for ids in counts)
+
+
+def matmul_rate(device: torch.device, dtype: torch.dtype, size: int = 8192) -> float:
+    """FLOP/s of a ``size``-square matrix product on ``device`` in ``dtype`` (the best of five
+    after two warm-ups; random data)."""
+    if device.type == "cpu":
+        size = min(size, 2048)
+    left = torch.randn(size, size, device=device, dtype=dtype)
+    right = torch.randn(size, size, device=device, dtype=dtype)
+    best = float("inf")
+    for repeat in range(7):
+        seconds, _ = timed(lambda: left @ right, device)
+        if repeat >= 2:
+            best = min(best, seconds)
+    return 2 * size**3 / best
+
+
+@dataclass
+class Measured:
+    """One side of :func:`side_by_side`: seconds per repetition, the last result, the peak device
+    memory of the last repetition."""
+
+    seconds: list[float] = field(default_factory=list)
+    result: Any = None
+    peak_bytes: int = 0
+
+    @property
+    def median(self) -> float:
+        return float(statistics.median(self.seconds))
+
+
+def side_by_side(
+    runs: dict[str, Callable[[Sequence[Any]], Any]],
+    items: Sequence[Any],
+    repeats: int,
+    device: torch.device,
+    warm_up: int = 64,
+) -> dict[str, Measured]:
+    """Run each function on ``items``, interleaved over ``repeats`` (A, B, A, B, ...), after one
+    warm-up call each on the first ``warm_up`` items."""
+    for run in runs.values():
+        run(items[:warm_up])
+    measured = {name: Measured() for name in runs}
+    for _ in range(repeats):
+        for name, run in runs.items():
+            reset_peak_memory(device)
+            seconds, measured[name].result = timed(lambda run=run: run(items), device)
+            measured[name].seconds.append(seconds)
+            measured[name].peak_bytes = peak_memory(device)
+    return measured
+
+
+def paired_ratio(numerator: Measured, denominator: Measured) -> float:
+    """Median over repetitions of ``numerator / denominator`` seconds (paired: they ran side by
+    side)."""
+    pairs = zip(numerator.seconds, denominator.seconds, strict=True)
+    return float(statistics.median(top / bottom for top, bottom in pairs))
+
+
+def embed_last(model: Any, targets: Sequence[Any]) -> Vectors:
+    """wordlens' vectors: every layer, last subtoken, no cache."""
+    return np.asarray(model.embed(targets, layers=None, pooling="last").vectors)
+
+
+def plain_for(model: Any, device: torch.device) -> Callable[[Sequence[Any]], Vectors]:
+    """The plain loop over a wordlens model's own transformers model and tokenizer."""
+    return lambda targets: plain_last_subtoken_vectors(
+        model.model, model.tokenizer, targets, model.bos_token_id, device
+    )
