@@ -68,6 +68,7 @@ def test_embed_npy_and_parquet(tmp_path: Path, minilm: WordEmbedder) -> None:
     np.testing.assert_allclose(vectors, expected, atol=1e-6)
     sidecar = json.loads(npy.with_suffix(".json").read_text())
     assert [t["word"] for t in sidecar["targets"]] == ["happy", "sad"]
+    assert sidecar["model"]["device"] == minilm.info.details["device"]  # --device auto, resolved
     words = tmp_path / "words.txt"
     words.write_text("happy\n\nsad\n")
     parquet = tmp_path / "v.parquet"
@@ -113,6 +114,7 @@ def test_embed_saves_a_spilled_result_exactly(
         (["weat", "-m", "glove-6b-50d", "--context", "random"], "unknown context"),
         (["weat", "-m", "minilm-l6", "--pooling", "median"], "unknown pooling"),
         (["weat", "-m", "minilm-l6", "--bos", "sometimes"], "unknown bos"),
+        (["weat", "-m", "glove-6b-50d", "--device", "gpu"], "unknown device 'gpu': use auto"),
         (["weat", "-m", "no-org/no-model"], "Known aliases"),
         (["embed", "-m", "minilm-l6", "--out", "x.npy"], "no words given"),
         (["embed", "-m", "minilm-l6", "--out", "x.txt", "cat"], "unsupported output format"),
