@@ -93,3 +93,17 @@ def test_row_blocks_of_a_spilled_result_hold_one_block_in_memory() -> None:
     total = sum(float(block.sum()) for _, block in row_blocks(array, max_bytes=4 << 20))
     assert total == 64 * (1 << 18)
     assert _resident_bytes() - before < 16 << 20
+
+
+@pytest.mark.parametrize("mode", ["r+", "c"])
+def test_row_blocks_of_a_mapped_npy_file_keep_its_values(tmp_path: Path, mode: str) -> None:
+    """A map that starts after a header (a page-unaligned offset), shared or copy-on-write:
+    dropping pages keeps every value written through it."""
+    path = tmp_path / "a.npy"
+    np.save(path, np.zeros((8, 1000), dtype=np.float32))
+    array = np.load(path, mmap_mode=mode)
+    assert isinstance(array, np.memmap) and array.offset % mmap.PAGESIZE != 0
+    array[:] = np.arange(8, dtype=np.float32)[:, None]
+    blocks = [block.copy() for _, block in row_blocks(array, max_bytes=3 * 4000)]
+    np.testing.assert_array_equal(np.concatenate(blocks), np.arange(8)[:, None].repeat(1000, 1))
+    np.testing.assert_array_equal(array, np.arange(8)[:, None].repeat(1000, 1))
