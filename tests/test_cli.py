@@ -8,12 +8,15 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
 from wordlens.cli import app
 from wordlens.contexts import targets_from_template
+from wordlens.models import output
 from wordlens.models.base import WordEmbedder
+from wordlens.resources import load_lexicon
 
 runner = CliRunner()
 
@@ -65,6 +68,7 @@ def test_embed_npy_and_parquet(tmp_path: Path, minilm: WordEmbedder) -> None:
     np.testing.assert_allclose(vectors, expected, atol=1e-6)
     sidecar = json.loads(npy.with_suffix(".json").read_text())
     assert [t["word"] for t in sidecar["targets"]] == ["happy", "sad"]
+    assert sidecar["model"]["device"] == minilm.info.details["device"]  # --device auto, resolved
     words = tmp_path / "words.txt"
     words.write_text("happy\n\nsad\n")
     parquet = tmp_path / "v.parquet"
@@ -73,6 +77,32 @@ def test_embed_npy_and_parquet(tmp_path: Path, minilm: WordEmbedder) -> None:
     assert result.exit_code == 0, result.output
     table = pd.read_parquet(parquet)
     assert len(table) == 2 * 7 and set(table["text"]) == {"happy", "sad"}
+
+
+def test_embed_saves_a_spilled_result_exactly(
+    tmp_path: Path, minilm: WordEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A result spilled to a temporary file as it is computed is saved a block of rows at a time
+    (the last block partial): the .npy and the Parquet rows hold exactly the in-process vectors."""
+    words = list(load_lexicon("warriner").data["word"][:300])
+    monkeypatch.setattr(output, "IN_MEMORY_BYTES", 0)  # every result spills
+    monkeypatch.setattr(output, "BLOCK_BYTES", 64 * 7 * 384 * 4)  # 64 targets x 7 layers a block
+    expected = minilm.embed(targets_from_template(words))
+    assert isinstance(expected.vectors, np.memmap)
+    (tmp_path / "words.txt").write_text("\n".join(words) + "\n")
+    args = ["embed", "-m", "minilm-l6", "--no-cache", "--words-file", str(tmp_path / "words.txt")]
+    for name in ("v.npy", "v.parquet"):
+        result = runner.invoke(app, [*args, "--out", str(tmp_path / name)])
+        assert result.exit_code == 0, result.output
+    np.testing.assert_array_equal(np.load(tmp_path / "v.npy"), expected.vectors)
+    parquet = pq.ParquetFile(tmp_path / "v.parquet")
+    assert parquet.metadata.num_row_groups == 5  # 300 targets in blocks of 64
+    assert json.loads(parquet.schema_arrow.metadata[b"wordlens"])["model"]["name"] == "minilm-l6"
+    table = parquet.read().to_pandas()
+    assert list(table["word"]) == [word for word in words for _ in range(7)]
+    assert list(table["layer"]) == list(range(7)) * 300
+    vectors = np.stack(table["vector"].to_numpy()).reshape(300, 7, 384)
+    np.testing.assert_array_equal(vectors, expected.vectors)
 
 
 @pytest.mark.parametrize(
@@ -84,6 +114,7 @@ def test_embed_npy_and_parquet(tmp_path: Path, minilm: WordEmbedder) -> None:
         (["weat", "-m", "glove-6b-50d", "--context", "random"], "unknown context"),
         (["weat", "-m", "minilm-l6", "--pooling", "median"], "unknown pooling"),
         (["weat", "-m", "minilm-l6", "--bos", "sometimes"], "unknown bos"),
+        (["weat", "-m", "glove-6b-50d", "--device", "gpu"], "unknown device 'gpu': use auto"),
         (["weat", "-m", "no-org/no-model"], "Known aliases"),
         (["embed", "-m", "minilm-l6", "--out", "x.npy"], "no words given"),
         (["embed", "-m", "minilm-l6", "--out", "x.txt", "cat"], "unsupported output format"),

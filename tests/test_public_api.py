@@ -23,7 +23,7 @@ from tests.models.test_cache import worker_env
 from tests.test_startup import COMPUTATION
 from wordlens import api
 from wordlens.cli import app
-from wordlens.errors import WordlensError
+from wordlens.errors import DeviceError, WordlensError
 from wordlens.methods.registry import (
     BUILTIN,
     UnknownMethodError,
@@ -33,6 +33,7 @@ from wordlens.methods.registry import (
 )
 from wordlens.models import loading
 from wordlens.models.base import WordEmbedder
+from wordlens.models.cache import ActivationCache
 from wordlens.models.options import LoadedModel
 from wordlens.options import OptionError
 from wordlens.results import Figure, Run
@@ -191,11 +192,26 @@ def test_options_are_read_as_the_command_line_reads_them() -> None:
         (lambda: wordlens.weat(None), WordlensError, "weat needs a model"),
         (lambda: wordlens.weat(3.5), WordlensError, "got float"),  # type: ignore[arg-type]
         (lambda: wordlens.weat("glove-6b-50d", dtype="int8"), OptionError, "unknown dtype"),
+        (lambda: wordlens.weat("glove-6b-50d", device="gpu"), DeviceError, "unknown device"),
     ],
 )
 def test_errors_name_the_option(call: object, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
         call()  # type: ignore[operator]
+
+
+@pytest.mark.slow
+def test_results_record_the_device_used(minilm: WordEmbedder, tmp_path: Path) -> None:
+    """``device="auto"`` (the default) is resolved when the model loads and the result records
+    the device used; the fingerprint, and so the activation cache, is the same on every device."""
+    auto = wordlens.weat("minilm-l6", layers=[6], cache_dir=tmp_path, **WEAT_7)
+    cpu = wordlens.weat("minilm-l6", layers=[6], device="cpu", cache_dir=tmp_path, **WEAT_7)
+    assert auto.metadata["model"]["device"] == minilm.info.details["device"]
+    assert cpu.metadata["model"]["device"] == "cpu"
+    assert auto.metadata["model"]["fingerprint"] == cpu.metadata["model"]["fingerprint"]
+    assert len(ActivationCache(tmp_path).stores()) == 1
+    pd.testing.assert_frame_equal(auto.tables["weat"], cpu.tables["weat"])
+    assert wordlens.weat("glove-6b-50d", **WEAT_7).metadata["model"]["device"] == "cpu"
 
 
 # --- out: the command's files, or none --------------------------------------------------------

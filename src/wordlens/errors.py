@@ -45,6 +45,10 @@ class FileEncodingError(WordlensError, ValueError):
     and the encoding, and how to read it otherwise."""
 
 
+class DeviceError(WordlensError, ValueError):
+    """A torch device is not one wordlens knows, or is not available on this machine."""
+
+
 class RemoteCodeError(WordlensError, ValueError):
     """A model needs its own Python code to load and running it was not allowed."""
 

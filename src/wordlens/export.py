@@ -6,12 +6,11 @@ layers and pooling); :func:`export_embeddings` writes the vectors.
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 from wordlens import help_texts
 from wordlens._files import (
@@ -97,10 +96,11 @@ def export_embeddings(
     ``.npy`` holds the float32 array ``[n_targets, n_layers, dim]`` and ``<path>.json`` the words,
     texts, spans, layers, subtoken counts and ``metadata``. ``.parquet`` holds one row per target
     and layer with columns ``word, text, start, end, layer, n_subtokens, vector`` (fixed-size
-    float32 list) and ``metadata`` in the file's key-value metadata.
+    float32 list), a row group per block of targets, and ``metadata`` in the file's key-value
+    metadata. Either is written a block of rows at a time
+    (:func:`~wordlens.models.output.row_blocks`), so a result spilled to disk is not read into
+    memory whole.
     """
-    import numpy as np  # here, not at the top: the command line imports this module
-
     described = {
         "layers": list(embeddings.layers),
         "pooling": embeddings.pooling,
@@ -109,7 +109,7 @@ def export_embeddings(
     try:
         if path.suffix == ".npy":
             with atomic_writer(path) as stream:
-                np.save(stream, np.asarray(embeddings.vectors, dtype=np.float32))
+                _write_npy(embeddings, stream)
             sidecar = path.with_suffix(".json")
             rows = [
                 {
@@ -127,35 +127,64 @@ def export_embeddings(
             return [path, sidecar]
         if path.suffix == ".parquet":
             with atomic_writer(path) as stream:
-                stream.write(_parquet_bytes(embeddings, targets, described))
+                _write_parquet(embeddings, targets, described, stream)
             return [path]
     except OSError as error:
         raise OutputError(f"cannot write {path}: {error}") from error
     raise OutputError(f"unsupported output format {path.suffix!r}: use .npy or .parquet")
 
 
-def _parquet_bytes(
-    embeddings: Embeddings, targets: Sequence[Target], described: dict[str, Any]
-) -> bytes:
+def _write_npy(embeddings: Embeddings, stream: IO[bytes]) -> None:
+    """The vectors as a float32 ``.npy`` file, a block of rows at a time."""
+    import numpy as np  # here, not at the top: the command line imports this module
+
+    from wordlens.models.output import row_blocks
+
+    header = {"descr": "<f4", "fortran_order": False, "shape": embeddings.vectors.shape}
+    np.lib.format.write_array_header_1_0(stream, header)
+    for _, block in row_blocks(embeddings.vectors):
+        stream.write(np.ascontiguousarray(block, dtype="<f4").data)
+
+
+def _write_parquet(
+    embeddings: Embeddings,
+    targets: Sequence[Target],
+    described: dict[str, Any],
+    stream: IO[bytes],
+) -> None:
+    """The vectors as Parquet, a row group per block of targets."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    n_targets, n_layers, dim = embeddings.vectors.shape
-    repeat = np.repeat(np.arange(n_targets), n_layers).tolist()
-    flat = np.asarray(embeddings.vectors, dtype=np.float32).reshape(-1)
-    table = pa.table(
-        {
-            "word": pa.array([targets[i].word for i in repeat]),
-            "text": pa.array([targets[i].text for i in repeat]),
-            "start": pa.array([targets[i].start for i in repeat], pa.int32()),
-            "end": pa.array([targets[i].end for i in repeat], pa.int32()),
-            "layer": pa.array(np.tile(np.array(embeddings.layers), n_targets), pa.int16()),
-            "n_subtokens": pa.array(embeddings.n_subtokens[repeat], pa.int32()),
-            "vector": pa.FixedSizeListArray.from_arrays(pa.array(flat, pa.float32()), dim),
-        }
+    from wordlens.models.output import row_blocks
+
+    n_layers, dim = embeddings.vectors.shape[1:]
+    schema = pa.schema(
+        [
+            ("word", pa.string()),
+            ("text", pa.string()),
+            ("start", pa.int32()),
+            ("end", pa.int32()),
+            ("layer", pa.int16()),
+            ("n_subtokens", pa.int32()),
+            ("vector", pa.list_(pa.float32(), dim)),
+        ],
+        metadata={"wordlens": json.dumps(described, default=str)},
     )
-    table = table.replace_schema_metadata({"wordlens": json.dumps(described, default=str)})
-    buffer = io.BytesIO()
-    pq.write_table(table, buffer)
-    return buffer.getvalue()
+    layers = np.array(embeddings.layers)
+    with pq.ParquetWriter(stream, schema) as writer:
+        for first, block in row_blocks(embeddings.vectors):
+            chosen = targets[first : first + len(block)]
+            flat = np.ascontiguousarray(block, dtype=np.float32).reshape(-1)
+            counts = embeddings.n_subtokens[first : first + len(block)]
+            columns = [
+                pa.array([t.word for t in chosen for _ in layers]),
+                pa.array([t.text for t in chosen for _ in layers]),
+                pa.array([t.start for t in chosen for _ in layers], pa.int32()),
+                pa.array([t.end for t in chosen for _ in layers], pa.int32()),
+                pa.array(np.tile(layers, len(block)), pa.int16()),
+                pa.array(np.repeat(counts, n_layers), pa.int32()),
+                pa.FixedSizeListArray.from_arrays(pa.array(flat, pa.float32()), dim),
+            ]
+            writer.write_table(pa.Table.from_arrays(columns, schema=schema))

@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from wordlens.contexts import targets_from_template
-from wordlens.errors import MissingPackageError, ModelFilesError, UnknownModelError
+from wordlens.errors import DeviceError, MissingPackageError, ModelFilesError, UnknownModelError
 from wordlens.models.base import WordEmbedder
+from wordlens.models.device import resolve_device
 from wordlens.models.hf import HFEmbedder
 from wordlens.models.loading import ALIASES, load_model
+from wordlens.models.options import ModelOptions
+from wordlens.models.spec import model_spec
 
 
 def test_aliases_have_the_documented_shapes(
@@ -59,6 +64,54 @@ def test_fingerprint_tracks_bos_and_dtype(smollm2: HFEmbedder) -> None:
     assert no_bos.info.fingerprint != smollm2.info.fingerprint
     half = load_model("minilm-l6", dtype="bfloat16")
     assert half.info.fingerprint != load_model("minilm-l6").info.fingerprint
+
+
+def _here() -> str:
+    """The device ``auto`` should pick on this machine."""
+    if torch.cuda.is_available():
+        return "cuda"
+    return "mps" if torch.backends.mps.is_available() else "cpu"
+
+
+def test_auto_device_is_resolved_once_and_recorded(minilm: HFEmbedder, glove: WordEmbedder) -> None:
+    """``auto``, the default, is the CPU on a machine without accelerators; the model records the
+    device it runs on (details and load spec), and the device leaves the fingerprint alone."""
+    assert resolve_device("auto") == _here()
+    assert ModelOptions().device == "auto"
+    assert minilm.info.details["device"] == _here() == str(minilm.device)
+    assert dict(model_spec(minilm).options)["device"] == _here()  # what a worker loads onto
+    on_cpu = load_model("minilm-l6", device="cpu")
+    assert on_cpu.info.details["device"] == "cpu" and str(on_cpu.device) == "cpu"
+    assert on_cpu.info.fingerprint == minilm.info.fingerprint
+    assert glove.info.details["device"] == "cpu"  # numpy
+
+
+def test_auto_prefers_cuda_then_mps(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert resolve_device("auto") == "cuda"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
+    assert resolve_device("auto") == "mps"
+    assert resolve_device("cpu") == "cpu"
+
+
+@pytest.mark.parametrize("device", ["gpu", "CPU", "cuda:", "cuda:one", ""])
+def test_an_unknown_device_is_refused_before_anything_loads(device: str) -> None:
+    message = re.escape(f"unknown device {device!r}: use auto (CUDA, else MPS, else CPU), cpu")
+    with pytest.raises(DeviceError, match=message):
+        ModelOptions(model="minilm-l6", device=device)
+    with pytest.raises(DeviceError, match=message):
+        load_model("glove-6b-50d", device=device)  # static models too, without torch
+
+
+def test_an_absent_accelerator_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 0)
+    with pytest.raises(DeviceError, match=r"'cuda' is not available: torch \S+ sees no cuda"):
+        load_model("minilm-l6", device="cuda")
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    with pytest.raises(DeviceError, match=r"torch sees 2 cuda device\(s\), cuda:0 to cuda:1"):
+        resolve_device("cuda:2")
+    assert resolve_device("cuda:1") == "cuda:1"
 
 
 def test_encoder_decoder_uses_the_encoder(tmp_path: Path, minilm: HFEmbedder) -> None:

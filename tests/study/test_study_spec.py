@@ -63,6 +63,12 @@ def test_a_valid_study_has_a_cell_per_model_and_method(tmp_path: Path) -> None:
     assert changed.cells[2].digest() == probe.digest()
     renamed = load_study(_write(tmp_path, VALID.replace("name: mini", "name: other")))
     assert renamed.cells[1].digest() == study.cells[1].digest()
+    # nor the device: the vectors agree across devices, so a cell done on a CPU stays done
+    assert study.cells[1].model.options.device == "auto"
+    on_cpu = load_study(_write(tmp_path, VALID.replace("dtype: float16", "device: cpu")))
+    halved = load_study(_write(tmp_path, VALID.replace("dtype: float16", "dtype: float32")))
+    assert on_cpu.cells[1].model.options.device == "cpu"
+    assert on_cpu.cells[1].digest() == halved.cells[1].digest() != study.cells[1].digest()
 
 
 def test_schema_errors_name_the_file_and_line_of_each_value(tmp_path: Path) -> None:
@@ -94,6 +100,12 @@ methods:
     assert lines[1].endswith(":9: methods.weat.n_samples: not an integer: 'many'")
     assert ":10: methods.weat.colour: not an option of a study (layers, context," in lines[2]
     assert len(lines) == 3  # vast's options are valid
+
+
+def test_an_unknown_device_names_its_model_entry(tmp_path: Path) -> None:
+    text = "name: x\nmodels:\n  - glove-6b-50d\n  - model: minilm-l6\n    device: gpu\n"
+    with pytest.raises(StudyFileError, match=r":4: models.1: unknown device 'gpu': use auto \("):
+        load_study(_write(tmp_path, text + "methods: {weat: {}}\n"))
 
 
 def test_structural_errors(tmp_path: Path) -> None:

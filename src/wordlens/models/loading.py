@@ -51,6 +51,7 @@ from wordlens.errors import (
     UnknownModelError,
 )
 from wordlens.models.base import BosPolicy, ModelInfo, ModelKind, WordEmbedder
+from wordlens.models.device import check_device, resolve_device
 from wordlens.models.spec import ModelSpec
 
 if TYPE_CHECKING:  # imported when a Hugging Face model loads: static models need no torch
@@ -127,7 +128,7 @@ _SCRATCH_CONVERSIONS: dict[str, tempfile.TemporaryDirectory[str]] = {}
 def load_model(
     spec: str | Path,
     *,
-    device: str = "cpu",
+    device: str = "auto",
     dtype: DType = "float32",
     bos: BosPolicy = "auto",
     token_budget: int | None = None,
@@ -141,7 +142,10 @@ def load_model(
     spec
         An alias (``wordlens models`` lists them), a local path or a hub id.
     device
-        Torch device (``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"mps"``).
+        Torch device (``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"mps"``), or ``"auto"``: CUDA when
+        torch sees a GPU, else MPS, else the CPU (:mod:`wordlens.models.device`). A transformer
+        records the device it runs on in ``info.details["device"]`` and in its load spec; a static
+        model runs on numpy and ignores it.
     dtype
         Weights' dtype for transformers; vectors are always returned as float32.
     bos
@@ -171,6 +175,8 @@ def load_model(
         If an alias's package is not installed; says which ``pip install`` fixes it.
     ModelFilesError
         If a directory lacks weights or a tokenizer.
+    DeviceError
+        If ``device`` is unknown, or names an accelerator torch does not see here.
 
     Examples
     --------
@@ -182,10 +188,16 @@ def load_model(
     [8]
     """
     spec_text = str(spec)
+    check_device(device)
     options = {"device": device, "dtype": dtype, "bos": bos, "token_budget": token_budget}
     model = _resolve(spec_text, options, revision, trust_remote_code)
     if _is_hf(model):
-        call = {**options, "revision": revision, "trust_remote_code": trust_remote_code}
+        call = {
+            **options,
+            "device": model.info.details["device"],  # the device used: "auto" resolved
+            "revision": revision,
+            "trust_remote_code": trust_remote_code,
+        }
         model.load_spec = ModelSpec.of("model", _portable_source(spec_text), call)
     return model
 
@@ -328,6 +340,7 @@ def _load_hf(
     from wordlens.models.hf import HFEmbedder
 
     transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    device = resolve_device(options["device"])  # before anything loads: an absent GPU fails fast
     common = {"revision": revision, "trust_remote_code": trust_remote_code}
     with _custom_code_refused(name, source):
         config = AutoConfig.from_pretrained(source, **common)
@@ -354,7 +367,7 @@ def _load_hf(
         model = AutoModel.from_pretrained(source, dtype=torch_dtype, **common)
     if kind == "encoder-decoder":
         model = model.get_encoder()
-    model.eval().to(options["device"])
+    model.eval().to(device)
 
     bos_token_id = _bos_token_id(tokenizer, kind, options["bos"])
     identity = identity or _weights_identity(source, config)
@@ -379,7 +392,7 @@ def _load_hf(
             "source": source,
             "architecture": (getattr(config, "architectures", None) or [type(model).__name__])[0],
             "dtype": options["dtype"],
-            "device": options["device"],
+            "device": device,
             "bos_token": tokenizer.convert_ids_to_tokens(bos_token_id)
             if bos_token_id is not None
             else None,
@@ -394,7 +407,7 @@ def _load_hf(
         info,
         bos_token_id=bos_token_id,
         token_budget=options["token_budget"],
-        device=options["device"],
+        device=device,
     )
 
 

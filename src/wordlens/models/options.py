@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from wordlens._files import ensure_writable_dir
 from wordlens.errors import CacheError, WordlensError
+from wordlens.models.device import DEVICE_CHOICES, check_device
 from wordlens.options import option
 
 if TYPE_CHECKING:
@@ -63,7 +64,10 @@ class ModelOptions:
     model: str | None = option(
         None, "Alias (see `wordlens models`), local path or hub id.", short="m"
     )
-    device: str = option("cpu", "Torch device: cpu, cuda, cuda:1, mps.")
+    device: str = option(
+        "auto",
+        f"Torch device: {DEVICE_CHOICES}; results record the one used.",
+    )
     dtype: DTypeName = option("float32", "Weights dtype: float32, float16, bfloat16.")
     bos: BosName = option(
         "auto", "Causal models: prepend BOS when the tokenizer adds none (auto), always, never."
@@ -82,6 +86,7 @@ class ModelOptions:
     )
 
     def __post_init__(self) -> None:
+        check_device(self.device)
         if self.dtype not in get_args(DTypeName):
             raise WordlensError(f"unknown dtype {self.dtype!r}: use float32, float16 or bfloat16")
         if self.bos not in get_args(BosName):

@@ -7,13 +7,19 @@ the file is mapped (``numpy.memmap``) only when the extraction ends. Finished ro
 the kernel's page cache, not in the process's resident memory, so peak RSS stays at the model and
 one batch whatever the number of targets (``benchmarks/bench_extraction.py`` prints it from 250 to
 13,915 words).
+
+Reading a mapped result back (to save it) brings its pages into the process's resident memory;
+:func:`row_blocks` hands it out a block of rows at a time and drops each block's pages from the
+process once the caller is done with it, so that saving a result adds one block to the peak RSS,
+not the result's size.
 """
 
 from __future__ import annotations
 
+import mmap
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +31,8 @@ from wordlens._files import ensure_writable_dir, user_home
 #: output of one CPU batch (1,024 targets x 31 layers x 576 dims x 4 bytes = 73 MB for
 #: smollm2-135m), so resident memory never holds more than about one batch of finished rows.
 IN_MEMORY_BYTES = 64 << 20
+#: Most bytes of one block of :func:`row_blocks` (at least one row).
+BLOCK_BYTES = 16 << 20
 
 
 def spill_directory() -> Path | None:
@@ -100,3 +108,41 @@ class OutputRows:
             self._file, dtype=np.float32, mode="r+", shape=self.shape
         )
         return mapped
+
+
+def row_blocks(
+    array: npt.NDArray[np.float32], max_bytes: int | None = None
+) -> Iterator[tuple[int, npt.NDArray[np.float32]]]:
+    """Consecutive blocks of ``array``'s rows, each ``(first row, rows)`` and at most
+    ``max_bytes`` (``None``: :data:`BLOCK_BYTES`), one row at least.
+
+    When ``array`` is a shared memory map (:meth:`OutputRows.array` of a spilled result), the
+    pages of a block are dropped from the process's resident memory when the caller asks for the
+    next block (``madvise(MADV_DONTNEED)``: the values stay in the file and read back unchanged),
+    so going through a result larger than RAM holds one block at a time. Elsewhere (a RAM array,
+    a copy-on-write map, a system without ``madvise``) the blocks are plain views.
+    """
+    n_rows = array.shape[0]
+    row_bytes = max(1, array.itemsize * int(np.prod(array.shape[1:], dtype=np.int64)))
+    step = max(1, (BLOCK_BYTES if max_bytes is None else max_bytes) // row_bytes)
+    for start in range(0, n_rows, step):
+        stop = min(start + step, n_rows)
+        yield start, array[start:stop]
+        _drop_pages(array, start * row_bytes, stop * row_bytes)
+
+
+def _drop_pages(array: npt.NDArray[np.float32], start: int, stop: int) -> None:
+    """Drop bytes ``[start, stop)`` of ``array``'s data from the process's resident pages, when
+    ``array`` is a C-ordered shared ``numpy.memmap`` (nothing otherwise)."""
+    mapping = array.base if isinstance(array, np.memmap) else None
+    if (
+        not isinstance(mapping, mmap.mmap)
+        or not hasattr(mmap, "MADV_DONTNEED")
+        or array.mode not in ("r", "r+", "w+")  # "c" is private: dropping its pages loses writes
+        or not array.flags.c_contiguous
+    ):
+        return
+    begin = array.offset % mmap.ALLOCATIONGRANULARITY + start  # where the data starts in the map
+    end = array.offset % mmap.ALLOCATIONGRANULARITY + stop
+    begin -= begin % mmap.PAGESIZE
+    mapping.madvise(mmap.MADV_DONTNEED, begin, min(end, len(mapping)) - begin)

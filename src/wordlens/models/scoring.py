@@ -88,6 +88,7 @@ from wordlens.errors import (
 from wordlens.models.backend import current_backend, in_order
 from wordlens.models.base import ModelInfo, ModelKind
 from wordlens.models.budget import default_token_budget
+from wordlens.models.device import resolve_device
 from wordlens.models.hf import HFEmbedder
 from wordlens.models.loading import DType, load_model
 from wordlens.models.spec import ModelSpec
@@ -835,7 +836,7 @@ def _max_length(config: Any, tokenizer: Any) -> int | None:
 def load_scorer(
     spec: str,
     *,
-    device: str = "cpu",
+    device: str = "auto",
     dtype: str = "float32",
     token_budget: int | None = None,
     trust_remote_code: bool = False,
@@ -855,7 +856,7 @@ def load_scorer(
     spec
         An alias, a local path or a Hugging Face hub id.
     device
-        Torch device.
+        Torch device, or ``"auto"`` (as :func:`~wordlens.models.loading.load_model`).
     dtype
         Weights' dtype: ``float32``, ``float16`` or ``bfloat16`` (log-softmax is float32 anyway).
     token_budget
@@ -877,8 +878,9 @@ def load_scorer(
         :func:`~wordlens.models.loading.load_model` reports).
     WordlensError
         If the model is static or an encoder-decoder, has no language-model class in transformers,
-        or ``dtype`` is unknown.
+        or ``dtype`` is unknown (an unknown or absent ``device``: its subclass ``DeviceError``).
     """
+    device = resolve_device(device)
     with _quiet_transformers():
         embedder = load_model(
             spec,

@@ -117,6 +117,7 @@ class StaticEmbedder(WordEmbedder):
                 "dim": int(matrix.shape[1]),
                 "case": case,
                 "duplicate_words": len(self._words) - len(self._index),
+                "device": "cpu",  # numpy: a static model ignores the device option
             },
         )
 

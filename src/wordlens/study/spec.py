@@ -139,8 +139,10 @@ class Cell:
 
     def digest(self) -> str:
         """sha256 of everything that shapes the cell's numbers: a changed option (or default)
-        re-runs it."""
-        content = {"model": self.model.loading(), "method": self.method, "options": self.options}
+        re-runs it. The device does not (the numbers agree across devices to float rounding, as
+        the activation cache assumes), so a cell done on a CPU is not run again on a GPU."""
+        model = {key: value for key, value in self.model.loading().items() if key != "device"}
+        content = {"model": model, "method": self.method, "options": self.options}
         return hashlib.sha256(json.dumps(content, sort_keys=True, default=str).encode()).hexdigest()
 
 
