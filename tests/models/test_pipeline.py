@@ -129,7 +129,7 @@ def reference_padded_batches(
         stop = start + 1
         end = len(order) if max_texts is None else min(len(order), start + max_texts)
         for size in range(2, end - start + 1):
-            tree = PrefixTree(None)
+            tree = PrefixTree(None, pass_cost=None)
             for index in order[start : start + size]:
                 tree.add(keys[index])
             if tree.padded_tokens <= budget:
@@ -192,7 +192,7 @@ def small_batches() -> Iterator[Callable[[HFEmbedder], HFEmbedder]]:
 
     def switch(model: HFEmbedder) -> HFEmbedder:
         touched.append((model, (model.token_budget, model.max_batch_targets, model.pipelined)))
-        model.token_budget, model.max_batch_targets, model.pipelined = 64, 16, True
+        model.token_budget, model.max_batch_targets, model.pipelined = 256, 12, True
         return model
 
     yield switch
@@ -205,7 +205,7 @@ def test_pipelined_vectors_equal_the_plain_loop(
     model_name: str, request: pytest.FixtureRequest, small_batches: Callable[..., HFEmbedder]
 ) -> None:
     model = small_batches(request.getfixturevalue(model_name))
-    targets = mixed_targets(60)
+    targets = mixed_targets(30)
     ours = model.embed(targets, layers=None, pooling="last").vectors
     assert layer_relative_difference(ours, one_text_per_pass(model, targets)) <= 1e-5
     model.pipelined = False

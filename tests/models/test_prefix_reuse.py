@@ -333,7 +333,7 @@ def test_tree_equals_flat_pass(
     """All poolings at all 31 layers: targets inside shared nodes, spanning two nodes, after BOS
     alone, in a sentence another target's text is a head of, and at the end of the phrases."""
     items = smollm2.encode(targets)
-    tree, unshared = PrefixTree(), PrefixTree(None)
+    tree, unshared = PrefixTree(), PrefixTree(None, pass_cost=None)  # one padded pass
     for item in items:
         tree.add(item.input_ids)
         unshared.add(item.input_ids)

@@ -12,6 +12,8 @@ from typing import Any
 
 import torch
 
+from wordlens.models.prefix import PASS_COST_TOKENS
+
 #: Padded tokens per forward pass on the CPU: 1,024. Measured on 2 cores with smollm2-135m,
 #: 1,024 tokens per pass ran at 140 words/s against 104 at 4,096 and 62 at 8,192, with a third
 #: less peak memory (benchmarks/bench_extraction.py).
@@ -25,6 +27,12 @@ ACCELERATOR_TOKEN_BUDGET = (16_384, 262_144)
 #: Share of the device's free memory a pass's activations may take: a quarter, leaving room for
 #: the allocator's fragmentation, the next batch's inputs and attention's work space.
 FREE_MEMORY_SHARE = 0.25
+
+#: What a forward pass costs on an accelerator, in tokens: 8,192. A pass's cost there is the
+#: host's work of launching it (measured on an H200 with ``benchmarks/bench_gpu.py --profile``:
+#: about 35 ms of host time a pass for SmolLM2-135M's 30 layers, 12 ms for BERT-base's 12), in
+#: which the device computes some 4,000 (BERT-base) to 8,000 (SmolLM2-135M) float32 tokens.
+ACCELERATOR_PASS_COST = 8192
 
 #: Targets (or sentences) per batch on the CPU: 1,024; on accelerators: 4,096. A batch is the unit
 #: of work an interruption loses (it is written to the activation cache when it finishes), and on an
@@ -72,6 +80,14 @@ def default_token_budget(device: torch.device, model: Any | None = None) -> int:
     if model is None or free is None:
         return ACCELERATOR_TOKEN_BUDGET[0]
     return accelerator_token_budget(free, bytes_per_token(model.config, model.dtype))
+
+
+def default_pass_cost(device: torch.device) -> int:
+    """What one more forward pass costs, in tokens, when a level of a batch's prefix tree is split
+    into passes of similar widths (:func:`~wordlens.models.prefix.width_groups`):
+    :data:`~wordlens.models.prefix.PASS_COST_TOKENS` on the CPU, :data:`ACCELERATOR_PASS_COST`
+    on an accelerator."""
+    return PASS_COST_TOKENS if device.type == "cpu" else ACCELERATOR_PASS_COST
 
 
 def default_max_batch_targets(device: torch.device) -> int:

@@ -45,11 +45,16 @@ from wordlens.models.base import (
     check_pooling,
 )
 from wordlens.models.batch_runs import BatchWork, run_batches
-from wordlens.models.budget import default_max_batch_targets, default_token_budget
+from wordlens.models.budget import (
+    default_max_batch_targets,
+    default_pass_cost,
+    default_token_budget,
+)
 from wordlens.models.cache import ActivationCache, CacheStore, Claim, batch_name, target_key
 from wordlens.models.output import OutputRows
 from wordlens.models.prefix import (
     MIN_PREFIX_TOKENS,
+    PASS_COST_TOKENS,
     KeyValuePool,
     PrefixTree,
     TreePass,
@@ -103,11 +108,17 @@ def plan_batches(
     token_budget: int,
     min_shared_tokens: int | None = MIN_PREFIX_TOKENS,
     max_items: int | None = None,
+    pass_cost: int = PASS_COST_TOKENS,
 ) -> list[list[int]]:
-    """Batches of at most ``max_items`` item indices whose prefix-tree passes fit the token
-    budget (:func:`wordlens.models.prefix.token_batches`; ``None``: no reuse, no limit)."""
+    """Batches of at most ``max_items`` item indices whose prefix-tree passes (a level split by
+    width at ``pass_cost`` tokens a pass) fit the token budget
+    (:func:`wordlens.models.prefix.token_batches`; ``None``: no reuse, no limit)."""
     return token_batches(
-        [item.input_ids for item in items], token_budget, min_shared_tokens, max_texts=max_items
+        [item.input_ids for item in items],
+        token_budget,
+        min_shared_tokens,
+        pass_cost,
+        max_texts=max_items,
     )
 
 
@@ -208,6 +219,9 @@ class HFEmbedder(WordEmbedder):
         #: (:func:`~wordlens.models.batch_runs.run_batches`): on by default on accelerators; on
         #: the CPU the host is the device, and a batch's result is written as soon as it is done.
         self.pipelined = self.device.type != "cpu"
+        #: What one more forward pass costs, in tokens, when a level of a batch's passes is split
+        #: by width (:func:`~wordlens.models.budget.default_pass_cost`).
+        self.pass_cost_tokens = default_pass_cost(self.device)
         pad = tokenizer.pad_token_id
         if pad is None:
             pad = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
@@ -336,7 +350,7 @@ class HFEmbedder(WordEmbedder):
         subtokens, yield their numbers (int64 ``[k]``: item 0's subtokens first, then item 1's,
         ...; on the CPU) and their hidden states ``[k, dim]`` at each of ``layers`` (on the
         device)."""
-        tree = PrefixTree(self.min_shared_tokens)
+        tree = PrefixTree(self.min_shared_tokens, self.pass_cost_tokens)
         for item in items:
             tree.add(item.input_ids)
         passes, n_slots = tree_passes(tree, self.pad_token_id, self.token_budget)
@@ -424,7 +438,11 @@ class HFEmbedder(WordEmbedder):
         # concurrent run does not compute it too (wordlens.models.batch_runs); only this
         # process writes the cache.
         batches = plan_batches(
-            work.encoded, self.batch_token_budget, self.min_shared_tokens, self.max_batch_targets
+            work.encoded,
+            self.batch_token_budget,
+            self.min_shared_tokens,
+            self.max_batch_targets,
+            self.pass_cost_tokens,
         )
         complete = work.complete_slots()
         missing = [batch for batch in batches if not complete[batch].all()]

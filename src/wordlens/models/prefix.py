@@ -237,6 +237,7 @@ class PaddedPasses:
     def __init__(self, pass_cost: int | None) -> None:
         self.pass_cost = pass_cost
         self.real = 0
+        self.rows = 0
         self._widths: defaultdict[int, Counter[int]] = defaultdict(Counter)
         self._padded: dict[int, int] = {}  # per level, while its widths are unchanged
 
@@ -245,6 +246,7 @@ class PaddedPasses:
         self._widths[level][width] += 1
         self._padded.pop(level, None)
         self.real += width
+        self.rows += 1
 
     def remove(self, level: int, width: int) -> None:
         """Forget a row counted by :meth:`add`."""
@@ -256,6 +258,7 @@ class PaddedPasses:
             del self._widths[level]
         self._padded.pop(level, None)
         self.real -= width
+        self.rows -= 1
 
     def groups(self, level: int) -> list[int]:
         """The widest row of each pass of ``level`` (:func:`width_groups`)."""
@@ -286,15 +289,17 @@ class PrefixTree:
         A text shares the longest head it has in common with a text already in the tree only if
         that head has at least this many tokens; ``None``: texts share no head (as an encoder's
         must: each token sees the whole text), each distinct text is a root, and the tree is one
-        padded pass. Identical texts always share their node: several targets of one sentence
+        level of leaves. Identical texts always share their node: several targets of one sentence
         cost one row.
     pass_cost
         Cost of one more pass in tokens, for splitting a level into passes of similar widths
-        (:func:`width_groups`; not with ``min_shared_tokens=None``).
+        (:func:`width_groups`); ``None``: one pass per level.
     """
 
     def __init__(
-        self, min_shared_tokens: int | None = MIN_PREFIX_TOKENS, pass_cost: int = PASS_COST_TOKENS
+        self,
+        min_shared_tokens: int | None = MIN_PREFIX_TOKENS,
+        pass_cost: int | None = PASS_COST_TOKENS,
     ) -> None:
         if min_shared_tokens is not None and min_shared_tokens < 1:
             raise WordlensError(f"min_shared_tokens must be at least 1, not {min_shared_tokens}")
@@ -304,7 +309,8 @@ class PrefixTree:
         self.roots: list[Node] = []
         self._sorted: list[tuple[TokenIds, int]] = []  # (sequence, text), for the neighbours
         self._roots_by_tokens: dict[TokenIds, Node] = {}  # without shared heads: identical texts
-        self._passes = PaddedPasses(None if min_shared_tokens is None else pass_cost)
+        self._passes = PaddedPasses(pass_cost)
+        self._longest = 0
 
     @property
     def padded_tokens(self) -> int:
@@ -316,11 +322,18 @@ class PrefixTree:
         """Tokens of the tree's nodes, without padding (never more than :attr:`padded_tokens`)."""
         return self._passes.real
 
+    @property
+    def padded_bound(self) -> int:
+        """An upper bound of :attr:`padded_tokens` at no cost: every node (a row of one pass)
+        padded to the longest text."""
+        return self._passes.rows * self._longest
+
     def add(self, ids: Sequence[int]) -> None:
         """Add the text with token ids ``ids`` (it becomes text ``len(self.sequences)``)."""
         sequence = tuple(ids)
         if not sequence:
             raise WordlensError("a text of the prefix tree has no tokens")
+        self._longest = max(self._longest, len(sequence))
         text = len(self.sequences)
         self.sequences.append(sequence)
         if self.min_shared_tokens is None:
@@ -441,7 +454,7 @@ def token_batches(
     sequences: Sequence[Sequence[int]],
     token_budget: int,
     min_shared_tokens: int | None = MIN_PREFIX_TOKENS,
-    pass_cost: int = PASS_COST_TOKENS,
+    pass_cost: int | None = PASS_COST_TOKENS,
     max_texts: int | None = None,
 ) -> list[list[int]]:
     """Group texts into batches whose passes (:class:`PrefixTree`) fit ``token_budget``, at most
@@ -492,7 +505,7 @@ def token_batches(
             tree.add(keys[order[position]])
             if tree.real_tokens > token_budget:
                 break
-            if tree.padded_tokens <= token_budget:
+            if tree.padded_bound <= token_budget or tree.padded_tokens <= token_budget:
                 stop = position + 1
         batches.append(order[start:stop])
         start = stop
@@ -504,10 +517,10 @@ def _padded_batches(
 ) -> list[list[int]]:
     """:func:`token_batches` of texts that share no head, in one pass over the sorted texts.
 
-    Texts sorted longest first (then by token ids, then index); a batch is one padded pass whose
-    rows are its distinct texts, so it grows while ``widest * distinct texts <= token_budget``
-    (identical texts are neighbours in this order and share a row). The batches are those of the
-    tree with ``min_shared_tokens=None``, without building it.
+    Texts sorted longest first (then by token ids, then index); a batch grows while its distinct
+    texts padded to the widest fit, ``widest * distinct texts <= token_budget`` (identical texts
+    are neighbours in this order and share a row): the padded tokens of the tree with
+    ``min_shared_tokens=None`` in one pass, an upper bound of its passes split by width.
     """
     order = sorted(range(len(keys)), key=lambda index: (-len(keys[index]), keys[index], index))
     batches: list[list[int]] = []
