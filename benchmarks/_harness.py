@@ -132,6 +132,18 @@ def naive_subtoken_states(model: HFEmbedder, target: Target) -> torch.Tensor:
     return hidden[:, 0, rows]
 
 
+def right_padded(rows: Sequence[Sequence[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Token ids right-padded with ``pad`` and the attention mask, both int64
+    ``[len(rows), longest]``, row by row as a user's loop builds them."""
+    longest = max(len(row) for row in rows)
+    input_ids = torch.full((len(rows), longest), pad, dtype=torch.long)
+    mask = torch.zeros((len(rows), longest), dtype=torch.long)
+    for number, row in enumerate(rows):
+        input_ids[number, : len(row)] = torch.tensor(row)
+        mask[number, : len(row)] = 1
+    return input_ids, mask
+
+
 @torch.inference_mode()
 def batched_hf_mean_vectors(
     model: Any, tokenizer: Any, targets: Sequence[Target], batch_size: int, bos: int | None
@@ -156,12 +168,7 @@ def batched_hf_mean_vectors(
     vectors: list[torch.Tensor] = [torch.empty(0)] * len(targets)
     for first in range(0, len(order), batch_size):
         batch = order[first : first + batch_size]
-        longest = max(len(rows[index]) for index in batch)
-        input_ids = torch.full((len(batch), longest), pad, dtype=torch.long)
-        mask = torch.zeros((len(batch), longest), dtype=torch.long)
-        for row, index in enumerate(batch):
-            input_ids[row, : len(rows[index])] = torch.tensor(rows[index])
-            mask[row, : len(rows[index])] = 1
+        input_ids, mask = right_padded([rows[index] for index in batch], pad)
         hidden = torch.stack(
             model(input_ids=input_ids, attention_mask=mask, output_hidden_states=True).hidden_states
         )  # [layers, batch, longest, dim]

@@ -35,6 +35,8 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
+from _harness import right_padded
+
 #: Texts per pass of the plain loop.
 PLAIN_BATCH = 256
 
@@ -213,12 +215,7 @@ def plain_last_subtoken_vectors(
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     for first in range(0, len(order), PLAIN_BATCH):
         batch = order[first : first + PLAIN_BATCH]
-        longest = max(len(rows[index]) for index in batch)
-        input_ids = torch.full((len(batch), longest), pad, dtype=torch.long)
-        mask = torch.zeros((len(batch), longest), dtype=torch.long)
-        for row, index in enumerate(batch):
-            input_ids[row, : len(rows[index])] = torch.tensor(rows[index])
-            mask[row, : len(rows[index])] = 1
+        input_ids, mask = right_padded([rows[index] for index in batch], pad)
         hidden = model(
             input_ids=input_ids.to(device),
             attention_mask=mask.to(device),
@@ -250,13 +247,9 @@ def plain_pll(
     pad = tokenizer.pad_token_id or 0
     for first in range(0, len(copies), PLAIN_PLL_BATCH):
         batch = copies[first : first + PLAIN_PLL_BATCH]
-        longest = max(len(ids) for _, _, ids in batch)
-        input_ids = torch.full((len(batch), longest), pad, dtype=torch.long)
-        mask = torch.zeros((len(batch), longest), dtype=torch.long)
-        for row, (_, position, ids) in enumerate(batch):
-            input_ids[row, : len(ids)] = torch.tensor(ids)
+        input_ids, mask = right_padded([ids for _, _, ids in batch], pad)
+        for row, (_, position, _) in enumerate(batch):
             input_ids[row, position] = tokenizer.mask_token_id
-            mask[row, : len(ids)] = 1
         states = model.bert(
             input_ids=input_ids.to(device), attention_mask=mask.to(device)
         ).last_hidden_state

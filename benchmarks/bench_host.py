@@ -10,7 +10,9 @@ process, interleaved over ``--repeats`` (medians), after a warm-up. It prints mi
 target for both, their ratio against the targets (wordlens <= 1/5 of the plain loop on the
 template, <= 1/2 on corpus sentences), and the vectors' largest per-layer relative difference.
 
-``--profile`` adds cProfile's account of one wordlens run per model and context set.
+``--threads`` sets torch's CPU threads (default 1: the host's work is single-threaded, and one
+thread keeps the tiny models' compute out of the contention of a shared machine); ``--profile`` adds
+cProfile's account of one wordlens run per model and context set.
 
 Run: ``python benchmarks/bench_host.py --folder F`` after
 ``python benchmarks/bench_gpu.py prepare --folder F``.
@@ -29,7 +31,6 @@ from typing import Any
 
 import torch
 
-from _harness import THREADS
 from _pipeline import (
     embed_last,
     layer_relative_difference,
@@ -47,7 +48,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folder", type=Path, default=Path(".gpu/prepared"))
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=THREADS)
+    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)

@@ -6,7 +6,13 @@ own tensors (:class:`~wordlens.models.align.SubtokenPooling`); finished rows go 
 each batch ends, a large output to a temporary file (:mod:`wordlens.models.output`). Batches are
 planned under a token budget (the padded tokens of a batch's passes, ``rows * longest row`` each)
 and hold at most :attr:`HFEmbedder.max_batch_targets` targets (the work an interruption can
-lose); they are right-padded with the padding masked, under ``torch.inference_mode``. With right
+lose); they are right-padded with the padding masked, under ``torch.inference_mode``. On an
+accelerator the token budget is sized from the device's free memory (:mod:`wordlens.models.budget`)
+and the batches run as a two-stage pipeline: the host plans and starts batch i + 1 before it
+stores batch i, and only the pooled vectors cross to the host, through pinned memory
+(:mod:`wordlens.models.transfer`, :func:`~wordlens.models.batch_runs.run_batches`). The host's
+work per target is vectorized: one call of the Rust tokenizer (:func:`tokenize`), the alignment
+of every target at once (:func:`~wordlens.models.align.subtoken_spans`). With right
 padding and an attention mask, a row's hidden states do not depend on the other rows, so batched
 vectors equal one-at-a-time vectors (to float32 rounding; tested to 1e-5).
 

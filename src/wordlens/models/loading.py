@@ -152,8 +152,9 @@ def load_model(
         Causal models: prepend a BOS token when the tokenizer adds none (``"auto"``), always or
         never. Recorded in the fingerprint.
     token_budget
-        Maximum ``batch size x padded length`` per forward pass; default 1,024 on CPU and
-        16,384 on accelerators.
+        Maximum ``batch size x padded length`` per forward pass; default 1,024 on CPU, sized from
+        the device's free memory on accelerators
+        (:func:`wordlens.models.budget.default_token_budget`).
     revision
         Hub revision (branch, tag or commit) for hub ids.
     trust_remote_code

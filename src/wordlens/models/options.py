@@ -74,7 +74,8 @@ class ModelOptions:
     )
     token_budget: int | None = option(
         None,
-        "Max batch size x padded length per forward pass [default: 1024 on CPU].",
+        "Max batch size x padded length per forward pass [default: 1024 on CPU; on a GPU, sized "
+        "from its free memory].",
         none="default",
     )
     no_cache: bool = option(False, "Do not read or write the activation cache.", flag="no-cache")

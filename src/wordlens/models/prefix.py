@@ -481,7 +481,7 @@ def token_batches(
         See :class:`PrefixTree`.
     max_texts
         Most texts in a batch (``None``: no limit); bounds the work an interrupted batch loses
-        (:data:`wordlens.models.hf.MAX_BATCH_TARGETS`).
+        (:data:`wordlens.models.budget.MAX_BATCH_TARGETS`).
 
     Returns
     -------

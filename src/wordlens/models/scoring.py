@@ -119,6 +119,13 @@ _PROBE_SENTENCE = "The cat sat on the mat."
 #: was 14% slower (``benchmarks/bench_pll.py --budgets``).
 PLL_BUDGET_SCALE = 2
 
+#: PLL batches on an accelerator hold at most this many tokens times :data:`PLL_BUDGET_SCALE`
+#: (the CPU's budget is far below it): 16,384. On an H200 (BERT-base, 1,000 CrowS-Pairs sentences,
+#: 15,122 masked copies) PLL ran 11,800 copies/s in float32 and 40,900 in bfloat16 at 16,384 x 2
+#: tokens (issue 27's measurement), and 6,857 and 20,491 at the free-memory budget of 262,144 x 2
+#: (``benchmarks/bench_gpu.py``): a batch of every copy of hundreds of sentences is past what pays.
+PLL_ACCELERATOR_BUDGET = 16_384
+
 
 @dataclass(frozen=True)
 class SentenceScores:
@@ -570,7 +577,9 @@ class LMScorer:
             rows.extend(item_rows)
             row_sentences.extend([index] * len(item_rows))
         totals = np.zeros(len(encoded), dtype=np.float64)
-        budget = self.token_budget * (PLL_BUDGET_SCALE if method == "pll" else 1)
+        budget = self.token_budget
+        if method == "pll":
+            budget = min(budget, PLL_ACCELERATOR_BUDGET) * PLL_BUDGET_SCALE
         batches = length_batches([len(row.input_ids) for row in rows], budget)
         payloads = [
             LogProbBatch(tuple(rows[index] for index in batch), weighted=method == "aula")
@@ -860,7 +869,8 @@ def load_scorer(
     dtype
         Weights' dtype: ``float32``, ``float16`` or ``bfloat16`` (log-softmax is float32 anyway).
     token_budget
-        Upper bound on a batch's padded tokens; default 1,024 on CPU, 16,384 on accelerators.
+        Upper bound on a batch's padded tokens; default 1,024 on CPU, sized from free memory on
+        accelerators (:func:`wordlens.models.budget.default_token_budget`).
     trust_remote_code
         Allow model code from the hub to run (off by default).
     allow_new_head
