@@ -29,7 +29,13 @@ from wordlens.models.budget import (
 )
 from wordlens.models.cache import ActivationCache
 from wordlens.models.hf import HFEmbedder, WordVectors, tokenize
-from wordlens.models.prefix import PrefixTree, concatenated_ranges, pad_right, token_batches
+from wordlens.models.prefix import (
+    PrefixTree,
+    concatenated_ranges,
+    own_lengths,
+    pad_right,
+    token_batches,
+)
 from wordlens.models.transfer import to_host
 from wordlens.resources import load_lexicon
 
@@ -263,3 +269,45 @@ def test_token_budget_from_free_memory() -> None:
 def test_host_copy_on_the_cpu_is_the_tensor() -> None:
     tensor = torch.randn(3, 4, 5)
     np.testing.assert_array_equal(to_host(tensor)(), tensor.numpy())
+
+
+def reference_tree_batches(
+    sequences: Sequence[Sequence[int]], budget: int, max_texts: int | None
+) -> list[list[int]]:
+    """:func:`token_batches`' rule spelled out on fresh trees: in the plan's order, the longest
+    run (up to the first text whose tokens alone pass the budget) whose tree's padded tokens fit."""
+    everything = PrefixTree()
+    for sequence in sequences:
+        everything.add(sequence)
+    keys = everything.sequences
+    own = own_lengths(everything)
+    order = sorted(range(len(keys)), key=lambda i: (-own[i], keys[i], i))
+    batches, start = [], 0
+    while start < len(order):
+        stop = start + 1
+        end = len(order) if max_texts is None else min(len(order), start + max_texts)
+        for size in range(1, end - start + 1):
+            tree = PrefixTree()
+            for index in order[start : start + size]:
+                tree.add(keys[index])
+            if tree.real_tokens > budget:
+                break
+            if tree.padded_tokens <= budget:
+                stop = start + size
+        batches.append(order[start:stop])
+        start = stop
+    return batches
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_tree_batches_follow_the_trees_accounting(seed: int) -> None:
+    rng = random.Random(seed)
+    heads = [[rng.randrange(9) for _ in range(rng.randint(1, 4))] for _ in range(6)]
+    sequences = [
+        rng.choice(heads) + [rng.randrange(30) for _ in range(rng.randint(1, 5))] for _ in range(90)
+    ]
+    # budgets where the free bound decides the batches (the last) and where the tree must
+    for budget, max_texts in ((12, None), (40, None), (40, 9), (2 * 16 * 9, 16)):
+        assert token_batches(sequences, budget, max_texts=max_texts) == (
+            reference_tree_batches(sequences, budget, max_texts)
+        )

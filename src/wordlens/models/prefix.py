@@ -496,11 +496,18 @@ def token_batches(
     keys = everything.sequences
     own = own_lengths(everything)
     order = sorted(range(len(keys)), key=lambda index: (-own[index], keys[index], index))
+    lengths = [len(keys[index]) for index in order]
     batches: list[list[int]] = []
     start = 0
     while start < len(order):
         tree, stop = PrefixTree(min_shared_tokens, pass_cost), start + 1
         end = len(order) if max_texts is None else min(len(order), start + max_texts)
+        if 2 * (end - start) * max(lengths[start:end]) <= token_budget:
+            # a text adds at most two nodes, each a row no wider than the longest text: the whole
+            # run fits (the budget of an accelerator, where the limit on texts binds first)
+            batches.append(order[start:end])
+            start = end
+            continue
         for position in range(start, end):
             tree.add(keys[order[position]])
             if tree.real_tokens > token_budget:
