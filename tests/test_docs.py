@@ -47,7 +47,10 @@ def test_the_cli_reference_has_every_command_and_option() -> None:
     # a default is shown as --help shows it, the help's own brackets kept as text
     assert "- `--n-samples <int>`: Permutation partitions" in page
     assert "Default: `100000`." in page
-    assert "per forward pass \\[default: 1024 on CPU\\]. Default: `default`." in page
+    assert (
+        "per forward pass \\[default: 1024 on CPU; on a GPU, sized from its free memory\\]. "
+        "Default: `default`." in page
+    )
 
 
 def test_every_method_has_a_page_in_the_navigation() -> None:
