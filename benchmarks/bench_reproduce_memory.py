@@ -1,12 +1,13 @@
 """Benchmark: time and resident memory of ``wordlens reproduce <paper> --scale paper``.
 
-Each paper runs on a demo model (:data:`DEMO_MODELS`; ``--models paper=model,...`` changes
+Each paper runs on a demo model (:data:`DEMO_MODELS`; ``--models paper=model ...`` changes
 them) as a user runs it: ``wordlens reproduce <paper> -m <model> --scale paper --out <tmp>``
 in a child process of its own (its own session, so that the whole tree can be stopped). Every
 ``--interval`` seconds (1 by default) the benchmark samples the resident set size of the child
 and of all its descendants (summed: pages shared between them count once per process, so the
 sum is an upper bound), and keeps the child's progress bars (rich draws them into a log when
-told the log is interactive, ``TTY_INTERACTIVE=1``) to say how far a stopped run got.
+told it is an interactive terminal, ``TTY_COMPATIBLE=1 TTY_INTERACTIVE=1``) to say how far a
+stopped run got.
 
 A run stops when it exits, after ``--minutes`` (for runs that take hours on this machine: the
 table then shows whether memory is flat, and projects the total time from the progress bar in
