@@ -494,8 +494,8 @@ def test_dimension_sweep_defaults_and_sizes_beyond_the_rank(glove: WordEmbedder)
 
 
 def test_dimension_sweep_allocates_no_senses_by_senses_matrix(glove: WordEmbedder) -> None:
-    """The SVD keeps the right singular vectors only: U of every sense (``[n, n]`` float64, 15
-    GB for the paper-scale reproduction's 43,560 senses) is never allocated."""
+    """The SVD keeps the right singular vectors only: U of every sense (``[n, n]`` float64, 14
+    GiB for the paper-scale reproduction's 42,942 senses) is never allocated."""
     wordnet = load_wordnet()
     tests = load_weat_tests(list(range(1, 11)))
     groups = (group for test in tests for group in (test.x, test.y, test.a, test.b))
