@@ -5,6 +5,7 @@ end to end on real models."""
 from __future__ import annotations
 
 import itertools
+import tracemalloc
 from dataclasses import replace
 from pathlib import Path
 
@@ -490,6 +491,29 @@ def test_dimension_sweep_defaults_and_sizes_beyond_the_rank(glove: WordEmbedder)
     assert capped.metadata["dimensions"] == [10] and capped.metadata["skipped_dimensions"] == [51]
     with pytest.raises(EmptyInputError, match="no size"):
         run_dimension_sweep(senses, [test], assignments, SenseBiasConfig(dimensions=(51,)))
+
+
+def test_dimension_sweep_allocates_no_senses_by_senses_matrix(glove: WordEmbedder) -> None:
+    """The SVD keeps the right singular vectors only: U of every sense (``[n, n]`` float64, 14
+    GiB for the paper-scale reproduction's 42,942 senses) is never allocated."""
+    wordnet = load_wordnet()
+    tests = load_weat_tests(list(range(1, 11)))
+    groups = (group for test in tests for group in (test.x, test.y, test.a, test.b))
+    words = {word for group in groups for word in group.words}
+    lemmas = sorted(filter(None, map(wordnet.lemma_of, words)))
+    keys = [sense.key for lemma in lemmas for sense in wordnet.senses(lemma)]
+    senses = build_sense_vectors(glove, keys, wordnet=wordnet)
+    assert len(senses) > 800  # U would be over 5 MB; the sense matrix is 0.3 MB
+    tracemalloc.start()
+    try:
+        run = run_dimension_sweep(
+            senses, tests[:1], weat_sense_assignments(wordnet), SenseBiasConfig(permutations=100)
+        )
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert run.metadata["dimensions"] == [6, 12, 25, 50]
+    assert peak < len(senses) ** 2 * 8 / 2, f"peak {peak / 2**20:.1f} MiB"
 
 
 @pytest.mark.slow

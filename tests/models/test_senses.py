@@ -3,18 +3,21 @@ built from real models out of WordNet glosses and examples."""
 
 from __future__ import annotations
 
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from wordlens.errors import EmptyInputError, TargetError, WordlensError
+from wordlens.models import output
 from wordlens.models.base import WordEmbedder
 from wordlens.models.senses import (
     GLOSS_TEMPLATE,
     SenseVectorFormatError,
     SenseVectors,
     build_sense_vectors,
+    context_means,
     load_sense_vectors,
     sense_contexts,
 )
@@ -241,6 +244,58 @@ def test_built_vector_is_the_mean_of_its_context_vectors(
     contexts = sense_contexts(wordnet.sense(BLACK_COLOUR))
     direct = minilm.embed(contexts, [0, -1]).vectors.astype(np.float64).mean(axis=0)
     np.testing.assert_allclose(senses.vectors[0], direct, rtol=1e-5, atol=1e-6)
+
+
+def _one_call_means(contexts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The reference: every row converted to float64 at once, one ``reduceat``."""
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    sums = np.add.reduceat(np.asarray(contexts, dtype=np.float64), starts, axis=0)
+    means: np.ndarray = (sums / counts[:, np.newaxis, np.newaxis]).astype(np.float32)
+    return means
+
+
+@pytest.mark.slow
+def test_context_means_in_blocks_equal_one_call_on_real_context_vectors(
+    minilm: WordEmbedder, wordnet: WordNet
+) -> None:
+    contexts = [sense_contexts(wordnet.sense(key)) for key in PROBES]
+    counts = np.array([len(targets) for targets in contexts], dtype=np.int64)
+    vectors = minilm.embed([t for targets in contexts for t in targets], [0, 3, -1]).vectors
+    expected = _one_call_means(vectors, counts)
+    row_bytes = 8 * vectors[0].size
+    for block_bytes in (None, 1, 3 * row_bytes, 5 * row_bytes):  # 1 byte: one run a block
+        np.testing.assert_array_equal(context_means(vectors, counts, block_bytes), expected)
+
+
+def test_context_means_never_hold_the_contexts_in_float64(tmp_path: Path) -> None:
+    """A spilled extraction's output is read a block at a time: the float64 copy of all the
+    contexts (and their sums), 71 MB here, is never allocated."""
+    rng = np.random.default_rng(3)
+    counts = rng.integers(1, 8, size=5_000)
+    contexts = np.lib.format.open_memmap(
+        tmp_path / "contexts.npy", "w+", np.float32, (int(counts.sum()), 7, 64)
+    )
+    contexts[:] = rng.normal(size=contexts.shape)
+    whole_float64 = contexts.size * 8
+    tracemalloc.start()
+    try:
+        means = context_means(contexts, counts, block_bytes=1 << 20)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(means, _one_call_means(contexts, counts))
+    assert peak < whole_float64 / 4, f"peak {peak / 2**20:.1f} MiB"
+
+
+@pytest.mark.slow
+def test_sense_vectors_from_a_spilled_extraction_equal_those_kept_in_ram(
+    minilm: WordEmbedder, wordnet: WordNet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    in_ram = build_sense_vectors(minilm, PROBES, [0, -1], wordnet=wordnet)
+    monkeypatch.setattr(output, "IN_MEMORY_BYTES", 0)  # spill, and average one sense a block
+    spilled = build_sense_vectors(minilm, PROBES, [0, -1], wordnet=wordnet)
+    assert spilled.keys == in_ram.keys
+    np.testing.assert_array_equal(spilled.vectors, in_ram.vectors)
 
 
 def test_a_static_model_gives_every_sense_of_a_word_its_word_vector(

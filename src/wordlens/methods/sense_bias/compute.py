@@ -737,8 +737,10 @@ def run_dimension_sweep(
     config = config or SenseBiasConfig()
     layer = senses.layers[-1]
     matrix = senses.at_layer(layer).vectors[:, 0, :].astype(np.float64)  # [n, d]
-    _, singular, directions = np.linalg.svd(matrix, full_matrices=True)  # directions: [d, d]
     full = matrix.shape[1]
+    # directions: [d, d]. Full matrices only when n < d (V's basis completed); otherwise U would
+    # be [n, n] (14 GiB for the 42,942 senses at paper scale, twice that at peak), and unused.
+    _, singular, directions = np.linalg.svd(matrix, full_matrices=matrix.shape[0] < full)
     sizes = config.dimensions or sorted({max(1, full // part) for part in (8, 4, 2, 1)})
     kept = [k for k in dict.fromkeys(sizes) if k <= full]
     if not kept:
