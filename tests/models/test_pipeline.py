@@ -311,3 +311,25 @@ def test_tree_batches_follow_the_trees_accounting(seed: int) -> None:
         assert token_batches(sequences, budget, max_texts=max_texts) == (
             reference_tree_batches(sequences, budget, max_texts)
         )
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_padding_counted_at_the_end_equals_padding_kept_up_to_date(seed: int) -> None:
+    rng = random.Random(seed)
+    heads = [[rng.randrange(9) for _ in range(rng.randint(1, 4))] for _ in range(5)]
+    sequences = [
+        rng.choice(heads) + [rng.randrange(20) for _ in range(rng.randint(0, 5))]
+        for _ in range(150)
+    ]
+    for shared in (1, 2, None):
+        kept, counted = PrefixTree(shared), PrefixTree(shared, count_padding=False)
+        for sequence in sequences:
+            kept.add(sequence)
+            counted.add(sequence)
+        assert counted.padded_tokens == kept.padded_tokens
+        assert counted.real_tokens == kept.real_tokens
+        assert counted.padded_bound == kept.padded_bound
+        for max_tokens in (None, 30):
+            assert [
+                [(n.start, n.end, n.tokens) for n in nodes] for nodes in counted.passes(max_tokens)
+            ] == [[(n.start, n.end, n.tokens) for n in nodes] for nodes in kept.passes(max_tokens)]

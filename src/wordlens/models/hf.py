@@ -356,7 +356,7 @@ class HFEmbedder(WordEmbedder):
         subtokens, yield their numbers (int64 ``[k]``: item 0's subtokens first, then item 1's,
         ...; on the CPU) and their hidden states ``[k, dim]`` at each of ``layers`` (on the
         device)."""
-        tree = PrefixTree(self.min_shared_tokens, self.pass_cost_tokens)
+        tree = PrefixTree(self.min_shared_tokens, self.pass_cost_tokens, count_padding=False)
         for item in items:
             tree.add(item.input_ids)
         passes, n_slots = tree_passes(tree, self.pad_token_id, self.token_budget)

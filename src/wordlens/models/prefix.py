@@ -294,12 +294,18 @@ class PrefixTree:
     pass_cost
         Cost of one more pass in tokens, for splitting a level into passes of similar widths
         (:func:`width_groups`); ``None``: one pass per level.
+    count_padding
+        Keep the padded tokens up to date as texts are added (what batch planning reads after
+        every text); ``False`` counts them only when asked, from the finished tree — half the
+        cost of building a tree whose passes are read once.
     """
 
     def __init__(
         self,
         min_shared_tokens: int | None = MIN_PREFIX_TOKENS,
         pass_cost: int | None = PASS_COST_TOKENS,
+        *,
+        count_padding: bool = True,
     ) -> None:
         if min_shared_tokens is not None and min_shared_tokens < 1:
             raise WordlensError(f"min_shared_tokens must be at least 1, not {min_shared_tokens}")
@@ -309,24 +315,25 @@ class PrefixTree:
         self.roots: list[Node] = []
         self._sorted: list[tuple[TokenIds, int]] = []  # (sequence, text), for the neighbours
         self._roots_by_tokens: dict[TokenIds, Node] = {}  # without shared heads: identical texts
-        self._passes = PaddedPasses(pass_cost)
+        self._pass_cost = pass_cost
+        self._passes = PaddedPasses(pass_cost) if count_padding else None
         self._longest = 0
 
     @property
     def padded_tokens(self) -> int:
         """Tokens the passes compute, padding included: ``sum over passes of rows * widest``."""
-        return self._passes.total
+        return self._padding().total
 
     @property
     def real_tokens(self) -> int:
         """Tokens of the tree's nodes, without padding (never more than :attr:`padded_tokens`)."""
-        return self._passes.real
+        return self._padding().real
 
     @property
     def padded_bound(self) -> int:
         """An upper bound of :attr:`padded_tokens` at no cost: every node (a row of one pass)
         padded to the longest text."""
-        return self._passes.rows * self._longest
+        return self._padding().rows * self._longest
 
     def add(self, ids: Sequence[int]) -> None:
         """Add the text with token ids ``ids`` (it becomes text ``len(self.sequences)``)."""
@@ -361,13 +368,24 @@ class PrefixTree:
             for node in root.subtree():
                 levels[node.level].append(node)
         passes: list[list[Node]] = []
+        padding = self._padding()
         for level in [*sorted(set(levels) - {LEAVES}), LEAVES]:
-            bounds = [*self._passes.groups(level), 0]
+            bounds = [*padding.groups(level), 0]
             for widest, lower in itertools.pairwise(bounds):
                 group = [node for node in levels[level] if lower < node.length <= widest]
                 rows = len(group) if max_tokens is None else max(1, max_tokens // widest)
                 passes.extend(group[start : start + rows] for start in range(0, len(group), rows))
         return passes
+
+    def _padding(self) -> PaddedPasses:
+        """The rows of each level: kept up to date, or counted now from the tree's nodes."""
+        if self._passes is not None:
+            return self._passes
+        counted = PaddedPasses(self._pass_cost)
+        for root in self.roots:
+            for node in root.subtree():
+                counted.add(node.level, node.length)
+        return counted
 
     def _longest_shared_head(self, sequence: TokenIds, text: int) -> tuple[int, int | None]:
         """The longest head ``sequence`` shares with a text already in the tree, and that text
@@ -396,9 +414,10 @@ class PrefixTree:
         if node.children:
             self._place(text, self._new_node(sequence, shared, node))
         else:  # the texts ending in this leaf are heads of the new one: it grows
-            self._passes.remove(node.level, node.length)
+            if self._passes is not None:
+                self._passes.remove(node.level, node.length)
+                self._passes.add(node.level, len(sequence) - node.start)
             node.source, node.end = sequence, len(sequence)
-            self._passes.add(node.level, node.length)
             self._place(text, node)
 
     def _new_node(self, sequence: TokenIds, start: int, parent: Node | None) -> Node:
@@ -408,17 +427,20 @@ class PrefixTree:
             self.roots.append(node)
         else:
             node = Node(sequence, start, len(sequence), parent.depth + 1, parent)
-            self._passes.remove(parent.level, parent.length)
+            if self._passes is not None:  # the parent may move from the leaves to its depth
+                self._passes.remove(parent.level, parent.length)
+                self._passes.add(parent.depth, parent.length)
             parent.children.append(node)
-            self._passes.add(parent.level, parent.length)
-        self._passes.add(node.level, node.length)
+        if self._passes is not None:
+            self._passes.add(node.level, node.length)
         return node
 
     def _split(self, node: Node, at: int) -> None:
         """Cut ``node`` before position ``at``; the tail (with the node's children and the texts
         ending in it) becomes its only child, and everything below moves one level down."""
-        for below in node.subtree():
-            self._passes.remove(below.level, below.length)
+        if self._passes is not None:
+            for below in node.subtree():
+                self._passes.remove(below.level, below.length)
         tail = Node(node.source, at, node.end, node.depth + 1, node, node.children)
         for child in tail.children:
             child.parent = tail
@@ -430,8 +452,9 @@ class PrefixTree:
         for text in tail.texts:
             self.end_nodes[text] = tail
         node.end, node.children = at, [tail]
-        for below in node.subtree():
-            self._passes.add(below.level, below.length)
+        if self._passes is not None:
+            for below in node.subtree():
+                self._passes.add(below.level, below.length)
 
     def _place(self, text: int, node: Node) -> None:
         """Record that the last token of ``text`` (just added) lies in ``node``."""
@@ -490,7 +513,7 @@ def token_batches(
     """
     if min_shared_tokens is None:
         return _padded_batches([tuple(sequence) for sequence in sequences], token_budget, max_texts)
-    everything = PrefixTree(min_shared_tokens, pass_cost)
+    everything = PrefixTree(min_shared_tokens, pass_cost, count_padding=False)
     for sequence in sequences:
         everything.add(sequence)
     keys = everything.sequences
