@@ -94,6 +94,8 @@ bench: install
 	$(BIN)/python benchmarks/bench_asymmetry.py
 	$(BIN)/python benchmarks/bench_probing.py
 	$(BIN)/python benchmarks/bench_startup.py
+	$(BIN)/python benchmarks/bench_gpu.py prepare --folder build/bench-pipeline --eat-pairs 0
+	$(BIN)/python benchmarks/bench_host.py --folder build/bench-pipeline
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build/wheel-check site

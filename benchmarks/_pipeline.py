@@ -24,6 +24,7 @@ on the device, then copied to the host.
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -87,7 +88,8 @@ def prepare(folder: Path, n_sentences: int) -> None:
     from wordlens.resources import load_bias_pairs, load_lexicon
 
     folder.mkdir(parents=True, exist_ok=True)
-    fixture = Path(__file__).resolve().parents[2] / "shared" / "models" / "minilm-l6-mlm"
+    shared = Path(os.environ.get("WORDLENS_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+    fixture = shared / "models" / "minilm-l6-mlm"
     AutoTokenizer.from_pretrained(fixture).save_pretrained(folder / "bert")
     smollm2 = load_model("smollm2-135m")
     smollm2.tokenizer.save_pretrained(folder / "smollm2")  # type: ignore[attr-defined]

@@ -314,7 +314,7 @@ def main() -> None:
     parser.add_argument("step", choices=["prepare", "run"])
     parser.add_argument("--folder", type=Path, default=Path(".gpu/prepared"))
     parser.add_argument("--sentences", type=int, default=1000)
-    parser.add_argument("--eat-pairs", type=int, default=3000)
+    parser.add_argument("--eat-pairs", type=int, default=3000, help="0: no eq. 6 work list")
     parser.add_argument("--data", action="store_true", help="prepare: copy the data for VAST")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--sections", default="words,pll,eq6,vast,profile")
@@ -326,7 +326,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.step == "prepare":
         prepare(args.folder, args.sentences)
-        prepare_worklist(args.folder, args.eat_pairs)
+        if args.eat_pairs:
+            prepare_worklist(args.folder, args.eat_pairs)
         if args.data:
             source = Path(os.environ["WORDLENS_DATA_PATH"])
             shutil.copytree(source, args.folder / "data", dirs_exist_ok=True)
