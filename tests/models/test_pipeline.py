@@ -30,6 +30,7 @@ from wordlens.models.budget import (
 from wordlens.models.cache import ActivationCache
 from wordlens.models.hf import HFEmbedder, WordVectors, tokenize
 from wordlens.models.prefix import (
+    PASS_COST_TOKENS,
     PrefixTree,
     concatenated_ranges,
     own_lengths,
@@ -123,21 +124,29 @@ def test_a_truncating_backend_falls_back_to_the_tokenizers_call(minilm: HFEmbedd
     assert len(ids[0]) > 4
 
 
-def reference_padded_batches(
-    sequences: Sequence[Sequence[int]], budget: int, max_texts: int | None
+def reference_batches(
+    sequences: Sequence[Sequence[int]], budget: int, max_texts: int | None, shared: int | None
 ) -> list[list[int]]:
-    """The longest runs of the plan's order whose :class:`PrefixTree` (no shared heads) pass fits
-    the budget: batches from the tree's own accounting of padded tokens."""
-    keys = [tuple(s) for s in sequences]
-    order = sorted(range(len(keys)), key=lambda i: (-len(keys[i]), keys[i], i))
+    """:func:`token_batches`' rule spelled out on fresh trees: in the plan's order (longest own
+    leaf first), the longest run, up to the first text whose tokens pass the budget, whose tree's
+    padded tokens fit; without shared heads (``shared=None``) the tree is one padded pass."""
+    cost = None if shared is None else PASS_COST_TOKENS
+    everything = PrefixTree(shared, cost)
+    for sequence in sequences:
+        everything.add(sequence)
+    keys = everything.sequences
+    own = own_lengths(everything)
+    order = sorted(range(len(keys)), key=lambda i: (-own[i], keys[i], i))
     batches, start = [], 0
     while start < len(order):
         stop = start + 1
         end = len(order) if max_texts is None else min(len(order), start + max_texts)
-        for size in range(2, end - start + 1):
-            tree = PrefixTree(None, pass_cost=None)
+        for size in range(1, end - start + 1):
+            tree = PrefixTree(shared, cost)
             for index in order[start : start + size]:
                 tree.add(keys[index])
+            if tree.real_tokens > budget:
+                break
             if tree.padded_tokens <= budget:
                 stop = start + size
         batches.append(order[start:stop])
@@ -152,7 +161,7 @@ def test_padded_batches_follow_the_trees_accounting(seed: int) -> None:
     sequences = [rng.choice(pool) for _ in range(120)]  # duplicates share a row
     for budget, max_texts in ((8, None), (30, None), (30, 7), (200, 50), (5, 3)):
         assert token_batches(sequences, budget, None, max_texts=max_texts) == (
-            reference_padded_batches(sequences, budget, max_texts)
+            reference_batches(sequences, budget, max_texts, None)
         )
 
 
@@ -271,34 +280,6 @@ def test_host_copy_on_the_cpu_is_the_tensor() -> None:
     np.testing.assert_array_equal(to_host(tensor)(), tensor.numpy())
 
 
-def reference_tree_batches(
-    sequences: Sequence[Sequence[int]], budget: int, max_texts: int | None
-) -> list[list[int]]:
-    """:func:`token_batches`' rule spelled out on fresh trees: in the plan's order, the longest
-    run (up to the first text whose tokens alone pass the budget) whose tree's padded tokens fit."""
-    everything = PrefixTree()
-    for sequence in sequences:
-        everything.add(sequence)
-    keys = everything.sequences
-    own = own_lengths(everything)
-    order = sorted(range(len(keys)), key=lambda i: (-own[i], keys[i], i))
-    batches, start = [], 0
-    while start < len(order):
-        stop = start + 1
-        end = len(order) if max_texts is None else min(len(order), start + max_texts)
-        for size in range(1, end - start + 1):
-            tree = PrefixTree()
-            for index in order[start : start + size]:
-                tree.add(keys[index])
-            if tree.real_tokens > budget:
-                break
-            if tree.padded_tokens <= budget:
-                stop = start + size
-        batches.append(order[start:stop])
-        start = stop
-    return batches
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_tree_batches_follow_the_trees_accounting(seed: int) -> None:
     rng = random.Random(seed)
@@ -309,7 +290,7 @@ def test_tree_batches_follow_the_trees_accounting(seed: int) -> None:
     # budgets where the free bound decides the batches (the last) and where the tree must
     for budget, max_texts in ((12, None), (40, None), (40, 9), (2 * 16 * 9, 16)):
         assert token_batches(sequences, budget, max_texts=max_texts) == (
-            reference_tree_batches(sequences, budget, max_texts)
+            reference_batches(sequences, budget, max_texts, 1)
         )
 
 
