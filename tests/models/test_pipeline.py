@@ -271,6 +271,14 @@ def test_token_budget_from_free_memory() -> None:
     assert accelerator_token_budget(139 * 2**30, per_token) == high
     assert accelerator_token_budget(8 * 2**30, per_token) == 2 * 2**30 // per_token // 1024 * 1024
     assert accelerator_token_budget(2**30, per_token) == low
+    # a scorer's pass holds float32 logits and log-probabilities over the vocabulary per token:
+    # BERT-base's 30,522 words triple a token's bytes; XLM-R's 250,002 bring an H200's budget
+    # down near the floor
+    with_logits = bytes_per_token(BertConfig(), torch.float32, logits=True)
+    assert with_logits == per_token + 8 * 30522
+    assert accelerator_token_budget(139 * 2**30, with_logits) == 103_424
+    xlmr = bytes_per_token(BertConfig(vocab_size=250_002), torch.float32, logits=True)
+    assert accelerator_token_budget(139 * 2**30, xlmr) == 17_408
     assert default_token_budget(torch.device("cpu")) == CPU_TOKEN_BUDGET
     assert default_token_budget(torch.device("meta")) == low  # free memory unknown
 

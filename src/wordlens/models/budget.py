@@ -41,10 +41,12 @@ ACCELERATOR_PASS_COST = 8192
 MAX_BATCH_TARGETS = {"cpu": 1024, "accelerator": 4096}
 
 
-def bytes_per_token(config: Any, dtype: torch.dtype) -> int:
+def bytes_per_token(config: Any, dtype: torch.dtype, *, logits: bool = False) -> int:
     """Device memory a token of a pass takes: every layer's hidden state (all are returned), the
     feed-forward block's widest activations (4 x its width) and the attention's projections
-    (8 x the hidden size), at the weights' dtype.
+    (8 x the hidden size), at the weights' dtype; with ``logits``, also its logits over the
+    vocabulary and their log-softmax in float32 (8 x the vocabulary: a scorer that reads every
+    position).
 
     Parameters
     ----------
@@ -53,12 +55,15 @@ def bytes_per_token(config: Any, dtype: torch.dtype) -> int:
         ``intermediate_size``; their T5 and GPT-2 names are read too).
     dtype
         The weights' dtype.
+    logits
+        Count the logits of every position (``vocab_size``; 0 when the config has none).
     """
     hidden = int(_first(config, ("hidden_size", "d_model", "n_embd"), 768))
     layers = int(_first(config, ("num_hidden_layers", "num_layers", "n_layer"), 12))
     feed_forward = int(_first(config, ("intermediate_size", "d_ff", "n_inner"), 0) or 4 * hidden)
     item = torch.empty((), dtype=dtype).element_size()
-    return item * ((layers + 1) * hidden + 4 * feed_forward + 8 * hidden)
+    vocabulary = int(getattr(config, "vocab_size", 0) or 0) if logits else 0
+    return item * ((layers + 1) * hidden + 4 * feed_forward + 8 * hidden) + 8 * vocabulary
 
 
 def accelerator_token_budget(free_bytes: int, per_token: int) -> int:
@@ -70,16 +75,20 @@ def accelerator_token_budget(free_bytes: int, per_token: int) -> int:
     return max(low, min(high, fitted // 1024 * 1024))
 
 
-def default_token_budget(device: torch.device, model: Any | None = None) -> int:
+def default_token_budget(
+    device: torch.device, model: Any | None = None, *, logits: bool = False
+) -> int:
     """Tokens per forward pass: :data:`CPU_TOKEN_BUDGET` on the CPU; on an accelerator, sized
-    from its free memory and ``model``'s shape (:func:`accelerator_token_budget`), or the lower
-    bound of :data:`ACCELERATOR_TOKEN_BUDGET` when either is unknown."""
+    from its free memory and ``model``'s shape (:func:`accelerator_token_budget`; ``logits``: a
+    scorer's pass, whose logits over the vocabulary count too), or the lower bound of
+    :data:`ACCELERATOR_TOKEN_BUDGET` when either is unknown."""
     if device.type == "cpu":
         return CPU_TOKEN_BUDGET
     free = free_memory(device)
     if model is None or free is None:
         return ACCELERATOR_TOKEN_BUDGET[0]
-    return accelerator_token_budget(free, bytes_per_token(model.config, model.dtype))
+    per_token = bytes_per_token(model.config, model.dtype, logits=logits)
+    return accelerator_token_budget(free, per_token)
 
 
 def default_pass_cost(device: torch.device) -> int:
