@@ -34,7 +34,7 @@ from wordlens.models.prefix import (
     PrefixTree,
     concatenated_ranges,
     own_lengths,
-    pad_right,
+    padded_rows,
     token_batches,
 )
 from wordlens.models.transfer import to_host
@@ -166,7 +166,7 @@ def test_padded_batches_follow_the_trees_accounting(seed: int) -> None:
 
 
 def test_padding_helpers_on_ragged_rows() -> None:
-    ids, mask = pad_right([[5, 6, 7], [8], [9, 10]], 0)
+    ids, mask = padded_rows(np.array([5, 6, 7, 8, 9, 10]), np.array([3, 1, 2]), 0)
     assert ids.tolist() == [[5, 6, 7], [8, 0, 0], [9, 10, 0]]
     assert mask.tolist() == [[1, 1, 1], [1, 0, 0], [1, 1, 0]]
     assert ids.dtype == mask.dtype == torch.int64

@@ -450,7 +450,7 @@ class HFEmbedder(WordEmbedder):
             self.max_batch_targets,
             self.pass_cost_tokens,
         )
-        complete = work.complete_slots()
+        complete = work.complete(np.arange(len(work.unique)))
         missing = [batch for batch in batches if not complete[batch].all()]
         n_todo = sum(int((~complete[batch]).sum()) for batch in missing)
         with progress_bar(progress and n_todo > 0, n_todo, self.info.name) as advance:
@@ -523,15 +523,12 @@ class _WordVectorWork(BatchWork[WordVectorBatch, WordVectors]):
         self.advance: Callable[[int], None] = lambda _n: None
         self.read(range(len(self.unique)))
 
-    def complete_slots(self) -> npt.NDArray[np.bool_]:
-        """Per slot, whether every pooling of its target is in place."""
-        done = [self.done[pooling][self.unique] for pooling in self.poolings]
+    def complete(self, slots: Sequence[int] | npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+        """Per slot of ``slots``, whether every pooling of its target is in place."""
+        positions = self.unique[np.asarray(slots, dtype=np.int64)]
+        done = [self.done[pooling][positions] for pooling in self.poolings]
         complete: npt.NDArray[np.bool_] = np.logical_and.reduce(done)
         return complete
-
-    def complete(self, slot: int) -> bool:
-        """Whether every pooling of the slot's target is in place."""
-        return all(self.done[pooling][self.unique[slot]] for pooling in self.poolings)
 
     def read(self, slots: Sequence[int]) -> None:
         """Fill, per pooling, the slots that pooling still lacks from its cache store (one shard
@@ -573,11 +570,11 @@ class _WordVectorWork(BatchWork[WordVectorBatch, WordVectors]):
         return first.claim(name, wait=wait)
 
     def todo(self, batch: Sequence[int]) -> list[int]:
-        before = sum(not self.complete(slot) for slot in batch)
+        before = int((~self.complete(batch)).sum())
         for store in self.stores.values():
             store.refresh()
         self.read(batch)
-        units = [slot for slot in batch if not self.complete(slot)]
+        units = [slot for slot, done in zip(batch, self.complete(batch), strict=True) if not done]
         self.advance(before - len(units))
         return units
 

@@ -96,13 +96,6 @@ def common_prefix_length(first: Sequence[int], second: Sequence[int]) -> int:
     return length
 
 
-def pad_right(sequences: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Right-padded int64 ids and attention mask, both ``[len(sequences), longest]``."""
-    lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
-    flat = np.fromiter(itertools.chain.from_iterable(sequences), np.int64, int(lengths.sum()))
-    return padded_rows(flat, lengths, pad_id)
-
-
 def padded_rows(
     flat: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64], pad_id: int
 ) -> tuple[torch.Tensor, torch.Tensor]:

@@ -119,11 +119,12 @@ _PROBE_SENTENCE = "The cat sat on the mat."
 #: was 14% slower (``benchmarks/bench_pll.py --budgets``).
 PLL_BUDGET_SCALE = 2
 
-#: PLL batches on an accelerator hold at most this many tokens times :data:`PLL_BUDGET_SCALE`
-#: (the CPU's budget is far below it): 16,384. On an H200 (BERT-base, 1,000 CrowS-Pairs sentences,
-#: 15,122 masked copies) PLL ran 11,800 copies/s in float32 and 40,900 in bfloat16 at 16,384 x 2
-#: tokens (issue 27's measurement), and 6,857 and 20,491 at the free-memory budget of 262,144 x 2
-#: (``benchmarks/bench_gpu.py``): a batch of every copy of hundreds of sentences is past what pays.
+#: PLL batches hold at most this many tokens times :data:`PLL_BUDGET_SCALE`, whatever the token
+#: budget (the CPU's default is far below it; an accelerator's is sized from free memory): 16,384.
+#: On an H200 (BERT-base, 1,000 CrowS-Pairs sentences, 15,122 masked copies) PLL ran 11,800
+#: copies/s in float32 and 40,900 in bfloat16 at 16,384 x 2 tokens (issue 27's measurement), and
+#: 6,857 and 20,491 at the free-memory budget of 262,144 x 2 (``benchmarks/bench_gpu.py``): a batch
+#: of every copy of hundreds of sentences is past what pays.
 PLL_ACCELERATOR_BUDGET = 16_384
 
 
