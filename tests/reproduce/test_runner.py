@@ -6,12 +6,28 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from wordlens.errors import WordlensError
 from wordlens.models.options import ModelOptions
+from wordlens.reproduce.base import (
+    Cells,
+    VERDICTS,
+    TableCheck,
+    all_hold,
+    combined_uncertainty,
+    interval_half_width,
+    judge,
+)
 from wordlens.reproduce.published import PAPERS, load_published
-from wordlens.reproduce.runner import ReproduceOptions, _agrees, location_text, reproduce
+from wordlens.reproduce.runner import (
+    ReproduceOptions,
+    _agrees,
+    location_text,
+    reproduce,
+    reproduction_of,
+)
 
 
 def test_agreement_follows_the_printed_precision_and_the_relation() -> None:
@@ -69,3 +85,85 @@ def test_set_passes_user_data_to_the_experiments_that_take_it(tmp_path: Path) ->
     )
     assert str(missing) in result.failures["swow"]  # the file reached the SWOW experiment
     assert "evocation" in result.runs  # and the other experiment ran without it
+    findings = pd.read_csv(tmp_path / "out" / "findings.csv")
+    assert set(findings["verdict"]) | set(findings["published_verdict"]) <= set(VERDICTS)
+    assert {"margin", "uncertainty", "rests_on", "published_evidence"} <= set(findings.columns)
+    assert "uncertainty" in pd.read_csv(tmp_path / "out" / "reproduction.csv").columns
+
+
+def test_a_margin_within_the_runs_uncertainty_is_inconclusive() -> None:
+    assert judge(0.05, 0.02, "").verdict == "holds"
+    assert judge(-0.05, 0.02, "").verdict == "does not hold"
+    assert judge(0.01, 0.02, "").verdict == "inconclusive"
+    assert judge(-0.02, 0.02, "").verdict == "inconclusive"  # the interval's edge counts
+    assert judge(0.0, math.nan, "").verdict == "does not hold"  # no interval: the sign decides
+    assert judge(math.nan, 0.1, "").verdict == "not measurable"
+    check = judge(0.3, 0.1, "r .40 > .10")
+    assert (check.margin, check.uncertainty, check.evidence) == (0.3, 0.1, "r .40 > .10")
+
+
+def test_parts_combine_on_the_weakest_deciding_part() -> None:
+    holds, weak, fails = judge(0.5, 0.1, "a"), judge(0.2, 0.1, "b"), judge(-0.3, 0.1, "c")
+    vague, absent = judge(0.05, 0.1, "d"), judge(math.nan, math.nan, "e")
+    assert all_hold([holds, weak]).verdict == "holds"
+    assert all_hold([holds, weak]).margin == 0.2  # the weakest part that holds
+    assert all_hold([holds, vague, fails]).verdict == "does not hold"
+    assert all_hold([holds, vague, fails]).margin == -0.3
+    assert all_hold([holds, vague, absent]).verdict == "inconclusive"
+    assert all_hold([holds, absent]).verdict == "not measurable"
+    assert all_hold([]).verdict == "not measurable"
+    assert all_hold([holds, weak], "both").evidence == "both: a; b"
+
+
+def test_combined_uncertainty_adds_in_quadrature() -> None:
+    assert combined_uncertainty(0.3, 0.4) == pytest.approx(0.5)
+    assert math.isnan(combined_uncertainty(0.3, math.nan))
+    assert interval_half_width(0.2, 0.6) == pytest.approx(0.2)
+
+
+def _table_checks(paper: str) -> dict[str, TableCheck]:
+    checks = reproduction_of(paper).checks()
+    return {finding: check for finding, check in checks.items() if isinstance(check, TableCheck)}
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_every_check_on_printed_numbers_holds_on_the_papers_own_values(paper: str) -> None:
+    """A check that rests on printed numbers, given the paper's own published values, must say
+    the finding holds: the paper's numbers are its evidence (issue 28)."""
+    published = load_published(paper)
+    cells = Cells.published(published)
+    findings = {finding.id for finding in published.findings}
+    assert set(reproduction_of(paper).checks()) <= findings
+    for finding, check in _table_checks(paper).items():
+        outcome = check.check(cells)
+        assert outcome.verdict == "holds", f"{paper} {finding}: {outcome.evidence}"
+        assert outcome.margin > 0 and outcome.uncertainty == 0, finding
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_a_check_on_printed_numbers_reads_only_its_own_cells(paper: str) -> None:
+    """Every other item set to NaN leaves the verdict and margin unchanged: the check is over
+    the cells it names (so the report can say what it rests on)."""
+    published = load_published(paper)
+    for finding, check in _table_checks(paper).items():
+        own = set(check.items)
+        assert own, finding
+        values = {item.id: item.value if item.id in own else math.nan for item in published.items}
+        only = Cells("published", published, values, dict.fromkeys(values, 0.0))
+        full, alone = check.check(Cells.published(published)), check.check(only)
+        assert (alone.verdict, alone.margin) == (full.verdict, full.margin), finding
+        assert check.rests_on(published), finding
+
+
+def test_measured_cells_cannot_compare_the_papers_models() -> None:
+    published = load_published("probing")
+    table = pd.DataFrame(
+        {"item": [item.id for item in published.items], "measured": math.nan, "uncertainty": 0.1}
+    )
+    measured = Cells.measured(published, table)
+    assert measured.one_model and math.isnan(measured.value(published.items[0].id))
+    assert measured.uncertainty(published.items[0].id) == 0.1
+    assert measured.across_models("BERT with GPT") is not None
+    assert Cells.published(published).across_models("BERT with GPT") is None
+    with pytest.raises(KeyError, match="no item"):
+        measured.value("no-such-item")

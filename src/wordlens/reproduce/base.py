@@ -10,9 +10,16 @@ A :class:`PaperReproduction` (one per paper, registered in :data:`REPRODUCTIONS`
 - :meth:`~PaperReproduction.measure`: this run's value of one published item (a table cell, a
   number of the text), or why it cannot be measured here (another data set, a table the method
   does not compute);
-- :meth:`~PaperReproduction.checks`: the paper's findings (``findings`` of its YAML file) as
-  functions of the measured tables, each giving a :class:`Check` (holds / does not hold / not
-  measurable, with the evidence).
+- :meth:`~PaperReproduction.checks`: the paper's findings (``findings`` of its YAML file), each
+  giving a :class:`Check`: a verdict (:data:`VERDICTS`) with its margin, the run's uncertainty on
+  that margin and the evidence. A finding that rests on numbers the paper prints is a
+  :class:`TableCheck` over those items (the reproduction table's cells), evaluated twice: on the
+  published values (:meth:`Cells.published`) and on this run's (:meth:`Cells.measured`); a
+  finding that rests on a figure or on prose is a function of the runs (:data:`CheckFunction`).
+
+Verdicts are noise-aware (:func:`judge`): a finding whose margin is within the run's own
+uncertainty (the half-width of a bootstrap, permutation or Fisher-z interval) is
+``inconclusive``, neither holds nor does not hold.
 
 :func:`wordlens.reproduce.runner.reproduce` runs it and writes the reproduction table and report.
 """
@@ -21,7 +28,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -33,7 +40,9 @@ if TYPE_CHECKING:  # pandas only in annotations: the command line imports this m
 
 Scale = Literal["paper", "smoke"]
 SCALES: tuple[Scale, ...] = ("paper", "smoke")
-Verdict = Literal["holds", "does not hold", "not measurable"]
+Verdict = Literal["holds", "does not hold", "inconclusive", "not measurable"]
+VERDICTS: tuple[Verdict, ...] = ("holds", "does not hold", "inconclusive", "not measurable")
+Source = Literal["published", "measured"]
 
 
 @dataclass(frozen=True)
@@ -62,10 +71,15 @@ class Experiment:
 @dataclass(frozen=True)
 class Measured:
     """This run's value of a published item, and how the cell was matched (e.g. "layer 6 is
-    this model's top layer; the paper's is 12")."""
+    this model's top layer; the paper's is 12").
+
+    ``uncertainty`` is the half-width of the run's 95% interval on the value (a bootstrap,
+    permutation or Fisher-z interval), NaN where the run gives none (one probe, a count).
+    """
 
     value: float
     note: str = ""
+    uncertainty: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -77,10 +91,176 @@ class NotMeasured:
 
 @dataclass(frozen=True)
 class Check:
-    """A finding checked on this run: the verdict and the numbers it rests on."""
+    """A finding checked on this run (or on the published values): the verdict and the numbers
+    it rests on.
+
+    Attributes
+    ----------
+    verdict
+        One of :data:`VERDICTS` (see :func:`judge`).
+    evidence
+        The numbers behind it, with the paper's words that set its threshold.
+    margin
+        How far the deciding quantity is past the finding's threshold, in its own units
+        (positive: on the side where the finding holds); NaN if not measured.
+    uncertainty
+        The half-width of the run's 95% interval on the margin; 0 for the published values
+        (the check of the numbers as printed); NaN where the run gives no interval (one probe
+        run, a count, a layer index).
+    """
 
     verdict: Verdict
     evidence: str
+    margin: float = math.nan
+    uncertainty: float = math.nan
+
+
+def judge(margin: float, uncertainty: float, evidence: str) -> Check:
+    """The verdict of a margin: ``not measurable`` if it is NaN, ``inconclusive`` if
+    ``|margin| <= uncertainty`` (the run cannot tell), else ``holds`` if it is positive and
+    ``does not hold`` if not. A NaN uncertainty (none estimated) decides by the sign alone."""
+    if math.isnan(margin):
+        return Check("not measurable", evidence, margin, uncertainty)
+    if not math.isnan(uncertainty) and abs(margin) <= uncertainty:
+        verdict: Verdict = "inconclusive"
+    else:
+        verdict = "holds" if margin > 0 else "does not hold"
+    return Check(verdict, evidence, margin, uncertainty)
+
+
+def all_hold(parts: Sequence[Check], evidence: str = "") -> Check:
+    """A finding of several parts (or over several models): ``does not hold`` if a part does
+    not, else ``inconclusive`` if a part is, else ``not measurable`` if a part is, else
+    ``holds``. Its margin and uncertainty are those of the deciding part: the smallest margin
+    among the parts with the combined verdict (the weakest part that holds, the worst that
+    fails). The evidence is ``evidence`` then every part's."""
+    texts = "; ".join(part.evidence for part in parts if part.evidence)
+    text = ": ".join(t for t in (evidence, texts) if t)
+    if not parts:
+        return Check("not measurable", text or "no part measured")
+    for verdict in ("does not hold", "inconclusive", "not measurable", "holds"):
+        deciding = [part for part in parts if part.verdict == verdict]
+        if deciding:
+            weakest = min(deciding, key=lambda part: _ordered(part.margin))
+            return Check(verdict, text, weakest.margin, weakest.uncertainty)
+    raise AssertionError("unreachable: every part has a verdict")  # pragma: no cover
+
+
+def _ordered(margin: float) -> float:
+    return math.inf if math.isnan(margin) else margin
+
+
+def combined_uncertainty(*half_widths: float) -> float:
+    """The half-width of the interval on a sum or difference of independent estimates:
+    ``sqrt(sum of squared half-widths)`` (NaN if one is NaN). Estimates from the same words
+    are positively correlated, so for a difference this is the wider, cautious interval."""
+    return math.sqrt(sum(width * width for width in half_widths))
+
+
+def interval_half_width(low: float, high: float) -> float:
+    """Half the width of an interval ``[low, high]`` (NaN if either end is)."""
+    return (high - low) / 2
+
+
+@dataclass(frozen=True)
+class Cells:
+    """The values of a paper's items from one column of the reproduction table: as published
+    or as measured here, for the checks that rest on printed numbers (:class:`TableCheck`).
+
+    Attributes
+    ----------
+    source
+        ``published`` (the paper's values, uncertainty 0) or ``measured`` (this run's values and
+        interval half-widths; NaN where an item is not measured).
+    paper
+        The paper's published items.
+    values, uncertainties
+        Item id → value and half-width of its 95% interval.
+    """
+
+    source: Source
+    paper: PaperValues
+    values: Mapping[str, float]
+    uncertainties: Mapping[str, float]
+
+    @classmethod
+    def published(cls, paper: PaperValues) -> Cells:
+        """The published values, each known exactly (uncertainty 0)."""
+        values = {item.id: item.value for item in paper.items}
+        return cls("published", paper, values, dict.fromkeys(values, 0.0))
+
+    @classmethod
+    def measured(cls, paper: PaperValues, table: pd.DataFrame) -> Cells:
+        """This run's values and uncertainties (columns ``item``, ``measured``,
+        ``uncertainty`` of the reproduction table)."""
+        items = table["item"].tolist()
+        values = dict(zip(items, table["measured"].astype(float), strict=True))
+        spread = dict(zip(items, table["uncertainty"].astype(float), strict=True))
+        return cls("measured", paper, values, spread)
+
+    @property
+    def one_model(self) -> bool:
+        """Whether every cell holds the same model's value: a reproduction runs one model, so
+        the measured column cannot compare the paper's models with each other."""
+        return self.source == "measured"
+
+    def value(self, id: str) -> float:
+        """The item's value (NaN if not measured).
+
+        Raises
+        ------
+        KeyError
+            If the paper has no such item.
+        """
+        self.paper.item(id)
+        return float(self.values.get(id, math.nan))
+
+    def uncertainty(self, id: str) -> float:
+        """The half-width of the item's 95% interval (0 published; NaN if none)."""
+        self.paper.item(id)
+        return float(self.uncertainties.get(id, math.nan))
+
+    def across_models(self, what: str) -> Check | None:
+        """``not measurable`` for a comparison of the paper's models on the measured column
+        (see :attr:`one_model`), else None."""
+        if not self.one_model:
+            return None
+        return Check(
+            "not measurable",
+            f"compares {what}; a reproduction runs one model: run it on each model and compare",
+        )
+
+
+TableFunction = Callable[[Cells], Check]
+
+
+@dataclass(frozen=True)
+class TableCheck:
+    """A finding that rests on numbers the paper prints: the items it reads and the check over
+    their values, evaluated on the published values and on this run's.
+
+    Attributes
+    ----------
+    items
+        The ids of the published items the check reads.
+    check
+        The check over :class:`Cells` (it reads only ``items``).
+    """
+
+    items: tuple[str, ...]
+    check: TableFunction
+
+    def rests_on(self, paper: PaperValues) -> str:
+        """Where its numbers are printed: ``Table 2 (24 cells); text (2 numbers)``."""
+        counts: dict[str, int] = {}
+        for id in self.items:
+            where = paper.item(id).location
+            name = "text" if where.kind == "text" else f"{where.kind.title()} {where.number}"
+            counts[name] = counts.get(name, 0) + 1
+        return "; ".join(
+            f"{name} ({count} {'numbers' if name == 'text' else 'cells'})"
+            for name, count in counts.items()
+        )
 
 
 @dataclass
@@ -120,6 +300,8 @@ class Reproduction:
 Runs = Mapping[str, Run]
 """The runs of a reproduction by experiment name (failed or skipped experiments are absent)."""
 CheckFunction = Callable[[Runs], Check]
+"""The check of a finding that rests on a figure or on prose: a function of the runs."""
+FindingCheck = CheckFunction | TableCheck
 
 
 class PaperReproduction(ABC):
@@ -135,8 +317,13 @@ class PaperReproduction(ABC):
     def measure(self, item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
         """This run's value of ``item``."""
 
-    def checks(self) -> Mapping[str, CheckFunction]:
+    def checks(self) -> Mapping[str, FindingCheck]:
         """Finding id → its check; findings without one are reported as not measurable."""
+        return {}
+
+    def basis(self) -> Mapping[str, str]:
+        """Finding id → what a finding without printed numbers rests on (``Figure 2``,
+        ``prose``); a :class:`TableCheck` names its own cells. Unlisted: ``prose``."""
         return {}
 
 

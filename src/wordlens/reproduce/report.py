@@ -4,6 +4,8 @@ experiments that ran (with their departures from the paper)."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 from rich.table import Table
 
@@ -15,6 +17,22 @@ _SCALES = {
     "smoke": "smoke: small samples, a quick check rather than a reproduction",
 }
 _SHOWN = ["location", "quantity", "printed", "paper_model", "measured", "difference", "agrees"]
+_FINDINGS = [
+    "finding",
+    "verdict",
+    "margin",
+    "uncertainty",
+    "published_verdict",
+    "rests_on",
+    "claim",
+    "evidence",
+    "published_evidence",
+    "location",
+]
+
+
+def _counts(verdicts: pd.Series) -> str:
+    return ", ".join(f"{count} {verdict}" for verdict, count in verdicts.value_counts().items())
 
 
 def reproduction_report(reproduction: Reproduction) -> Report:
@@ -44,9 +62,18 @@ def reproduction_report(reproduction: Reproduction) -> Report:
         }
     )
     report.heading("Findings")
-    verdicts = reproduction.findings["verdict"].value_counts()
-    report.paragraph(", ".join(f"{count} {verdict}" for verdict, count in verdicts.items()))
-    report.table(reproduction.findings[["finding", "verdict", "claim", "evidence", "location"]])
+    findings = reproduction.findings
+    printed = findings["published_verdict"] != "not measurable"
+    report.paragraph(
+        f"This run: {_counts(findings['verdict'])}. On the paper's own numbers (the same check "
+        f"on the published values): {_counts(findings['published_verdict'])}. "
+        f"{int(printed.sum())} of {len(findings)} findings rest on numbers the paper prints "
+        "and are checked on both; the others rest on a figure or on prose (column rests_on). "
+        "A verdict is inconclusive when its margin (how far past the paper's threshold, "
+        "positive where the finding holds) is within the run's uncertainty (the half-width of "
+        "its 95% interval; blank where the run gives none)."
+    )
+    report.table(findings[_FINDINGS])
     for kind, title in (("table", "Table"), ("figure", "Figure"), ("text", "Numbers in the text")):
         rows = table[table["location"].str.startswith(title if kind != "text" else "text")]
         if rows.empty:
@@ -96,8 +123,27 @@ def findings_table(reproduction: Reproduction) -> Table:
     grid = Table(
         title=f"{reproduction.paper.citation} on {reproduction.model}", title_justify="left"
     )
-    for column in ("finding", "verdict", "evidence"):
+    for column in ("finding", "verdict", "margin ± uncertainty", "published", "evidence"):
         grid.add_column(column)
-    for row in reproduction.findings.itertuples():
-        grid.add_row(str(row.finding), str(row.verdict), str(row.evidence))
+    findings = reproduction.findings
+    for row, margin, uncertainty in zip(
+        findings.itertuples(),
+        findings["margin"].astype(float),
+        findings["uncertainty"].astype(float),
+        strict=True,
+    ):
+        grid.add_row(
+            str(row.finding),
+            str(row.verdict),
+            _margin(margin, uncertainty),
+            str(row.published_verdict),
+            str(row.evidence),
+        )
     return grid
+
+
+def _margin(margin: float, uncertainty: float) -> str:
+    """``+0.12 ± 0.03``; the uncertainty left out where the run gives none."""
+    if math.isnan(margin):
+        return ""
+    return f"{margin:+.3g}" + ("" if math.isnan(uncertainty) else f" ± {uncertainty:.2g}")

@@ -6,9 +6,13 @@
 
 - ``reproduction.{parquet,csv,json}``: one row per published item of the paper
   (:mod:`wordlens.reproduce.published`) with its location, the published value and model, this
-  run's measured value and model, the difference, whether they agree to the paper's printed
-  precision, and a note (another model, a missing data set, a smaller sample);
-- ``findings.{parquet,csv,json}``: each finding of the paper with its verdict and evidence;
+  run's measured value and model, the half-width of the run's interval on it (``uncertainty``),
+  the difference, whether they agree to the paper's printed precision, and a note (another
+  model, a missing data set, a smaller sample);
+- ``findings.{parquet,csv,json}``: each finding of the paper with what it rests on (printed
+  cells, a figure, prose), its verdict on this run with the margin, the uncertainty and the
+  evidence, and ``published_verdict`` (with its margin and evidence): the same check on the
+  published values, ``not measurable`` where the paper prints no number for it;
 - ``report.html``: the findings first, then every table beside ours, the figures to compare by
   eye and the experiments with their departures.
 
@@ -25,7 +29,7 @@ from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from wordlens.errors import WordlensError
 from wordlens.methods.base import output_dir, run_method
@@ -34,8 +38,8 @@ from wordlens.models.options import ModelOptions
 from wordlens.options import config_from_values, option, option_specs
 from wordlens.reproduce.base import (
     SCALES,
+    Cells,
     Check,
-    CheckFunction,
     Experiment,
     Measured,
     NotMeasured,
@@ -43,6 +47,7 @@ from wordlens.reproduce.base import (
     Reproduction,
     Runs,
     Scale,
+    TableCheck,
 )
 from wordlens.reproduce.published import PAPERS, PaperValues, PublishedItem, load_published
 from wordlens.results import Result, Run
@@ -51,6 +56,7 @@ if TYPE_CHECKING:  # imported where the tables are built: the command line impor
     import pandas as pd
 
 Status = Callable[[str], AbstractContextManager[object]]
+T = TypeVar("T")
 _MODULES = {
     "vast": "wordlens.reproduce.vast",
     "sense-bias": "wordlens.reproduce.sense_bias",
@@ -187,7 +193,7 @@ def reproduce(
             for item in published.items
         ]
     )
-    findings = _findings(published, definition.checks(), runs)
+    findings = _findings(published, definition, runs, table)
     reproduction = Reproduction(
         published, model_name, scale, experiments, runs, failures, table, findings
     )
@@ -223,6 +229,7 @@ def _row(
     departures: str,
 ) -> dict[str, Any]:
     value = measured.value if isinstance(measured, Measured) else math.nan
+    uncertainty = measured.uncertainty if isinstance(measured, Measured) else math.nan
     same_model = _same_model(item.model, model_name, runs)
     notes = [measured.note if isinstance(measured, Measured) else measured.reason]
     if isinstance(measured, Measured) and item.model is not None and not same_model:
@@ -241,6 +248,7 @@ def _row(
         "data": item.data,
         "setting": json.dumps(dict(item.setting), sort_keys=True),
         "measured": value,
+        "uncertainty": uncertainty,
         "model": model_name,
         "difference": value - item.value if isinstance(measured, Measured) else math.nan,
         "agrees": _agrees(item, value) if isinstance(measured, Measured) else None,
@@ -289,30 +297,55 @@ def _same_model(paper_model: str | None, model_name: str, runs: Runs) -> bool:
 
 
 def _findings(
-    published: PaperValues, checks: Mapping[str, CheckFunction], runs: Runs
+    published: PaperValues, definition: PaperReproduction, runs: Runs, table: pd.DataFrame
 ) -> pd.DataFrame:
+    """One row per finding: its verdict on this run and on the published values."""
     import pandas as pd
 
+    checks = definition.checks()
+    basis = definition.basis()
+    on_published = Cells.published(published)
+    on_measured = Cells.measured(published, table)
+    unprinted = Check("not measurable", "the paper prints no number for it")
     rows = []
     for finding in published.findings:
         check = checks.get(finding.id)
-        if check is None:
-            outcome = Check("not measurable", "no check: the experiment is not in wordlens")
+        if isinstance(check, TableCheck):
+            rests_on = check.rests_on(published)
+            measured = _evaluated(check.check, on_measured)
+            paper = _evaluated(check.check, on_published)
+        elif check is None:
+            rests_on, measured, paper = basis.get(finding.id, "prose"), _NO_CHECK, unprinted
         else:
-            try:
-                outcome = check(runs)
-            except (KeyError, ValueError) as error:
-                outcome = Check("not measurable", f"the tables lack what it needs ({error})")
+            rests_on = basis.get(finding.id, "prose")
+            measured, paper = _evaluated(check, runs), unprinted
         rows.append(
             {
                 "finding": finding.id,
                 "claim": finding.claim,
                 "location": finding.location,
-                "verdict": outcome.verdict,
-                "evidence": outcome.evidence,
+                "rests_on": rests_on,
+                "verdict": measured.verdict,
+                "margin": measured.margin,
+                "uncertainty": measured.uncertainty,
+                "evidence": measured.evidence,
+                "published_verdict": paper.verdict,
+                "published_margin": paper.margin,
+                "published_evidence": paper.evidence,
             }
         )
     return pd.DataFrame(rows)
+
+
+_NO_CHECK = Check("not measurable", "no check: the experiment is not in wordlens")
+
+
+def _evaluated(check: Callable[[T], Check], on: T) -> Check:
+    """The check's outcome on ``on``; ``not measurable`` if the tables lack what it needs."""
+    try:
+        return check(on)
+    except (KeyError, ValueError) as error:
+        return Check("not measurable", f"the tables lack what it needs ({error})")
 
 
 def _write(reproduction: Reproduction, out_dir: Path) -> list[Path]:
