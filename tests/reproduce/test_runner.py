@@ -12,8 +12,8 @@ import pytest
 from wordlens.errors import WordlensError
 from wordlens.models.options import ModelOptions
 from wordlens.reproduce.base import (
-    Cells,
     VERDICTS,
+    Cells,
     TableCheck,
     all_hold,
     combined_uncertainty,
