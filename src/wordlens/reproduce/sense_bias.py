@@ -510,18 +510,27 @@ def further_from_zero(first: float, second: float) -> bool:
     return bool(_gap(first, second) > 0)
 
 
+def _strictly(margin: float, spread: float, evidence: str) -> Check:
+    """:func:`~wordlens.reproduce.base.judge` for a strict finding ("higher", "opposite"): a
+    margin of exactly 0 known exactly (uncertainty 0: printed values, or one vector read twice)
+    sits on the threshold and does not hold, where ``judge`` would call it inconclusive."""
+    if margin == 0.0 and spread == 0.0:
+        return Check("does not hold", evidence, 0.0, 0.0)
+    return judge(margin, spread, evidence)
+
+
 def _above(cells: Cells, higher: str, lower: str, label: str) -> Check:
     """Whether ``|higher| > |lower|`` (the larger deviation from 0, as Tables 2 and 3 bold it):
     margin ``|higher| - |lower|``, uncertainty the two cells' half-widths in quadrature.
 
-    Two cells equal up to rounding (one vector read twice) differ by exactly 0, with no
-    interval: ``does not hold``, not ``inconclusive``."""
+    Two cells equal up to rounding (one vector read twice, as a static model's sense and eq. 7
+    word vectors) differ by exactly 0, known exactly: ``does not hold`` (:func:`_strictly`)."""
     first, second = cells.value(higher), cells.value(lower)
     margin = _gap(first, second)
     spread = combined_uncertainty(cells.uncertainty(higher), cells.uncertainty(lower))
-    if margin == 0.0:
-        spread = np.nan
-    return judge(margin, spread, f"{label} |{first:+.3f}| vs |{second:+.3f}|")
+    if margin == 0.0 and np.isclose(first, second, rtol=1e-9, atol=1e-12):
+        spread = 0.0
+    return _strictly(margin, spread, f"{label} |{first:+.3f}| vs |{second:+.3f}|")
 
 
 def _static_models(cells: Cells) -> tuple[tuple[str, ...], str]:
@@ -647,7 +656,8 @@ def _sensebert_at_least_bert(cells: Cells) -> Check:
 
     The paper: "in 8 out of the 12 cases SenseBERT demonstrates equal or higher absolute bias
     scores than BERT". Equal to the printed precision counts (large noun: 3.13/3.13). Margin:
-    the count minus 7 (cells past one fewer than the paper's 8)."""
+    the count minus 7.5, half-way between the paper's 8 and one fewer (8 holds by half a cell,
+    7 fails by half a cell)."""
     across = cells.across_models("BERT with SenseBERT on SSSB")
     if across is not None:
         return across
@@ -664,7 +674,7 @@ def _sensebert_at_least_bert(cells: Cells) -> Check:
             at_least += holds
             shown.append(f"{row} {size} {bert:+.2f}/{sense:+.2f}{' (>=)' if holds else ''}")
     return judge(
-        float(at_least - (SENSEBERT_AT_LEAST - 1)),
+        at_least - (SENSEBERT_AT_LEAST - 0.5),
         0.0,
         f"the paper: 'in 8 out of the 12 cases SenseBERT demonstrates equal or higher absolute "
         f"bias scores than BERT': |SenseBERT| >= |BERT| in {at_least} of 12 SSSB cells "
@@ -700,7 +710,7 @@ def _direction_flips(cells: Cells) -> Check:
         weaker = min(abs(bert), abs(sense))
         margin = weaker if bert * sense < 0 else -weaker
         spread = combined_uncertainty(*(cells.uncertainty(id) for id in ids))
-        parts.append(judge(margin, spread, f"{row} {size} {bert:+.2f}/{sense:+.2f}"))
+        parts.append(_strictly(margin, spread, f"{row} {size} {bert:+.2f}/{sense:+.2f}"))
     return all_hold(
         parts,
         "the paper: 'e.g. verb sense in base models and colour, language and verb senses for "
@@ -744,7 +754,7 @@ def _contextual_above_static(cells: Cells) -> Check:
     )
     contextual, contextual_spread, n_contextual = _mean_magnitude(cells, _SSSB_TABLE3_ITEMS)
     static, static_spread, n_static = _mean_magnitude(cells, static_ids)
-    return judge(
+    return _strictly(
         contextual - static,
         combined_uncertainty(contextual_spread, static_spread),
         f"the paper: 'we see higher bias scores reported by the contextualised word/sense "
@@ -777,7 +787,7 @@ def _sensebert_prefers_stereotypes(cells: Cells) -> Check:
         ids = f"table4-{row}-sensebert-diff", f"table4-{row}-bert-diff"
         sense, bert = (cells.value(id) for id in ids)
         spread = combined_uncertainty(*(cells.uncertainty(id) for id in ids))
-        parts.append(judge(sense - bert, spread, f"'{name}' {sense:+.2f} vs {bert:+.2f}"))
+        parts.append(_strictly(sense - bert, spread, f"'{name}' {sense:+.2f} vs {bert:+.2f}"))
     return all_hold(
         parts,
         "the paper: 'SenseBERT has a higher preference ... for stereotypical examples than BERT "
