@@ -32,10 +32,19 @@ Cells (:meth:`SenseBiasReproduction.measure`):
   log-probability) of the nurse pairs in the SSSB run's ``pair_scores``.
 - The text's count of SSSB cells where SenseBERT is at least BERT needs both models.
 
+Uncertainties (``Measured.uncertainty``, the half-width of the run's 95% interval): WAT cells
+the interval on Pearson's r of the ``wat`` table; SSSB cells of Table 2 the standard errors of
+the authors' means over random draws (``sem`` of the ``sssb`` table); Table 3 the bootstrap
+interval over pairs (``aul_ci_low``, ``aul_ci_high``). WEAT effect sizes (a permutation test:
+p-values only), Table 4's single pairs and Table 1's counts have none (NaN).
+
 Findings (:meth:`SenseBiasReproduction.checks`): "higher bias" is the larger deviation from 0,
-as Table 2's and Table 3's captions bold it; every check reads the runs' tables, at the top layer
-of the sense vectors. The findings that compare BERT with SenseBERT are not measurable from one
-model's run.
+as Table 2's and Table 3's captions bold it. The findings on Tables 2-4 are checks over the
+printed cells (:class:`~wordlens.reproduce.base.TableCheck`), evaluated on the published values
+and on this run's (where both columns of Table 2 hold this run's one model, LMMS's is
+read once; the comparisons of BERT with SenseBERT are not measurable from one model's run). The
+findings on Figures 1 and 2 read the runs (the top layer of the sense vectors); Figure 3's needs
+SenseBERT. Each check quotes the paper's words that set its threshold.
 
 References
 ----------
