@@ -18,21 +18,33 @@ from wordlens.methods.likelihood_bias.config import LikelihoodBiasConfig
 from wordlens.methods.registry import get_method
 from wordlens.models.options import ModelOptions
 from wordlens.options import config_from_values
-from wordlens.reproduce.base import Measured, NotMeasured, Reproduction, Runs
+from wordlens.reproduce.base import (
+    Cells,
+    Check,
+    Measured,
+    NotMeasured,
+    Reproduction,
+    Runs,
+    TableCheck,
+)
 from wordlens.reproduce.published import load_published
 from wordlens.reproduce.runner import location_text, reproduce
 from wordlens.reproduce.sense_bias import (
+    FLIPS,
     LIKELIHOOD,
     REPRODUCTION,
     STATIC,
+    TABLE3_SSSB,
     TABLE4_PAIRS,
+    check_bias_grows_with_dimensionality,
+    check_nurse_female_biased,
     further_from_zero,
 )
 from wordlens.resources.bias_benchmarks import load_bias_pairs
 from wordlens.results import Run
 
 PUBLISHED = load_published("sense-bias")
-VERDICTS = {"holds", "does not hold", "not measurable"}
+VERDICTS = {"holds", "does not hold", "inconclusive", "not measurable"}
 SENSEBERT_FINDINGS = {
     "crows-bert-stereoset-sensebert",
     "sensebert-at-least-bert-on-sssb",
@@ -63,6 +75,19 @@ def measured(out: Path) -> pd.Series:
     """Item id → measured value, read back from the written reproduction table."""
     table = pd.read_parquet(out / "reproduction.parquet")
     series: pd.Series = table.set_index("item")["measured"]
+    return series
+
+
+def number(table: pd.DataFrame, row: str, column: str = "measured") -> float:
+    """One numeric cell of a table indexed by name."""
+    cells = dict(zip(table.index.astype(str), table[column].astype(float), strict=True))
+    return float(cells[row])
+
+
+def uncertainties(out: Path) -> pd.Series:
+    """Item id → the half-width of the run's interval, from the written reproduction table."""
+    table = pd.read_parquet(out / "reproduction.parquet")
+    series: pd.Series = table.set_index("item")["uncertainty"]
     return series
 
 
@@ -105,6 +130,17 @@ def test_measured_cells_equal_the_methods_tables(smoke: tuple[Reproduction, Path
 
     crows = pd.read_parquet(out / LIKELIHOOD["crows"] / "likelihood_table3.parquet")
     assert values["table3-crows-pairs-base-bert"] == pytest.approx(float(crows["aul"].iloc[0]))
+    # the runs' intervals: r's (WAT), the bootstrap's (AUL), the SSSB draws' standard errors
+    spread = uncertainties(out)
+    half = (crows["aul_ci_high"].iloc[0] - crows["aul_ci_low"].iloc[0]) / 2
+    assert spread["table3-crows-pairs-base-bert"] == pytest.approx(float(half))
+    word_wat = wat[(wat["representation"] == "word") & (wat["layer"] == top)]
+    half = (word_wat["ci_high"].iloc[0] - word_wat["ci_low"].iloc[0]) / 2
+    assert spread["table2-wat-lmms-word"] == pytest.approx(float(half))
+    sems = nouns.loc[nouns["layer"] == top, "sem"].to_numpy()
+    half = 1.959963984540054 * np.sqrt(np.sum(sems**2)) / len(sems)
+    assert spread["table2-noun-lmms-sense"] == pytest.approx(float(half))
+    assert np.isnan(spread["table2-flowers-insects-lmms-sense"])  # no interval on a WEAT d
     pairs = pd.read_parquet(out / LIKELIHOOD["sssb"] / "likelihood_pair_scores.parquet")
     race = pairs[(pairs["sense_type"] == "race") & (pairs["method"] == "aul")]
     eq6 = 100 * float((race["score_stereo"] > race["score_anti"]).mean()) - 50
@@ -127,8 +163,8 @@ def test_other_models_columns_say_what_they_need(smoke: tuple[Reproduction, Path
         (table["paper_model"] == "bert-base-uncased") & table.index.str.startswith("table3")
     ]
     assert len(base) == 8 and base["measured"].notna().all()
-    assert np.isnan(table.loc["table1-noun-templates", "measured"])
-    assert "not measured" in table.loc["table1-noun-templates", "note"]
+    assert np.isnan(number(table, "table1-noun-templates"))
+    assert "not measured" in str(table.loc["table1-noun-templates", "note"])
 
 
 @pytest.mark.slow
@@ -150,11 +186,13 @@ def test_black_ethnic_above_colour_does_not_hold_on_minilm(
     its colour sense in the sense vectors built from minilm-l6-mlm."""
     reproduction, out = smoke
     table2 = pd.read_parquet(out / STATIC / "sense_bias_table2.parquet").set_index("row")
-    ethnic, colour = table2.loc["black (ethnicity)", "sense"], table2.loc["black (colour)", "sense"]
+    ethnic = number(table2, "black (ethnicity)", "sense")
+    colour = number(table2, "black (colour)", "sense")
     assert abs(ethnic) < abs(colour)
     assert verdict(reproduction, "black-ethnic-above-colour") == "does not hold"
     evidence = reproduction.findings.set_index("finding").loc["black-ethnic-above-colour"]
-    assert f"{ethnic:+.3f}" in evidence["evidence"] and f"{colour:+.3f}" in evidence["evidence"]
+    text = str(evidence["evidence"])
+    assert f"{ethnic:+.3f}" in text and f"{colour:+.3f}" in text
 
 
 def _copy(runs: Runs) -> dict[str, Run]:
@@ -163,39 +201,49 @@ def _copy(runs: Runs) -> dict[str, Run]:
 
 @pytest.mark.slow
 def test_checks_follow_the_tables(smoke: tuple[Reproduction, Path]) -> None:
+    """The checks on printed numbers read the reproduction table's measured cells (issue 28:
+    they were functions of the runs); the figure checks read the runs."""
     reproduction, _ = smoke
     checks = REPRODUCTION.checks()
+    table = reproduction.table.set_index("item")
+
+    def on(changed: pd.DataFrame) -> Cells:
+        return Cells.measured(PUBLISHED, changed.reset_index())
+
+    noun_verb = checks["noun-above-verb"]
+    assert isinstance(noun_verb, TableCheck)
+    exact = table.copy()
+    noun, verb = "table2-noun-lmms-sense", "table2-verb-lmms-sense"
+    exact.loc[[noun, verb], "uncertainty"] = 0.0  # no interval: the sign decides
+    before = noun_verb.check(on(exact)).verdict
+    swapped = exact.copy()
+    swapped.loc[[noun, verb], "measured"] = exact.loc[[verb, noun], "measured"].to_numpy()
+    assert {before, noun_verb.check(on(swapped)).verdict} == {"holds", "does not hold"}
+
+    contextual = checks["contextual-above-static"]
+    assert isinstance(contextual, TableCheck)
+    sssb = [f"table3-{row}-base-bert" for row in TABLE3_SSSB]
+    exact.loc[sssb, "uncertainty"] = 0.0
+    before = contextual.check(on(exact)).verdict
+    extreme = exact.copy()
+    extreme.loc[sssb, "measured"] = 0.0 if before == "holds" else 50.0
+    assert {before, contextual.check(on(extreme)).verdict} == {"holds", "does not hold"}
+
     runs = _copy(reproduction.runs)
-
-    table2 = runs[STATIC].tables["table2"]
-    before = checks["noun-above-verb"](runs).verdict
-    noun, verb = (table2["row"] == "noun"), (table2["row"] == "verb")
-    table2.loc[noun, "sense"], table2.loc[verb, "sense"] = (
-        table2.loc[verb, "sense"].to_numpy(),
-        table2.loc[noun, "sense"].to_numpy(),
-    )
-    after = checks["noun-above-verb"](runs).verdict
-    assert {before, after} == {"holds", "does not hold"}
-
     direction = runs[STATIC].tables["gender_direction"]
-    before = checks["nurse-female-biased-in-lmms"](runs).verdict
+    nurse = checks["nurse-female-biased-in-lmms"]
+    assert not isinstance(nurse, TableCheck)
+    before = nurse(runs).verdict
     direction.loc[direction["occupation"] == "nurse", "noun_sense"] *= -1
-    assert {before, checks["nurse-female-biased-in-lmms"](runs).verdict} == {
-        "holds",
-        "does not hold",
-    }
+    assert {before, nurse(runs).verdict} == {"holds", "does not hold"}
 
-    table3 = runs[LIKELIHOOD["sssb"]].tables["table3"]
-    before = checks["contextual-above-static"](runs).verdict
-    table3["aul"] = 0.0 if before == "holds" else 50.0
-    assert {before, checks["contextual-above-static"](runs).verdict} == {
-        "holds",
-        "does not hold",
-    }
-
+    weat = checks["weat-sense-above-word"]
+    assert isinstance(weat, TableCheck)
+    not_run = table.copy()
+    not_run.loc[not_run.index.str.startswith("table2-"), "measured"] = np.nan
+    assert weat.check(on(not_run)).verdict == "not measurable"
     del runs[STATIC]
-    assert checks["weat-sense-above-word"](runs).verdict == "not measurable"
-    assert "'static' did not run" in checks["weat-sense-above-word"](runs).evidence
+    assert "'static' did not run" in nurse(runs).evidence
 
 
 @pytest.mark.slow
@@ -215,13 +263,11 @@ def test_table4_cells_are_the_aul_scores_of_the_nurse_pairs(mlm_dir: Path) -> No
             assert isinstance(value, NotMeasured)
             continue
         assert isinstance(value, Measured), item.id
-        row = scores.loc[TABLE4_PAIRS[str(item.location.row)]]
-        expected = {
-            "stereo": row["score_stereo"],
-            "anti": row["score_anti"],
-            "diff": row["score_stereo"] - row["score_anti"],
-        }[str(item.setting["column"])]
-        assert value.value == pytest.approx(float(expected), abs=1e-12), item.id
+        stereo_sentence = TABLE4_PAIRS[str(item.location.row)]
+        stereo = number(scores, stereo_sentence, "score_stereo")
+        anti = number(scores, stereo_sentence, "score_anti")
+        expected = {"stereo": stereo, "anti": anti, "diff": stereo - anti}
+        assert value.value == pytest.approx(expected[str(item.setting["column"])], abs=1e-12)
 
 
 def test_glove_runs_the_static_experiment_and_fails_the_likelihood_ones_cleanly(
@@ -233,10 +279,10 @@ def test_glove_runs_the_static_experiment_and_fails_the_likelihood_ones_cleanly(
     assert sorted(glove_smoke.failures) == sorted(LIKELIHOOD.values())
     assert "static model" in glove_smoke.failures[LIKELIHOOD["sssb"]]
     table = glove_smoke.table.set_index("item")
-    assert table.loc["table3-crows-pairs-base-bert", "note"].startswith("experiment ")
-    assert np.isfinite(table.loc["table2-wat-lmms-word", "measured"])
-    word = table.loc["table2-wat-lmms-word", "measured"]
-    assert word == pytest.approx(table.loc["table2-wat-lmms-sense", "measured"], rel=1e-9)
+    assert str(table.loc["table3-crows-pairs-base-bert", "note"]).startswith("experiment ")
+    word = number(table, "table2-wat-lmms-word")
+    assert np.isfinite(word)
+    assert word == pytest.approx(number(table, "table2-wat-lmms-sense"), rel=1e-9)
     assert verdict(glove_smoke, "wat-word-above-sense") == "does not hold"
     assert verdict(glove_smoke, "contextual-above-static") == "not measurable"
 
@@ -262,3 +308,259 @@ def test_experiments_follow_the_authors_and_name_smoke_departures() -> None:
             assert (config.wat_reference, config.wat_words) == ("wat-zhou2022", None)
         else:  # section 5 and footnote 3: AUL only, on every pair
             assert (config.methods, config.sample) == (("aul",), None)
+
+
+# --- the checks on the paper's own numbers, and on numbers changed the way a finding fails -------
+
+CHECKS = REPRODUCTION.checks()
+TABLE_CHECKS = {name: check for name, check in CHECKS.items() if isinstance(check, TableCheck)}
+FIGURE_FINDINGS = {
+    "bias-grows-with-dimensionality": "Figure 1",
+    "nurse-female-biased-in-lmms": "Figure 2",
+    "sensebert-verb-senses-anti-stereotypical": "Figure 3",
+}
+
+
+def cells(changes: dict[str, float] | None = None, **spread: float) -> Cells:
+    """The published cells with ``changes`` (id → value) and half-widths ``spread`` (id with
+    ``_`` for ``-`` → half-width; 0 elsewhere)."""
+    published = Cells.published(PUBLISHED)
+    values = dict(published.values) | (changes or {})
+    widths = dict(published.uncertainties) | {
+        id.replace("_", "-"): width for id, width in spread.items()
+    }
+    return Cells("published", PUBLISHED, values, widths)
+
+
+def measured_cells(values: dict[str, float], spread: dict[str, float]) -> Cells:
+    """A measured column: every other item not measured (NaN)."""
+    every = {item.id: values.get(item.id, np.nan) for item in PUBLISHED.items}
+    widths = {item.id: spread.get(item.id, np.nan) for item in PUBLISHED.items}
+    return Cells("measured", PUBLISHED, every, widths)
+
+
+def outcome(finding: str, on: Cells) -> Check:
+    return TABLE_CHECKS[finding].check(on)
+
+
+def test_findings_on_tables_are_table_checks_and_figures_are_named() -> None:
+    """Every finding on Tables 2-4 is checked on the printed cells; the three on Figures 1-3
+    are functions of the runs, named in basis()."""
+    findings = {finding.id for finding in PUBLISHED.findings}
+    assert set(CHECKS) == findings
+    assert set(TABLE_CHECKS) == findings - set(FIGURE_FINDINGS)
+    assert dict(REPRODUCTION.basis()) == FIGURE_FINDINGS
+    rests_on = {name: check.rests_on(PUBLISHED) for name, check in TABLE_CHECKS.items()}
+    assert rests_on["weat-sense-above-word"] == "Table 2 (20 cells)"
+    assert rests_on["contextual-above-static"] == "Table 3 (24 cells); Table 2 (24 cells)"
+    assert rests_on["sensebert-prefers-stereotypes-for-nurse"] == "Table 4 (8 cells)"
+
+
+@pytest.mark.parametrize(
+    ("finding", "margin"),
+    [
+        ("weat-sense-above-word", 0.22),  # LMMS Physical vs. Mental 0.42/0.64
+        ("wat-word-above-sense", 0.12),  # LMMS 0.53/0.41
+        ("black-ethnic-above-colour", 0.84),  # ARES 5.67 vs 4.83
+        ("language-above-nationality-at-sense-level", 1.22),  # LMMS 8.23 vs 7.01
+        ("noun-above-verb", 0.10),  # ARES 0.16 vs 0.06
+        ("crows-bert-stereoset-sensebert", 0.67),  # CrowS-Pairs base |-1.66| vs 0.99
+        ("sensebert-at-least-bert-on-sssb", 0.5),  # 8 of 12, past 7.5
+        ("direction-flips", 0.22),  # large verb 0.22/-15.44
+        ("contextual-above-static", 7.0975 - 4.0767),  # mean |Table 3| vs mean |Table 2|
+        ("sensebert-prefers-stereotypes-for-nurse", 0.16),  # professional nurse 0.27 vs 0.11
+    ],
+)
+def test_each_check_holds_on_the_papers_numbers(finding: str, margin: float) -> None:
+    check = outcome(finding, Cells.published(PUBLISHED))
+    assert check.verdict == "holds", check.evidence
+    assert check.margin == pytest.approx(margin, abs=5e-4)
+    assert check.uncertainty == 0
+    assert check.evidence.startswith("the paper: '")
+
+
+@pytest.mark.parametrize(
+    ("finding", "changes"),
+    [
+        # ARES's Physical vs. Mental sense d nearer 0 than its word d (-0.12)
+        ("weat-sense-above-word", {"table2-physical-mental-ares-sense": -0.10}),
+        # a sense r as large as the word r: equal is not "higher"
+        ("wat-word-above-sense", {"table2-wat-lmms-sense": 0.53}),
+        ("wat-word-above-sense", {"table2-wat-ares-sense": -0.50}),
+        # colour above ethnicity in ARES only: "in both LMMS and ARES"
+        ("black-ethnic-above-colour", {"table2-black-colour-ares-sense": -5.70}),
+        ("language-above-nationality-at-sense-level", {"table2-nationality-lmms-sense": 8.30}),
+        ("noun-above-verb", {"table2-verb-ares-sense": 0.16}),
+        # SenseBERT less biased than BERT on StereoSet large
+        ("crows-bert-stereoset-sensebert", {"table3-stereoset-large-sensebert": -1.40}),
+        # BERT less biased than SenseBERT on CrowS-Pairs base
+        ("crows-bert-stereoset-sensebert", {"table3-crows-pairs-base-sensebert": 1.70}),
+        # 7 of 12: base ethnicity now |SenseBERT| < |BERT|
+        ("sensebert-at-least-bert-on-sssb", {"table3-ethnicity-base-sensebert": 9.0}),
+        # the large verb scores agree in sign
+        ("direction-flips", {"table3-verb-large-bert": -0.22}),
+        # a named flip to 0 has no sign
+        ("direction-flips", {"table3-language-large-sensebert": 0.0}),
+        # contextual scores as small as the static ones
+        (
+            "contextual-above-static",
+            {
+                f"table3-{r}-{s}-{m}": 1.0
+                for r in TABLE3_SSSB
+                for s in ("base", "large")
+                for m in ("bert", "sensebert")
+            },
+        ),
+        (
+            "sensebert-prefers-stereotypes-for-nurse",
+            {"table4-mother-of-five-sensebert-diff": -0.05},
+        ),
+    ],
+)
+def test_each_check_fails_where_the_numbers_contradict_it(
+    finding: str, changes: dict[str, float]
+) -> None:
+    check = outcome(finding, cells(changes))
+    assert check.verdict == "does not hold", check.evidence
+    assert check.margin <= 0
+
+
+def test_within_the_runs_uncertainty_a_finding_is_inconclusive() -> None:
+    """The published margins, with half-widths as a run would give them: where they cover the
+    margin the check cannot tell."""
+    noun = cells(table2_noun_ares_sense=0.08, table2_verb_ares_sense=0.07)
+    check = outcome("noun-above-verb", noun)  # ARES 0.16 vs 0.06, +-0.106
+    assert check.verdict == "inconclusive" and check.margin == pytest.approx(0.10)
+    assert check.uncertainty == pytest.approx(np.hypot(0.08, 0.07))
+    wide = cells(table2_noun_ares_sense=0.01, table2_verb_ares_sense=0.01)
+    assert outcome("noun-above-verb", wide).verdict == "holds"
+    flips = cells(table3_verb_large_bert=0.5)  # 0.22 +- 0.5 may be on either side of 0
+    assert outcome("direction-flips", flips).verdict == "inconclusive"
+    nurse = cells(
+        table4_professional_nurse_sensebert_diff=0.2, table4_professional_nurse_bert_diff=0.2
+    )
+    assert outcome("sensebert-prefers-stereotypes-for-nurse", nurse).verdict == "inconclusive"
+
+
+def test_the_sign_flips_in_base_noun_too_and_the_check_reads_the_named_cells() -> None:
+    """Table 3's SSSB cells: BERT and SenseBERT differ in sign in base noun (-0.12/14.06) as
+    well as in the four cells the text names "e.g."; large ethnicity's SenseBERT 0.00 has no
+    sign. The check reads only the named cells, so the base noun flip neither helps nor hurts."""
+    values = Cells.published(PUBLISHED)
+    flipped = {
+        (row, size)
+        for row in TABLE3_SSSB
+        for size in ("base", "large")
+        if values.value(f"table3-{row}-{size}-bert")
+        * values.value(f"table3-{row}-{size}-sensebert")
+        < 0
+    }
+    assert flipped == {("noun", "base"), *FLIPS}
+    assert values.value("table3-ethnicity-large-sensebert") == 0.0
+    items = TABLE_CHECKS["direction-flips"].items
+    assert "table3-noun-base-bert" not in items
+    same_sign = outcome("direction-flips", cells({"table3-noun-base-bert": 0.12}))
+    assert same_sign.verdict == "holds"
+
+
+def test_measured_cells_of_one_model_compare_within_it_only() -> None:
+    """A measured column holds one model's values: the comparisons of BERT with SenseBERT are
+    not measurable; the Table 2 checks read the LMMS column once (its ARES column repeats it);
+    the contextual-vs-static check reads the cells this run filled."""
+    values = {item.id: item.value for item in PUBLISHED.items}
+    spread = {id: 0.01 for id in values}
+    on = measured_cells(values, spread)
+    for finding in (
+        "crows-bert-stereoset-sensebert",
+        "sensebert-at-least-bert-on-sssb",
+        "direction-flips",
+        "sensebert-prefers-stereotypes-for-nurse",
+    ):
+        assert outcome(finding, on).verdict == "not measurable", finding
+    black = outcome("black-ethnic-above-colour", on)
+    assert black.margin == pytest.approx(4.64 - 1.64)  # LMMS only
+    assert "ARES sense" not in black.evidence
+    base_bert = {
+        id: value
+        for id, value in values.items()
+        if id.startswith("table2-") or id.endswith("-base-bert")
+    }
+    contextual = outcome("contextual-above-static", measured_cells(base_bert, spread))
+    table3 = np.mean([10.19, 6.64, 5.79, 0.17, 0.12, 12.89])
+    table2 = np.mean([5.36, 4.64, 5.36, 1.64, 7.78, 7.01, 7.78, 8.23, 0.34, 0.39, 0.34, 0.26])
+    assert contextual.margin == pytest.approx(table3 - table2)
+    assert contextual.uncertainty == pytest.approx(np.hypot(0.01 / np.sqrt(6), 0.01 / np.sqrt(12)))
+    assert "6 Table 3 SSSB cells" in contextual.evidence
+    not_run = measured_cells({}, {})
+    assert outcome("weat-sense-above-word", not_run).verdict == "not measurable"
+
+
+def _static_run(tables: dict[str, pd.DataFrame]) -> Runs:
+    return {STATIC: Run("sense-bias", tables, {"sense_vectors": {"layers": [0, 6]}})}
+
+
+def _dimensions(series: dict[tuple[int, str], list[float]], sizes: list[int]) -> pd.DataFrame:
+    """A ``dimensions`` table: (test, representation) → effect size per size."""
+    rows = [
+        {"dimension": size, "test": test, "representation": rep, "effect_size": d}
+        for (test, rep), ds in series.items()
+        for size, d in zip(sizes, ds, strict=True)
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_bias_must_increase_with_the_dimensionality_at_every_step() -> None:
+    """Figure 1: "all types of social biases increase with the dimensionality". A rising series
+    holds; a flat step (a size that keeps every direction of the smaller one) or a fall does
+    not; and at the largest size the sense |d| must exceed the word |d|."""
+    sizes = [48, 96, 192]
+    rising = {
+        (1, "sense"): [1.0, 1.2, 1.5],
+        (1, "word"): [0.8, 0.9, 1.1],
+        (9, "sense"): [-0.3, -0.5, -0.6],  # |d| rises
+        (9, "word"): [0.1, 0.2, 0.4],
+    }
+    check = check_bias_grows_with_dimensionality(
+        _static_run({"dimensions": _dimensions(rising, sizes)})
+    )
+    assert check.verdict == "holds", check.evidence
+    assert check.margin == pytest.approx(0.1) and np.isnan(check.uncertainty)
+    assert "the paper: 'all types of social biases increase" in check.evidence
+
+    flat = rising | {(9, "word"): [0.1, 0.4, 0.4]}  # the audit's case: ">= 0" accepted this
+    check = check_bias_grows_with_dimensionality(
+        _static_run({"dimensions": _dimensions(flat, sizes)})
+    )
+    assert check.verdict == "does not hold" and check.margin == 0.0
+    assert "in 3 of 4" in check.evidence
+    rounding = rising | {(9, "word"): [0.1, 0.4, 0.4 * (1 + 1e-12)]}  # flat up to rounding
+    runs = _static_run({"dimensions": _dimensions(rounding, sizes)})
+    assert check_bias_grows_with_dimensionality(runs).verdict == "does not hold"
+    falling = rising | {(1, "sense"): [1.0, 1.6, 1.5]}
+    runs = _static_run({"dimensions": _dimensions(falling, sizes)})
+    assert check_bias_grows_with_dimensionality(runs).margin == pytest.approx(-0.1)
+    word_above = rising | {(1, "word"): [0.8, 1.2, 1.6]}
+    check = check_bias_grows_with_dimensionality(
+        _static_run({"dimensions": _dimensions(word_above, sizes)})
+    )
+    assert check.verdict == "does not hold" and check.margin == pytest.approx(-0.1)
+    one_size = _dimensions({key: values[:1] for key, values in rising.items()}, sizes[:1])
+    runs = _static_run({"dimensions": one_size})
+    assert check_bias_grows_with_dimensionality(runs).verdict == "not measurable"
+
+
+def test_nurse_alone_is_female_biased_among_the_noun_senses() -> None:
+    """Figure 2: "For all noun senses, we see positive (male) biases, except for nurse"."""
+    table = pd.DataFrame(
+        {
+            "occupation": ["engineer", "nurse", "judge"],
+            "layer": 6,
+            "noun_sense": [0.20, -0.30, 0.05],
+        }
+    )
+    check = check_nurse_female_biased(_static_run({"gender_direction": table}))
+    assert check.verdict == "holds" and check.margin == pytest.approx(0.05)
+    table.loc[table["occupation"] == "judge", "noun_sense"] = -0.01
+    check = check_nurse_female_biased(_static_run({"gender_direction": table}))
+    assert check.verdict == "does not hold" and check.margin == pytest.approx(-0.01)
+    assert check_nurse_female_biased({}).verdict == "not measurable"

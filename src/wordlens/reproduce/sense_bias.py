@@ -32,10 +32,19 @@ Cells (:meth:`SenseBiasReproduction.measure`):
   log-probability) of the nurse pairs in the SSSB run's ``pair_scores``.
 - The text's count of SSSB cells where SenseBERT is at least BERT needs both models.
 
+Uncertainties (``Measured.uncertainty``, the half-width of the run's 95% interval): WAT cells
+the interval on Pearson's r of the ``wat`` table; SSSB cells of Table 2 the standard errors of
+the authors' means over random draws (``sem`` of the ``sssb`` table); Table 3 the bootstrap
+interval over pairs (``aul_ci_low``, ``aul_ci_high``). WEAT effect sizes (a permutation test:
+p-values only), Table 4's single pairs and Table 1's counts have none (NaN).
+
 Findings (:meth:`SenseBiasReproduction.checks`): "higher bias" is the larger deviation from 0,
-as Table 2's and Table 3's captions bold it; every check reads the runs' tables, at the top layer
-of the sense vectors. The findings that compare BERT with SenseBERT are not measurable from one
-model's run.
+as Table 2's and Table 3's captions bold it. The findings on Tables 2-4 are checks over the
+printed cells (:class:`~wordlens.reproduce.base.TableCheck`), evaluated on the published values
+and on this run's (where both columns of Table 2 hold this run's one model, LMMS's is
+read once; the comparisons of BERT with SenseBERT are not measurable from one model's run). The
+findings on Figures 1 and 2 read the runs (the top layer of the sense vectors); Figure 3's needs
+SenseBERT. Each check quotes the paper's words that set its threshold.
 
 References
 ----------
@@ -52,14 +61,21 @@ import numpy as np
 import pandas as pd
 
 from wordlens.reproduce.base import (
+    Cells,
     Check,
-    CheckFunction,
     Experiment,
+    FindingCheck,
     Measured,
     NotMeasured,
     PaperReproduction,
     Runs,
     Scale,
+    TableCheck,
+    TableFunction,
+    all_hold,
+    combined_uncertainty,
+    interval_half_width,
+    judge,
     missing,
     not_measurable,
 )
@@ -105,16 +121,6 @@ TABLE3_SSSB_GROUPS = {
     "verb": "verb",
 }
 """Table 3's SSSB rows → the sense types of the pairs table (its ``group``)."""
-
-STATIC_SSSB_ROWS = {
-    "race": "black (ethnicity)",
-    "colour": "black (colour)",
-    "nationality": "nationality",
-    "language": "language",
-    "noun": "noun",
-    "verb": "verb",
-}
-"""SSSB sense types of Table 3 → the matching SSSB rows of Table 2."""
 
 TABLE4_PAIRS = {
     "he/she is a strong nurse": "He is a strong nurse.",
@@ -183,22 +189,73 @@ class SenseBiasReproduction(PaperReproduction):
             return _table4(item, runs)
         return NotMeasured(f"no table {number} in this paper's reproduction")
 
-    def checks(self) -> Mapping[str, CheckFunction]:
-        """Finding id → its check (module notes)."""
+    def checks(self) -> Mapping[str, FindingCheck]:
+        """Finding id → its check: a :class:`TableCheck` over the printed cells of Tables 2-4, a
+        function of the runs for Figures 1-3 (module notes)."""
         return {
-            "weat-sense-above-word": check_weat_sense_above_word,
-            "wat-word-above-sense": check_wat_word_above_sense,
-            "black-ethnic-above-colour": check_black_ethnic_above_colour,
-            "language-above-nationality-at-sense-level": check_language_above_nationality,
-            "noun-above-verb": check_noun_above_verb,
+            "weat-sense-above-word": TableCheck(
+                tuple(
+                    _t2(row, model, embedding)
+                    for model in PAPER_MODELS
+                    for row in TABLE2_WEAT_ROWS
+                    for embedding in ("word", "sense")
+                ),
+                _weat_sense_above_word,
+            ),
+            "wat-word-above-sense": TableCheck(
+                tuple(_t2("wat", model, e) for model in PAPER_MODELS for e in ("word", "sense")),
+                _wat_word_above_sense,
+            ),
+            "black-ethnic-above-colour": TableCheck(
+                _sssb_sense_items("black-ethnicity", "black-colour"),
+                _sense_above(
+                    "black-ethnicity",
+                    "black-colour",
+                    "for black we see a higher bias score for its ethnic sense than for its "
+                    "colour sense in both LMMS and ARES",
+                ),
+            ),
+            "language-above-nationality-at-sense-level": TableCheck(
+                _sssb_sense_items("language", "nationality"),
+                _sense_above(
+                    "language",
+                    "nationality",
+                    "the language sense is assigned a slightly higher bias score than the "
+                    "nationality sense in both LMMS and ARES",
+                ),
+            ),
+            "noun-above-verb": TableCheck(
+                _sssb_sense_items("noun", "verb"),
+                _sense_above(
+                    "noun",
+                    "verb",
+                    "we see a higher gender bias for the noun sense than the verb sense in "
+                    "both LMMS and ARES",
+                ),
+            ),
             "bias-grows-with-dimensionality": check_bias_grows_with_dimensionality,
-            "crows-bert-stereoset-sensebert": _needs_sensebert,
-            "sensebert-at-least-bert-on-sssb": _needs_sensebert,
-            "direction-flips": _needs_sensebert,
-            "contextual-above-static": check_contextual_above_static,
+            "crows-bert-stereoset-sensebert": TableCheck(_CROWS_ITEMS, _bert_more_biased_on_crows),
+            "sensebert-at-least-bert-on-sssb": TableCheck(
+                _SSSB_TABLE3_ITEMS, _sensebert_at_least_bert
+            ),
+            "direction-flips": TableCheck(_FLIP_ITEMS, _direction_flips),
+            "contextual-above-static": TableCheck(
+                _SSSB_TABLE3_ITEMS + _STATIC_SSSB_ITEMS, _contextual_above_static
+            ),
             "nurse-female-biased-in-lmms": check_nurse_female_biased,
             "sensebert-verb-senses-anti-stereotypical": _needs_sensebert,
-            "sensebert-prefers-stereotypes-for-nurse": _needs_sensebert,
+            "sensebert-prefers-stereotypes-for-nurse": TableCheck(
+                _TABLE4_ITEMS, _sensebert_prefers_stereotypes
+            ),
+        }
+
+    def basis(self) -> Mapping[str, str]:
+        """The findings that rest on a figure: Figure 1 (dimensionality), Figure 2 (gender
+        direction), Figure 3 (BERT and SenseBERT per occupation)."""
+        return {
+            "bias-grows-with-dimensionality": "Figure 1",
+            "nurse-female-biased-in-lmms": "Figure 2",
+            "sensebert-verb-senses-anti-stereotypical": "Figure 3",
         }
 
 
@@ -240,7 +297,8 @@ def _pairs(pair_scores: pd.DataFrame) -> pd.DataFrame:
 
 
 def _table2(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
-    """A word (eq. 7) or sense cell of the ``static`` run's Table 2, at the top layer."""
+    """A word (eq. 7) or sense cell of the ``static`` run's Table 2, at the top layer, with the
+    half-width of the run's 95% interval where it has one (:func:`_table2_uncertainty`)."""
     absent = missing(runs, STATIC)
     if absent is not None:
         return absent
@@ -252,11 +310,55 @@ def _table2(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
     if np.isnan(value):
         return NotMeasured(f"not computed: {row['note'].iloc[0]}")
     vectors = runs[STATIC].metadata["sense_vectors"]
+    layer = int(row["layer"].iloc[0])
+    section, embedding = str(row["section"].iloc[0]), str(item.setting["embedding"])
+    uncertainty, interval = _table2_uncertainty(
+        runs, section, str(item.setting["test"]), embedding, layer
+    )
     return Measured(
         value,
-        f"sense vectors {vectors['source']}, layer {int(row['layer'].iloc[0])} (top; LMMS and "
-        f"ARES are BERT-large's), neither LMMS nor ARES: both columns get this value",
+        f"sense vectors {vectors['source']}, layer {layer} (top; LMMS and ARES are "
+        f"BERT-large's), neither LMMS nor ARES: both columns get this value{interval}",
+        uncertainty,
     )
+
+
+Z95 = 1.959963984540054
+"""The standard normal's 97.5% quantile: a 95% interval is the estimate +- ``Z95`` standard
+errors."""
+
+
+def _table2_uncertainty(
+    runs: Runs, section: str, row: str, embedding: str, layer: int
+) -> tuple[float, str]:
+    """The half-width of the run's 95% interval on a Table 2 cell, and how it was obtained.
+
+    WAT: the ``wat`` table's interval on Pearson's r (``ci_low``, ``ci_high``). SSSB: the
+    authors' score is a mean over random draws (``eval-sssb-sense.py:48-66``), and the ``sssb``
+    table keeps its standard error (``sem``); a *black* row is one target's score (``Z95`` x
+    sem), the other rows the mean of ``|score|`` over their targets (``Z95`` x the root of the
+    summed squared sems over the number of targets). WEAT: the run has no interval on an effect
+    size (its permutation test gives p-values only), so NaN."""
+    tables = runs[STATIC].tables
+    if section == "WAT" and "wat" in tables:
+        wat = tables["wat"]
+        chosen = wat[(wat["representation"] == embedding) & (wat["layer"] == layer)]
+        if len(chosen):
+            low, high = float(chosen["ci_low"].iloc[0]), float(chosen["ci_high"].iloc[0])
+            return interval_half_width(low, high), f"; 95% interval of r [{low:.3f}, {high:.3f}]"
+    if section == "SSSB" and "sssb" in tables:
+        sssb = tables["sssb"]
+        chosen = sssb[
+            (sssb["row"] == row) & (sssb["representation"] == embedding) & (sssb["layer"] == layer)
+        ]
+        if len(chosen):
+            sem = chosen["sem"].to_numpy(dtype=float)
+            half = Z95 * float(np.sqrt(np.sum(sem**2))) / len(sem)
+            return half, (
+                f"; +-{half:.3f}: {Z95:.2f} standard errors of the mean over "
+                f"{int(chosen['n_draws'].iloc[0])} draws ({len(sem)} target(s))"
+            )
+    return np.nan, ""
 
 
 # --- Tables 3 and 4 ------------------------------------------------------------------------------
@@ -309,7 +411,13 @@ def _table3(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
     if row.empty:
         return NotMeasured(f"no {TITLES[benchmark]} {group} pair was scored")
     pairs = int(row["n"].iloc[0])
-    return Measured(float(row["aul"].iloc[0]), f"AUL over {pairs} {TITLES[benchmark]} pairs")
+    low, high = float(row["aul_ci_low"].iloc[0]), float(row["aul_ci_high"].iloc[0])
+    return Measured(
+        float(row["aul"].iloc[0]),
+        f"AUL over {pairs} {TITLES[benchmark]} pairs, bootstrap 95% interval "
+        f"[{low:.2f}, {high:.2f}]",
+        interval_half_width(low, high),
+    )
 
 
 def _table4(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
@@ -337,24 +445,368 @@ def _table4(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
 
 # --- findings ------------------------------------------------------------------------------------
 
+PAPER_MODELS = {"lmms": "LMMS", "ares": "ARES"}
+"""Table 2's static sense embeddings: item id part → the paper's name."""
+
+TABLE2_WEAT_ROWS = {
+    "flowers-insects": "Flowers vs Insects",
+    "instruments-weapons": "Instruments vs Weapons",
+    "math-art": "Math vs Art",
+    "science-art": "Science vs Art",
+    "physical-mental": "Physical vs. Mental condition",
+}
+"""Table 2's WEAT rows: item id part → the paper's row."""
+
+TABLE2_SSSB_ROWS = {
+    "black-ethnicity": "black (ethnicity)",
+    "black-colour": "black (colour)",
+    "nationality": "nationality",
+    "language": "language",
+    "noun": "noun",
+    "verb": "verb",
+}
+"""Table 2's SSSB rows: item id part → the paper's row."""
+
+TABLE3_SSSB = tuple(TABLE3_SSSB_GROUPS)
+"""Table 3's SSSB rows (item id parts), in the paper's order."""
+
+SIZES = ("base", "large")
+"""Table 3's model sizes."""
+
+FLIPS = (("verb", "base"), ("colour", "large"), ("language", "large"), ("verb", "large"))
+"""The Table 3 cells where the text names a sign flip between BERT and SenseBERT, "e.g. verb
+sense in base models and colour, language and verb senses for the large models" (section 6.2).
+The text gives them as examples: base noun (-0.12/14.06) flips too and is not named."""
+
+TABLE4_ROWS = {
+    "strong-nurse": "he/she is a strong nurse",
+    "professional-nurse": "he/she is a professional nurse",
+    "mother-of-five": "As a mother/father of five ...",
+    "nurse-the-crying-baby": "she/he made milk ... to nurse the crying baby",
+}
+"""Table 4's rows: item id part → a short form of the row."""
+
+SENSEBERT_AT_LEAST = 8
+"""Section 6.2: "in 8 out of the 12 cases SenseBERT demonstrates equal or higher absolute bias
+scores than BERT"."""
+
+
+def _t2(row: str, model: str, embedding: str) -> str:
+    return f"table2-{row}-{model}-{embedding}"
+
+
+def _t3(row: str, size: str, model: str) -> str:
+    return f"table3-{row}-{size}-{model}"
+
 
 def _needs_sensebert(runs: Runs) -> Check:
     return Check("not measurable", f"the finding {_NEEDS_SENSEBERT}")
 
 
-def _verdict(holds: bool, evidence: str) -> Check:
-    return Check("holds" if holds else "does not hold", evidence)
+def _gap(first: float, second: float) -> float:
+    """``|first| - |second|``, 0 where the magnitudes are equal up to rounding (a static model's
+    sense and eq. 7 word vectors coincide, and their statistics then differ in the last bits
+    only); NaN if either is."""
+    a, b = abs(first), abs(second)
+    if np.isclose(a, b, rtol=1e-9, atol=1e-12):
+        return 0.0
+    return float(a - b)
 
 
-def _table2_cells(runs: Runs, section: str) -> dict[str, tuple[float, float]]:
-    """Row → (word, sense) of the ``static`` run's Table 2 rows of ``section`` (``WEAT``,
-    ``WAT``, ``SSSB``); NaN where not computed."""
-    table = runs[STATIC].tables["table2"]
-    rows = table[table["section"] == section]
-    return {
-        str(row): (float(word), float(sense))
-        for row, word, sense in zip(rows["row"], rows["word"], rows["sense"], strict=True)
-    }
+def further_from_zero(first: float, second: float) -> bool:
+    """Whether ``|first| > |second|``, equal magnitudes up to rounding counting as not further
+    (see :func:`_gap`)."""
+    return bool(_gap(first, second) > 0)
+
+
+def _strictly(margin: float, spread: float, evidence: str) -> Check:
+    """:func:`~wordlens.reproduce.base.judge` for a strict finding ("higher", "opposite"): a
+    margin of exactly 0 known exactly (uncertainty 0: printed values, or one vector read twice)
+    sits on the threshold and does not hold, where ``judge`` would call it inconclusive."""
+    if margin == 0.0 and spread == 0.0:
+        return Check("does not hold", evidence, 0.0, 0.0)
+    return judge(margin, spread, evidence)
+
+
+def _above(cells: Cells, higher: str, lower: str, label: str) -> Check:
+    """Whether ``|higher| > |lower|`` (the larger deviation from 0, as Tables 2 and 3 bold it):
+    margin ``|higher| - |lower|``, uncertainty the two cells' half-widths in quadrature.
+
+    Two cells equal up to rounding (one vector read twice, as a static model's sense and eq. 7
+    word vectors) differ by exactly 0, known exactly: ``does not hold`` (:func:`_strictly`)."""
+    first, second = cells.value(higher), cells.value(lower)
+    margin = _gap(first, second)
+    spread = combined_uncertainty(cells.uncertainty(higher), cells.uncertainty(lower))
+    if margin == 0.0 and np.isclose(first, second, rtol=1e-9, atol=1e-12):
+        spread = 0.0
+    return _strictly(margin, spread, f"{label} |{first:+.3f}| vs |{second:+.3f}|")
+
+
+def _static_models(cells: Cells) -> tuple[tuple[str, ...], str]:
+    """Table 2's models to read, and a note: on the measured column both columns hold this
+    run's one model's value, so LMMS's alone (the same finding once, not twice)."""
+    if cells.one_model:
+        return ("lmms",), "this run's sense vectors (Table 2's LMMS and ARES columns)"
+    return tuple(PAPER_MODELS), "LMMS and ARES"
+
+
+def _weat_sense_above_word(cells: Cells) -> Check:
+    """Table 2, WEAT rows (section 6.1): ``|sense| > |word|`` in every row, for LMMS and ARES.
+
+    The paper: "in WEAT in all categories considered, sense embeddings always report a higher
+    bias compared to their corresponding sense-insensitive word embeddings". Margin: the
+    smallest ``|sense| - |word|`` (effect-size units); the run has no interval on an effect
+    size, so the measured uncertainty is NaN."""
+    models, note = _static_models(cells)
+    parts = [
+        _above(
+            cells,
+            _t2(row, model, "sense"),
+            _t2(row, model, "word"),
+            f"{PAPER_MODELS[model] if len(models) > 1 else ''} {name} sense/word".strip(),
+        )
+        for model in models
+        for row, name in TABLE2_WEAT_ROWS.items()
+    ]
+    return all_hold(
+        parts,
+        f"the paper: 'in all categories considered, sense embeddings always report a higher "
+        f"bias' (|sense d| > |word d| in every WEAT row of Table 2, {note})",
+    )
+
+
+def _wat_word_above_sense(cells: Cells) -> Check:
+    """Table 2, WAT row (section 6.1): ``|r|`` of the eq. 7 word vectors above that of the
+    sense vectors, for LMMS and ARES.
+
+    The paper: "in the WAT dataset ... we see word embeddings to have higher biases than sense
+    embeddings". Margin ``|r word| - |r sense|``; uncertainty the two r's interval half-widths
+    in quadrature (the same words: a cautious interval)."""
+    models, note = _static_models(cells)
+    parts = [
+        _above(
+            cells,
+            _t2("wat", model, "word"),
+            _t2("wat", model, "sense"),
+            f"{PAPER_MODELS[model] if len(models) > 1 else ''} WAT r word/sense".strip(),
+        )
+        for model in models
+    ]
+    return all_hold(
+        parts,
+        f"the paper: 'we see word embeddings to have higher biases than sense embeddings' "
+        f"(|r word| > |r sense|, {note})",
+    )
+
+
+def _sense_above(higher: str, lower: str, quote: str) -> TableFunction:
+    """The check that SSSB row ``higher``'s sense-level ``|score|`` exceeds row ``lower``'s in
+    Table 2, for LMMS and ARES ("higher bias score": the larger deviation from 0, as the
+    caption bolds it)."""
+
+    def check(cells: Cells) -> Check:
+        models, note = _static_models(cells)
+        parts = [
+            _above(
+                cells,
+                _t2(higher, model, "sense"),
+                _t2(lower, model, "sense"),
+                f"{PAPER_MODELS[model] if len(models) > 1 else ''} sense "
+                f"{TABLE2_SSSB_ROWS[higher]}/{TABLE2_SSSB_ROWS[lower]}".strip(),
+            )
+            for model in models
+        ]
+        return all_hold(
+            parts,
+            f"the paper: '{quote}' (Table 2 SSSB sense-level |score| of {TABLE2_SSSB_ROWS[higher]} "
+            f"above {TABLE2_SSSB_ROWS[lower]}, {note})",
+        )
+
+    return check
+
+
+def _sssb_sense_items(higher: str, lower: str) -> tuple[str, ...]:
+    return tuple(_t2(row, model, "sense") for model in PAPER_MODELS for row in (higher, lower))
+
+
+def _bert_more_biased_on_crows(cells: Cells) -> Check:
+    """Table 3 (section 6.2): on CrowS-Pairs ``|BERT| > |SenseBERT|``, on StereoSet
+    ``|SenseBERT| > |BERT|``, for base and large.
+
+    The paper: "For both base and large versions, we see that in CrowS-Pairs, BERT to be more
+    biased than SenseBERT, whereas the opposite is true in StereoSet". Margin: the smallest
+    difference of ``|AUL bias score|``."""
+    across = cells.across_models("BERT with SenseBERT on CrowS-Pairs and StereoSet")
+    if across is not None:
+        return across
+    parts = []
+    for size in SIZES:
+        bert, sense = _t3("crows-pairs", size, "bert"), _t3("crows-pairs", size, "sensebert")
+        parts.append(_above(cells, bert, sense, f"CrowS-Pairs {size} BERT/SenseBERT"))
+        bert, sense = _t3("stereoset", size, "bert"), _t3("stereoset", size, "sensebert")
+        parts.append(_above(cells, sense, bert, f"StereoSet {size} SenseBERT/BERT"))
+    return all_hold(
+        parts,
+        "the paper: 'in CrowS-Pairs, BERT to be more biased than SenseBERT, whereas the "
+        "opposite is true in StereoSet' (|AUL bias score|, base and large)",
+    )
+
+
+_CROWS_ITEMS = tuple(
+    _t3(benchmark, size, model)
+    for benchmark in ("crows-pairs", "stereoset")
+    for size in SIZES
+    for model in ("bert", "sensebert")
+)
+
+
+def _sensebert_at_least_bert(cells: Cells) -> Check:
+    """Table 3's 12 SSSB cells (section 6.2): ``|SenseBERT| >= |BERT|`` in at least 8 of them.
+
+    The paper: "in 8 out of the 12 cases SenseBERT demonstrates equal or higher absolute bias
+    scores than BERT". Equal to the printed precision counts (large noun: 3.13/3.13). Margin:
+    the count minus 7.5, half-way between the paper's 8 and one fewer (8 holds by half a cell,
+    7 fails by half a cell)."""
+    across = cells.across_models("BERT with SenseBERT on SSSB")
+    if across is not None:
+        return across
+    at_least, shown = 0, []
+    for size in SIZES:
+        for row in TABLE3_SSSB:
+            bert, sense = (
+                cells.value(_t3(row, size, "bert")),
+                cells.value(_t3(row, size, "sensebert")),
+            )
+            if np.isnan(bert) or np.isnan(sense):
+                return Check("not measurable", f"Table 3 SSSB {row} {size} is not measured")
+            holds = abs(sense) > abs(bert) or bool(np.isclose(abs(sense), abs(bert)))
+            at_least += holds
+            shown.append(f"{row} {size} {bert:+.2f}/{sense:+.2f}{' (>=)' if holds else ''}")
+    return judge(
+        at_least - (SENSEBERT_AT_LEAST - 0.5),
+        0.0,
+        f"the paper: 'in 8 out of the 12 cases SenseBERT demonstrates equal or higher absolute "
+        f"bias scores than BERT': |SenseBERT| >= |BERT| in {at_least} of 12 SSSB cells "
+        f"(BERT/SenseBERT: {'; '.join(shown)})",
+    )
+
+
+_SSSB_TABLE3_ITEMS = tuple(
+    _t3(row, size, model)
+    for size in SIZES
+    for row in TABLE3_SSSB
+    for model in ("bert", "sensebert")
+)
+
+
+def _direction_flips(cells: Cells) -> Check:
+    """Table 3 (section 6.2): BERT's and SenseBERT's AUL bias scores have opposite signs in the
+    cells the text names (:data:`FLIPS`).
+
+    The paper: "In some cases (e.g. verb sense in base models and colour, language and verb
+    senses for the large models), we see that the direction of bias is opposite between BERT and
+    SenseBERT". The list is of examples: base noun flips too (-0.12/14.06) and is not read.
+    Margin per cell: the smaller ``|score|`` of the two, positive when the signs are opposite
+    (how far the weaker score is past 0 on its side), negative when they agree (how far it
+    would have to move to cross 0)."""
+    across = cells.across_models("the sign of BERT's and SenseBERT's bias scores")
+    if across is not None:
+        return across
+    parts = []
+    for row, size in FLIPS:
+        ids = _t3(row, size, "bert"), _t3(row, size, "sensebert")
+        bert, sense = (cells.value(id) for id in ids)
+        weaker = min(abs(bert), abs(sense))
+        margin = weaker if bert * sense < 0 else -weaker
+        spread = combined_uncertainty(*(cells.uncertainty(id) for id in ids))
+        parts.append(_strictly(margin, spread, f"{row} {size} {bert:+.2f}/{sense:+.2f}"))
+    return all_hold(
+        parts,
+        "the paper: 'e.g. verb sense in base models and colour, language and verb senses for "
+        "the large models ... the direction of bias is opposite between BERT and SenseBERT' "
+        "(Table 3 BERT/SenseBERT, each named cell of opposite sign)",
+    )
+
+
+_FLIP_ITEMS = tuple(_t3(row, size, model) for row, size in FLIPS for model in ("bert", "sensebert"))
+
+
+def _mean_magnitude(cells: Cells, ids: tuple[str, ...]) -> tuple[float, float, int]:
+    """Mean ``|value|`` of the measured cells among ``ids``, the half-width of its interval
+    (the cells' in quadrature, over their number) and how many cells were read."""
+    values = np.array([cells.value(id) for id in ids])
+    spreads = np.array([cells.uncertainty(id) for id in ids])
+    kept = ~np.isnan(values)
+    if not kept.any():
+        return np.nan, np.nan, 0
+    spread = combined_uncertainty(*spreads[kept]) / int(kept.sum())
+    return float(np.abs(values[kept]).mean()), spread, int(kept.sum())
+
+
+def _contextual_above_static(cells: Cells) -> Check:
+    """Table 3 against Table 2, SSSB rows (section 6.2): the mean ``|AUL bias score|`` of Table
+    3's SSSB cells above the mean ``|score|`` of Table 2's SSSB cells (word and sense).
+
+    The paper: "comparing against the corresponding bias scores reported by the static
+    word/sense embeddings in Table 2, we see higher bias scores reported by the contextualised
+    word/sense embeddings in Table 3" (in general, not per cell: different statistics on
+    different scales, compared as the paper compares them). On the published values all four
+    columns of each table; on the measured column this run's cells (Table 2's LMMS columns, as
+    its ARES columns repeat them; Table 3's columns of this run's model). Margin: the difference
+    of the means; uncertainty: their half-widths in quadrature."""
+    models, note = _static_models(cells)
+    static_ids = tuple(
+        _t2(row, model, embedding)
+        for model in models
+        for row in TABLE2_SSSB_ROWS
+        for embedding in ("word", "sense")
+    )
+    contextual, contextual_spread, n_contextual = _mean_magnitude(cells, _SSSB_TABLE3_ITEMS)
+    static, static_spread, n_static = _mean_magnitude(cells, static_ids)
+    return _strictly(
+        contextual - static,
+        combined_uncertainty(contextual_spread, static_spread),
+        f"the paper: 'we see higher bias scores reported by the contextualised word/sense "
+        f"embeddings in Table 3': mean |AUL bias score| of {n_contextual} Table 3 SSSB cells "
+        f"{contextual:.2f} vs mean |static SSSB score| of {n_static} Table 2 cells ({note}, word "
+        f"and sense) {static:.2f}",
+    )
+
+
+_STATIC_SSSB_ITEMS = tuple(
+    _t2(row, model, embedding)
+    for model in PAPER_MODELS
+    for row in TABLE2_SSSB_ROWS
+    for embedding in ("word", "sense")
+)
+
+
+def _sensebert_prefers_stereotypes(cells: Cells) -> Check:
+    """Table 4 (section 7): SenseBERT's stereo-minus-anti PLL difference above BERT's in every
+    nurse row.
+
+    The paper: "SenseBERT has a higher preference (indicated by the high pseudo log-likelihood
+    scores) for stereotypical examples than BERT over anti-stereotypical ones (indicated by the
+    higher diff values)". Margin: the smallest ``diff(SenseBERT) - diff(BERT)``."""
+    across = cells.across_models("BERT's and SenseBERT's nurse PLL differences")
+    if across is not None:
+        return across
+    parts = []
+    for row, name in TABLE4_ROWS.items():
+        ids = f"table4-{row}-sensebert-diff", f"table4-{row}-bert-diff"
+        sense, bert = (cells.value(id) for id in ids)
+        spread = combined_uncertainty(*(cells.uncertainty(id) for id in ids))
+        parts.append(_strictly(sense - bert, spread, f"'{name}' {sense:+.2f} vs {bert:+.2f}"))
+    return all_hold(
+        parts,
+        "the paper: 'SenseBERT has a higher preference ... for stereotypical examples than BERT "
+        "... (indicated by the higher diff values)' (Table 4 diff, SenseBERT vs BERT)",
+    )
+
+
+_TABLE4_ITEMS = tuple(
+    f"table4-{row}-{model}-diff" for row in TABLE4_ROWS for model in ("sensebert", "bert")
+)
 
 
 def _layer_note(runs: Runs) -> str:
@@ -362,79 +814,17 @@ def _layer_note(runs: Runs) -> str:
     return f"top layer {max(layers)} of the sense vectors"
 
 
-def further_from_zero(first: float, second: float) -> bool:
-    """Whether ``|first| > |second|``, equal magnitudes up to rounding counting as not further
-    (a static model's sense and eq. 7 word vectors coincide, and their statistics then differ
-    in the last bits only)."""
-    a, b = abs(first), abs(second)
-    return bool(a > b and not np.isclose(a, b, rtol=1e-9, atol=1e-12))
-
-
-def check_weat_sense_above_word(runs: Runs) -> Check:
-    """|d| of the sense vectors above that of the eq. 7 word vectors in every WEAT row."""
-    absent = not_measurable(runs, STATIC)
-    if absent is not None:
-        return absent
-    cells = {
-        row: cell for row, cell in _table2_cells(runs, "WEAT").items() if not np.isnan(cell).any()
-    }
-    if not cells:
-        return Check("not measurable", "the static run has no WEAT row")
-    above = sum(further_from_zero(sense, word) for word, sense in cells.values())
-    values = "; ".join(f"{row} {sense:+.2f}/{word:+.2f}" for row, (word, sense) in cells.items())
-    return _verdict(
-        above == len(cells),
-        f"|sense| > |word| in {above} of {len(cells)} WEAT tests ({_layer_note(runs)}; "
-        f"sense/word effect sizes: {values})",
-    )
-
-
-def check_wat_word_above_sense(runs: Runs) -> Check:
-    """|r| of the eq. 7 word vectors above that of the sense vectors on WAT."""
-    absent = not_measurable(runs, STATIC)
-    if absent is not None:
-        return absent
-    word, sense = _table2_cells(runs, "WAT")["WAT"]
-    return _verdict(
-        further_from_zero(word, sense),
-        f"WAT r word {word:.3f}, sense {sense:.3f} ({_layer_note(runs)})",
-    )
-
-
-def _sense_above(runs: Runs, higher: str, lower: str) -> Check:
-    """Whether the sense-level |score| of SSSB row ``higher`` exceeds that of ``lower``."""
-    absent = not_measurable(runs, STATIC)
-    if absent is not None:
-        return absent
-    cells = _table2_cells(runs, "SSSB")
-    first, second = cells[higher][1], cells[lower][1]
-    if np.isnan(first) or np.isnan(second):
-        return Check("not measurable", f"no sense-level score of {higher} or {lower}")
-    return _verdict(
-        further_from_zero(first, second),
-        f"sense-level SSSB score {higher} {first:+.3f}, {lower} {second:+.3f} "
-        f"(compared as |score|; {_layer_note(runs)})",
-    )
-
-
-def check_black_ethnic_above_colour(runs: Runs) -> Check:
-    """|score| of black's ethnic sense above that of its colour sense."""
-    return _sense_above(runs, "black (ethnicity)", "black (colour)")
-
-
-def check_language_above_nationality(runs: Runs) -> Check:
-    """Mean |score| of the language senses above that of the nationality senses."""
-    return _sense_above(runs, "language", "nationality")
-
-
-def check_noun_above_verb(runs: Runs) -> Check:
-    """Mean |score| of the occupations' noun senses above that of their verb senses."""
-    return _sense_above(runs, "noun", "verb")
-
-
 def check_bias_grows_with_dimensionality(runs: Runs) -> Check:
-    """Every test's |d| grows with the size, for sense and word vectors, and at the full size
-    |sense| > |word| in every test."""
+    """Figure 1 (section 6.1): every test's ``|d|`` increases with the size at every step, for
+    sense and word vectors, and at the largest size ``|sense| > |word|`` in every test.
+
+    The paper: "We see that all types of social biases increase with the dimensionality for both
+    word and sense embeddings ... Moreover, in higher dimensionalities sense embeddings show a
+    higher degree of social biases than the corresponding (sense-insensitive) word embeddings".
+    "Increase" is a rise at every step: a flat step (equal up to rounding, as when a size keeps
+    every singular direction of a smaller one) or a fall does not hold. Margin: the smallest
+    step of ``|d|`` over all series (then the smallest ``|sense| - |word|`` at the largest
+    size); the run has no interval on an effect size, so the uncertainty is NaN."""
     absent = not_measurable(runs, STATIC)
     if absent is not None:
         return absent
@@ -445,48 +835,43 @@ def check_bias_grows_with_dimensionality(runs: Runs) -> Check:
     effect = table.assign(size=table["effect_size"].abs()).pivot_table(
         index=["test", "representation"], columns="dimension", values="size"
     )[sizes]  # [tests x representations, sizes]
-    growing = int((effect.diff(axis=1).iloc[:, 1:] >= 0).all(axis=1).sum())
+    before, after = effect.to_numpy()[:, :-1], effect.to_numpy()[:, 1:]
+    steps = np.where(np.isclose(after, before, rtol=1e-9, atol=1e-12), 0.0, after - before)
+    rising = int((steps > 0).all(axis=1).sum())
+    lowest = int(np.argmin(steps.min(axis=1)))
+    test, representation = effect.index[lowest]
+    series = ", ".join(f"{value:.3f}" for value in effect.iloc[lowest])
+    grows = judge(
+        float(steps.min()),
+        np.nan,
+        f"|d| rises at every step in {rising} of {len(effect)} test/representation series over "
+        f"sizes {', '.join(str(s) for s in sizes)}; the weakest, test {test} {representation}: "
+        f"{series}",
+    )
     full = effect[sizes[-1]].unstack("representation")  # [tests, representations]
-    sense_above = sum(
-        further_from_zero(sense, word)
-        for sense, word in zip(full["sense"], full["word"], strict=True)
+    gaps = [_gap(sense, word) for sense, word in zip(full["sense"], full["word"], strict=True)]
+    above = sum(gap > 0 for gap in gaps)
+    larger = judge(
+        float(min(gaps)),
+        np.nan,
+        f"at {sizes[-1]} |sense d| > |word d| in {above} of {len(full)} tests",
     )
-    return _verdict(
-        growing == len(effect) and sense_above == len(full),
-        f"|d| never falls with the size in {growing} of {len(effect)} test/representation "
-        f"series over sizes {', '.join(str(s) for s in sizes)} (nested SVD truncations of the "
-        f"top layer, not LMMS 1024/2048/2348); at {sizes[-1]} |sense| > |word| in "
-        f"{sense_above} of {len(full)} tests",
-    )
-
-
-def check_contextual_above_static(runs: Runs) -> Check:
-    """Mean |AUL bias score| of the SSSB sense types (Table 3) above the mean |score| of the
-    matching static SSSB rows, word and sense (Table 2)."""
-    name = LIKELIHOOD["sssb"]
-    absent = not_measurable(runs, STATIC, name)
-    if absent is not None:
-        return absent
-    table3 = runs[name].tables["table3"]
-    sssb = table3[table3["benchmark"] == TITLES["sssb"]]
-    contextual = dict(zip(sssb["group"], sssb["aul"], strict=True))
-    shared = [group for group in STATIC_SSSB_ROWS if group in contextual]
-    if not shared:
-        return Check("not measurable", "no SSSB sense type was scored")
-    cells = _table2_cells(runs, "SSSB")
-    contextual_mean = float(np.mean([abs(contextual[group]) for group in shared]))
-    static_mean = float(np.nanmean([np.abs(cells[STATIC_SSSB_ROWS[group]]) for group in shared]))
-    return _verdict(
-        further_from_zero(contextual_mean, static_mean),
-        f"mean |AUL bias score| over {len(shared)} SSSB sense types {contextual_mean:.2f}; mean "
-        f"|static SSSB score| (word and sense, {_layer_note(runs)}) {static_mean:.2f} "
-        f"(different statistics on different scales, compared as the paper does)",
+    return all_hold(
+        [grows, larger],
+        f"the paper: 'all types of social biases increase with the dimensionality for both "
+        f"word and sense embeddings' and 'in higher dimensionalities sense embeddings show a "
+        f"higher degree of social biases' (nested SVD truncations of the "
+        f"{_layer_note(runs)}, not LMMS 1024/2048/2348; no interval on d)",
     )
 
 
 def check_nurse_female_biased(runs: Runs) -> Check:
-    """Cosine with the gender direction: nurse's noun sense negative, every other noun sense
-    positive."""
+    """Figure 2 (section 7): cosine with the gender direction (eq. 8), nurse's noun sense
+    negative and every other occupation's noun sense positive.
+
+    The paper: "For all noun senses, we see positive (male) biases, except for nurse, which is
+    strongly female-biased" ("strongly" sets no number: the sign decides). Margin: the smallest
+    of ``-cos(nurse)`` and the other noun senses' cosines; a cosine has no interval here."""
     absent = not_measurable(runs, STATIC)
     if absent is not None:
         return absent
@@ -496,9 +881,12 @@ def check_nurse_female_biased(runs: Runs) -> Check:
         return Check("not measurable", "nurse is not among the occupations")
     others = top.drop("nurse")
     values = ", ".join(f"{name} {value:+.3f}" for name, value in top.items())
-    return _verdict(
-        bool(top["nurse"] < 0 and (others > 0).all()),
-        f"noun senses' cosine with g (eq. 8; + male), {_layer_note(runs)}: {values}",
+    return judge(
+        float(min(-top["nurse"], others.min())),
+        np.nan,
+        f"the paper: 'For all noun senses, we see positive (male) biases, except for nurse, "
+        f"which is strongly female-biased': noun senses' cosine with g (eq. 8; + male), "
+        f"{_layer_note(runs)}: {values}",
     )
 
 
