@@ -97,6 +97,7 @@ def test_a_margin_within_the_runs_uncertainty_is_inconclusive() -> None:
     assert judge(0.01, 0.02, "").verdict == "inconclusive"
     assert judge(-0.02, 0.02, "").verdict == "inconclusive"  # the interval's edge counts
     assert judge(0.0, math.nan, "").verdict == "does not hold"  # no interval: the sign decides
+    assert judge(0.0, 0.0, "").verdict == "does not hold"  # known exactly: on the threshold
     assert judge(math.nan, 0.1, "").verdict == "not measurable"
     check = judge(0.3, 0.1, "r .40 > .10")
     assert (check.margin, check.uncertainty, check.evidence) == (0.3, 0.1, "r .40 > .10")

@@ -117,11 +117,13 @@ class Check:
 
 def judge(margin: float, uncertainty: float, evidence: str) -> Check:
     """The verdict of a margin: ``not measurable`` if it is NaN, ``inconclusive`` if
-    ``|margin| <= uncertainty`` (the run cannot tell), else ``holds`` if it is positive and
-    ``does not hold`` if not. A NaN uncertainty (none estimated) decides by the sign alone."""
+    ``|margin| <= uncertainty`` with a positive uncertainty (the run cannot tell), else
+    ``holds`` if it is positive and ``does not hold`` if not. A margin known exactly
+    (uncertainty 0, as the published values) or without an interval (NaN) decides by its sign
+    alone: a margin of exactly 0 sits on the threshold and does not hold."""
     if math.isnan(margin):
         return Check("not measurable", evidence, margin, uncertainty)
-    if not math.isnan(uncertainty) and abs(margin) <= uncertainty:
+    if uncertainty > 0 and abs(margin) <= uncertainty:
         verdict: Verdict = "inconclusive"
     else:
         verdict = "holds" if margin > 0 else "does not hold"

@@ -519,27 +519,18 @@ def further_from_zero(first: float, second: float) -> bool:
     return bool(_gap(first, second) > 0)
 
 
-def _strictly(margin: float, spread: float, evidence: str) -> Check:
-    """:func:`~wordlens.reproduce.base.judge` for a strict finding ("higher", "opposite"): a
-    margin of exactly 0 known exactly (uncertainty 0: printed values, or one vector read twice)
-    sits on the threshold and does not hold, where ``judge`` would call it inconclusive."""
-    if margin == 0.0 and spread == 0.0:
-        return Check("does not hold", evidence, 0.0, 0.0)
-    return judge(margin, spread, evidence)
-
-
 def _above(cells: Cells, higher: str, lower: str, label: str) -> Check:
     """Whether ``|higher| > |lower|`` (the larger deviation from 0, as Tables 2 and 3 bold it):
     margin ``|higher| - |lower|``, uncertainty the two cells' half-widths in quadrature.
 
     Two cells equal up to rounding (one vector read twice, as a static model's sense and eq. 7
-    word vectors) differ by exactly 0, known exactly: ``does not hold`` (:func:`_strictly`)."""
+    word vectors) differ by exactly 0, known exactly: ``does not hold`` (see :func:`judge`)."""
     first, second = cells.value(higher), cells.value(lower)
     margin = _gap(first, second)
     spread = combined_uncertainty(cells.uncertainty(higher), cells.uncertainty(lower))
     if margin == 0.0 and np.isclose(first, second, rtol=1e-9, atol=1e-12):
         spread = 0.0
-    return _strictly(margin, spread, f"{label} |{first:+.3f}| vs |{second:+.3f}|")
+    return judge(margin, spread, f"{label} |{first:+.3f}| vs |{second:+.3f}|")
 
 
 def _static_models(cells: Cells) -> tuple[tuple[str, ...], str]:
@@ -719,7 +710,7 @@ def _direction_flips(cells: Cells) -> Check:
         weaker = min(abs(bert), abs(sense))
         margin = weaker if bert * sense < 0 else -weaker
         spread = combined_uncertainty(*(cells.uncertainty(id) for id in ids))
-        parts.append(_strictly(margin, spread, f"{row} {size} {bert:+.2f}/{sense:+.2f}"))
+        parts.append(judge(margin, spread, f"{row} {size} {bert:+.2f}/{sense:+.2f}"))
     return all_hold(
         parts,
         "the paper: 'e.g. verb sense in base models and colour, language and verb senses for "
@@ -763,7 +754,7 @@ def _contextual_above_static(cells: Cells) -> Check:
     )
     contextual, contextual_spread, n_contextual = _mean_magnitude(cells, _SSSB_TABLE3_ITEMS)
     static, static_spread, n_static = _mean_magnitude(cells, static_ids)
-    return _strictly(
+    return judge(
         contextual - static,
         combined_uncertainty(contextual_spread, static_spread),
         f"the paper: 'we see higher bias scores reported by the contextualised word/sense "
@@ -796,7 +787,7 @@ def _sensebert_prefers_stereotypes(cells: Cells) -> Check:
         ids = f"table4-{row}-sensebert-diff", f"table4-{row}-bert-diff"
         sense, bert = (cells.value(id) for id in ids)
         spread = combined_uncertainty(*(cells.uncertainty(id) for id in ids))
-        parts.append(_strictly(sense - bert, spread, f"'{name}' {sense:+.2f} vs {bert:+.2f}"))
+        parts.append(judge(sense - bert, spread, f"'{name}' {sense:+.2f} vs {bert:+.2f}"))
     return all_hold(
         parts,
         "the paper: 'SenseBERT has a higher preference ... for stereotypical examples than BERT "
