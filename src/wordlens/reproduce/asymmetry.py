@@ -645,11 +645,11 @@ _TIES_ITEMS = tuple(_item(1, r, "cam", pair) for r in TABLE1_RELATIONS for pair 
 def _in_general(parts: Sequence[Check], what: str) -> Check:
     """ "In general": more than half of ``parts`` hold. The deciding part is the one that
     makes the majority: the ``n // 2 + 1``-th largest margin (NaN if a part is NaN)."""
+    texts = "; ".join(part.evidence for part in parts)
     if any(math.isnan(part.margin) for part in parts):
-        return all_hold([*parts, Check("not measurable", "")], what)
+        return Check("not measurable", f"{what}: a cell is not measured ({texts})")
     ranked = sorted(parts, key=lambda part: part.margin, reverse=True)
     deciding = ranked[len(parts) // 2]
-    texts = "; ".join(part.evidence for part in parts)
     held = sum(part.margin > 0 for part in parts)
     return judge(
         deciding.margin,
@@ -769,7 +769,10 @@ def check_cxt_beats_w2v(cells: Cells) -> Check:
             )
             for relation in TABLE1_RELATIONS
         ]
-        deciding = sorted(rows, key=lambda row: _ordered(row.margin))[1]
+        if any(math.isnan(row.margin) for row in rows):
+            parts.append(Check("not measurable", f"{norm.upper()}: a cell is not measured"))
+            continue
+        deciding = sorted(rows, key=lambda row: row.margin)[1]
         held = sum(row.margin > 0 for row in rows)
         texts = "; ".join(row.evidence for row in rows)
         parts.append(
@@ -782,10 +785,6 @@ def check_cxt_beats_w2v(cells: Cells) -> Check:
     return all_hold(
         parts, "the paper: 'almost all relation types' (all but at most one per data set)"
     )
-
-
-def _ordered(margin: float) -> float:
-    return -math.inf if math.isnan(margin) else margin
 
 
 def check_bert_large_beats_base(cells: Cells) -> Check:
@@ -887,7 +886,9 @@ def check_bert_beats_ke19(cells: Cells) -> Check:
                 (cells.value(ke), cells.uncertainty(ke)),
             )
         )
-    ranked = sorted(parts, key=lambda part: _ordered(part.margin), reverse=True)
+    if any(math.isnan(part.margin) for part in parts):
+        return all_hold([*parts, Check("not measurable", "")], "a cell is not measured")
+    ranked = sorted(parts, key=lambda part: part.margin, reverse=True)
     held = sum(part.margin > 0 for part in parts)
     return judge(
         ranked[1].margin,
@@ -1100,7 +1101,7 @@ def check_more_contexts(runs: Runs) -> Check:
         if isinstance(result, str):
             parts.append(Check("not measurable", f"{where}: {result}"))
         else:
-            strong = " (not mild: |rho| >= 0.3)" if abs(result.r) >= WEAK else ""
+            strong = f" (|rho| >= {WEAK}: steeper than 'mild')" if abs(result.r) >= WEAK else ""
             text = f"{where}: {_rho_text(result)}{strong}"
             parts.append(judge(result.r, _toward_zero(result), text))
         beyond = pairs[pairs["pair_contexts"] > MORE_CONTEXTS]
