@@ -823,7 +823,7 @@ def check_spr_weak(cells: Cells) -> Check:
             judge(
                 min(gain.value - low, high - gain.value),
                 gain.uncertainty,
-                f"{row} {gain.value:+.1f}",
+                f"{row} {gain.value:+.1f}" if not math.isnan(gain.value) else f"{row} not measured",
             )
         )
     note = f" ({_SPR1})" if cells.one_model else ""
