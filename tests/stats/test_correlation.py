@@ -13,7 +13,7 @@ from wordlens.errors import EmptyInputError, WordlensError
 from wordlens.models.base import WordEmbedder
 from wordlens.resources import load_lexicon, pleasant_unpleasant
 from wordlens.stats import CorrelationResult, correlation_by_layer, pearson, sc_weat, spearman
-from wordlens.stats.correlation import Method
+from wordlens.stats.correlation import Method, fisher_interval
 
 Correlate = Callable[..., CorrelationResult]
 RNG = np.random.default_rng(99)
@@ -163,3 +163,14 @@ def test_glove_sc_weat_valence_correlates_with_bellezza_ratings(glove: WordEmbed
     assert result.p_value < 1e-50
     assert result.r == pytest.approx(stats.pearsonr(valence, ratings).statistic, abs=1e-12)
     assert 0.7 < spearman(valence, ratings).r < result.r
+
+
+@pytest.mark.parametrize(("method", "se"), [("pearson", 0.0), ("spearman", 1.0)])
+def test_fisher_interval_follows_the_formula(method: Method, se: float) -> None:
+    r, n = 0.42, 50
+    spread = stats.norm.ppf(0.975) * np.sqrt((1 + se * r**2 / 2) / (n - 3))  # rho: Bonett & Wright
+    expected = (np.tanh(np.arctanh(r) - spread), np.tanh(np.arctanh(r) + spread))
+    assert fisher_interval(r, n, method=method) == pytest.approx(expected, abs=1e-12)
+    assert all(np.isnan(fisher_interval(r, 3)))
+    assert all(np.isnan(fisher_interval(float("nan"), n)))
+    assert fisher_interval(1.0, n) == (1.0, 1.0)

@@ -76,6 +76,7 @@ import pandas as pd
 
 from wordlens.methods.asymmetry.experiment import ALL_PAIRS
 from wordlens.reproduce.base import (
+    Z95,
     Cells,
     Check,
     Experiment,
@@ -96,7 +97,7 @@ from wordlens.reproduce.base import (
 from wordlens.reproduce.published import PublishedItem
 from wordlens.resources.conceptnet import CONCEPTNET_5, CONCEPTNET_100K
 from wordlens.results import Run
-from wordlens.stats.correlation import CorrelationResult, spearman
+from wordlens.stats.correlation import CorrelationResult, fisher_interval, spearman
 
 EVOCATION = "evocation"
 """The experiment on EAT and USF (offline)."""
@@ -454,20 +455,11 @@ def _similarity(run: Run, item: PublishedItem) -> Measured | NotMeasured:
 
 # --- helpers of the checks -----------------------------------------------------------------------
 
-Z95 = 1.959963984540054
-"""The normal quantile of a two-sided 95% interval."""
-
 
 def fisher_half_width(r: float, n: int) -> float:
-    """Half the width of the 95% Fisher-z interval on Spearman's ``r`` over ``n`` pairs, with
-    Bonett & Wright (2000)'s standard error as :func:`wordlens.stats.correlation.spearman` (NaN
-    for ``n <= 3`` or a NaN ``r``)."""
-    if n <= 3 or math.isnan(r):
-        return math.nan
-    if abs(r) >= 1.0:
-        return 0.0
-    z, spread = math.atanh(r), Z95 * math.sqrt((1.0 + r * r / 2.0) / (n - 3))
-    return interval_half_width(math.tanh(z - spread), math.tanh(z + spread))
+    """Half the width of the 95% Fisher-z interval on Spearman's ``r`` over ``n`` pairs
+    (:func:`wordlens.stats.correlation.fisher_interval`; NaN for ``n <= 3`` or a NaN ``r``)."""
+    return interval_half_width(*fisher_interval(r, n, method="spearman"))
 
 
 def _proportion_half_width(p: float, n: int) -> float:

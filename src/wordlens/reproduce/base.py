@@ -30,6 +30,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from wordlens.reproduce.published import PaperValues, PublishedItem
@@ -43,6 +44,9 @@ SCALES: tuple[Scale, ...] = ("paper", "smoke")
 Verdict = Literal["holds", "does not hold", "inconclusive", "not measurable"]
 VERDICTS: tuple[Verdict, ...] = ("holds", "does not hold", "inconclusive", "not measurable")
 Source = Literal["published", "measured"]
+Z95 = NormalDist().inv_cdf(0.975)
+"""The standard normal's 97.5% quantile: a 95% interval is the estimate ± ``Z95`` standard
+errors."""
 
 
 @dataclass(frozen=True)

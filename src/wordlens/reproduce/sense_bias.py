@@ -61,6 +61,7 @@ import numpy as np
 import pandas as pd
 
 from wordlens.reproduce.base import (
+    Z95,
     Cells,
     Check,
     Experiment,
@@ -321,11 +322,6 @@ def _table2(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
         f"BERT-large's), neither LMMS nor ARES: both columns get this value{interval}",
         uncertainty,
     )
-
-
-Z95 = 1.959963984540054
-"""The standard normal's 97.5% quantile: a 95% interval is the estimate +- ``Z95`` standard
-errors."""
 
 
 def _table2_uncertainty(

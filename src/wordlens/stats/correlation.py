@@ -13,7 +13,9 @@ References
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Literal
 
 import numpy as np
@@ -134,6 +136,45 @@ def spearman(
     return _correlate(x, y, "spearman", nan_policy, confidence)
 
 
+def fisher_interval(
+    r: float, n: int, *, method: Method = "pearson", confidence: float = 0.95
+) -> tuple[float, float]:
+    r"""The Fisher-z confidence interval of a correlation ``r`` over ``n`` pairs, as
+    :func:`pearson` and :func:`spearman` give it:
+
+    .. math:: \tanh\left(\operatorname{artanh} r \pm z_{(1+c)/2}\, \mathrm{SE}\right),
+              \qquad \mathrm{SE} = \frac{1}{\sqrt{n - 3}}\ \text{(Pearson [1]_)},\quad
+              \sqrt{\frac{1 + r^2 / 2}{n - 3}}\ \text{(Spearman [2]_)}
+
+    Parameters
+    ----------
+    r : float
+        The coefficient, in [-1, 1] (NaN gives a NaN interval).
+    n : int
+        Number of pairs it was computed over.
+    method : {"pearson", "spearman"}, default "pearson"
+        Which standard error.
+    confidence : float, default 0.95
+        Confidence level ``c``.
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``; NaN for ``n <= 3`` (the standard error needs ``n > 3``), ``(r, r)`` for
+        ``|r| = 1``.
+    """
+    if n <= 3 or math.isnan(r):
+        return math.nan, math.nan
+    squared = r * r if method == "spearman" else 0.0
+    spread = NormalDist().inv_cdf((1.0 + confidence) / 2.0) * math.sqrt(
+        (1.0 + squared / 2.0) / (n - 3)
+    )
+    if abs(r) >= 1.0:  # z = ±inf: the interval [r, r]
+        return r, r
+    z = math.atanh(r)
+    return math.tanh(z - spread), math.tanh(z + spread)
+
+
 def correlation_by_layer(
     scores: npt.ArrayLike,
     reference: npt.ArrayLike,
@@ -205,19 +246,15 @@ def _correlate(
     if method == "pearson":
         pearson_result = stats.pearsonr(xs, ys)
         r, p_value = float(pearson_result.statistic), float(pearson_result.pvalue)
-        std_error = 1.0 / np.sqrt(n - 3) if n > 3 else np.nan
     else:
         spearman_result = stats.spearmanr(xs, ys)
         r, p_value = float(spearman_result.statistic), float(spearman_result.pvalue)
-        std_error = np.sqrt((1.0 + r**2 / 2.0) / (n - 3)) if n > 3 else np.nan
-    with np.errstate(divide="ignore"):  # |r| = 1 gives z = ±inf and the interval [r, r]
-        z = np.arctanh(np.clip(r, -1.0, 1.0))
-    half_width = stats.norm.ppf((1.0 + confidence) / 2.0) * std_error
+    ci_low, ci_high = fisher_interval(r, n, method=method, confidence=confidence)
     return CorrelationResult(
         r=r,
         p_value=p_value,
-        ci_low=float(np.tanh(z - half_width)),
-        ci_high=float(np.tanh(z + half_width)),
+        ci_low=ci_low,
+        ci_high=ci_high,
         n=n,
         method=method,
         confidence=confidence,
