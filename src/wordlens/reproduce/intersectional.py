@@ -33,6 +33,18 @@ counts over 10,000 distinct partitions (:mod:`wordlens.methods.intersectional.ex
 the significance in the findings' checks is wordlens's one-sided p < .05.
 
 Table 2 and the text's numbers are lost in the extraction (the YAML's ``lost``): no items.
+
+**Findings.** Those on Figures 2-4 (ValNorm by layer; the shares and mean projections of
+sections 6.1 and 6.3) rest on the plotted values the YAML transcribes from the figures' source:
+each is a :class:`~wordlens.reproduce.base.TableCheck` over those cells, evaluated on the
+published values and on this run's, with the run's uncertainty on Figure 2 (Fisher-z interval
+on r) and Figure 3 (1.96 SE of the mean); Figure 4's shares are counts over every phrase, with
+no interval. Those on Table 2 (section 6.2: significance, signs of d, counts) rest on numbers the
+extraction lost: functions of the runs (:meth:`IntersectionalReproduction.basis`), noise-aware
+through the Monte-Carlo interval of the permutation p (:func:`p_half_width`) and the normal
+interval of Cohen's d (:func:`d_half_width`). Each check quotes the paper's words that set its
+threshold; "roughly equally" (male and female), for which the paper gives none, is
+:data:`BALANCE_TOLERANCE`.
 """
 
 from __future__ import annotations
@@ -98,8 +110,6 @@ between a share of ~50% in two independent groups of :data:`PAPER_GROUP` phrases
 a category unrelated to valence shows by chance. It lies between the gap the paper calls
 'roughly equal' (male and female: 4.42 points) and the smallest it calls 'more frequently'
 (Muslim: 15.89 points; white: 18.49)."""
-
-
 SMOKE_STUDY = Path(__file__).with_name("studies") / "intersectional-smoke.yaml"
 """The study of the smoke scale: six of the paper's biases combined, four permuted."""
 SMOKE_DEPARTURES = {
@@ -459,9 +469,10 @@ def check_svc_stays_high(cells: Cells) -> Check:
         )
     return all_hold(
         parts,
-        "the paper: cosine 'drops ... in the top layer' while the projection 'stays high', 'a "
-        "similar effect occurs in all five' (top-layer projection r > cosine r, and the cosine's "
-        f"drop from its peak > the projection's; {_panels_note(cells)})",
+        "the paper: 'drops to [lost] in the top layer ... when using cosine similarity, but stays "
+        "high ... when using the projection product', 'a similar effect occurs in all five' "
+        "(top-layer projection r > cosine r, and the cosine's drop from its peak > the "
+        f"projection's; {_panels_note(cells)})",
     )
 
 
