@@ -688,6 +688,11 @@ def check_most_significant(runs: Runs) -> Check:
 # ---------------------------------------------------------------- findings: Figures 3 and 4
 
 
+def _pct(value: float) -> str:
+    """A share as evidence shows it: ``52.86%``, or ``(not measured)``."""
+    return "(not measured)" if math.isnan(value) else f"{value:.2f}%"
+
+
 def _share_id(category: str, group: Group) -> str:
     return f"figure4-{'pleasant' if group == 'top' else 'unpleasant'}-{category}"
 
@@ -709,7 +714,7 @@ def _share_part(cells: Cells, condition: Condition) -> Check:
     return judge(
         margin,
         cells.uncertainty(id),
-        f"{category} {value:.2f}% of the {_GROUP_NAMES[group]} ({relation} {bound:g})",
+        f"{category} {_pct(value)} of the {_GROUP_NAMES[group]} ({relation} {bound:g})",
     )
 
 
@@ -743,7 +748,7 @@ def check_muslim_white(cells: Cells) -> Check:
             judge(
                 low - high,
                 combined_uncertainty(cells.uncertainty(bottom), cells.uncertainty(top)),
-                f"{category} {low:.2f}% of the most unpleasant, {high:.2f}% of the most pleasant",
+                f"{category} {_pct(low)} of the most unpleasant, {_pct(high)} of the most pleasant",
             )
         )
     return all_hold(
@@ -772,7 +777,7 @@ def check_male_female(cells: Cells) -> Check:
             judge(
                 BALANCE_TOLERANCE - gap,
                 combined_uncertainty(cells.uncertainty(top), cells.uncertainty(bottom)),
-                f"{category} {high:.2f}% of the most pleasant, {low:.2f}% of the most unpleasant "
+                f"{category} {_pct(high)} of the most pleasant, {_pct(low)} of the most unpleasant "
                 f"(gap {gap:.2f})",
             )
         )
@@ -806,7 +811,7 @@ def check_white_below_black(cells: Cells) -> Check:
             judge(
                 sign * (shares[1] - shares[0]),
                 combined_uncertainty(*(cells.uncertainty(id) for id in ids)),
-                f"{_GROUP_NAMES[group]}: white {shares[0]:.2f}%, black {shares[1]:.2f}%",
+                f"{_GROUP_NAMES[group]}: white {_pct(shares[0])}, black {_pct(shares[1])}",
             )
         )
     return all_hold(
