@@ -33,32 +33,52 @@ counts over 10,000 distinct partitions (:mod:`wordlens.methods.intersectional.ex
 the significance in the findings' checks is wordlens's one-sided p < .05.
 
 Table 2 and the text's numbers are lost in the extraction (the YAML's ``lost``): no items.
+
+**Findings.** Those on Figures 2-4 (ValNorm by layer; the shares and mean projections of
+sections 6.1 and 6.3) rest on the plotted values the YAML transcribes from the figures' source:
+each is a :class:`~wordlens.reproduce.base.TableCheck` over those cells, evaluated on the
+published values and on this run's, with the run's uncertainty on Figure 2 (Fisher-z interval
+on r) and Figure 3 (1.96 SE of the mean); Figure 4's shares are counts over every phrase, with
+no interval. Those on Table 2 (section 6.2: significance, signs of d, counts) rest on numbers the
+extraction lost: functions of the runs (:meth:`IntersectionalReproduction.basis`), noise-aware
+through the Monte-Carlo interval of the permutation p (:func:`p_half_width`) and the normal
+interval of Cohen's d (:func:`d_half_width`). Each check quotes the paper's words that set its
+threshold; "roughly equally" (male and female), for which the paper gives none, is
+:data:`BALANCE_TOLERANCE`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import functools
+import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from wordlens.reproduce.base import (
+    Cells,
     Check,
-    CheckFunction,
     Experiment,
+    FindingCheck,
     Measured,
     NotMeasured,
     PaperReproduction,
     Runs,
     Scale,
-    Verdict,
+    TableCheck,
+    all_hold,
+    combined_uncertainty,
+    interval_half_width,
+    judge,
     missing,
     not_measurable,
     same_depth,
 )
-from wordlens.reproduce.published import PublishedItem
+from wordlens.reproduce.published import PublishedItem, load_published
 
 METHOD = "intersectional"
 VALNORM, DIFFERENTIAL, STRONGEST = "valnorm", "differential", "strongest"
@@ -73,12 +93,23 @@ PAPER_LAYERS = {
 }
 """Transformer layers of the paper's models (hidden states minus the input embeddings: the
 authors' ``LAYERS`` = 25 and 13, ``experiment1_valnorm.py:14-47``)."""
+VALNORM_SERIES = {"svc projection": "projection", "cosine sc-weat": "cosine"}
+"""Figure 2's two series (the items' ``setting.method``) → wordlens's column prefix."""
 SUBSTRING_CATEGORIES = {"male": "female", "literate": "illiterate"}
 """Categories that are substrings of their opposite: the authors' Figure 3 script counts the
 opposite's phrases too (``experiment2_generate_image.py:52-53``)."""
-BALANCE_TOLERANCE = 10.0
-"""Percentage points within which a category counts as occurring 'roughly equally' among the
-most pleasant and the most unpleasant contexts (our threshold; the paper gives none)."""
+Z95 = 1.959963984540054
+"""The 97.5% quantile of the standard normal: the half-width of a 95% interval in SEs."""
+PAPER_GROUP = 384
+"""Phrases in each of Figure 4's groups: 10% of the 3,840 five-category permutations (section
+5.3; the figure's percentages are multiples of 1/384)."""
+BALANCE_TOLERANCE = 100 * Z95 * math.sqrt(2 * 0.5 * 0.5 / PAPER_GROUP)
+"""Percentage points (7.07) within which a category counts as occurring 'roughly equally'
+among the most pleasant and the most unpleasant contexts: the 95% range of the difference
+between a share of ~50% in two independent groups of :data:`PAPER_GROUP` phrases, i.e. the gap
+a category unrelated to valence shows by chance. It lies between the gap the paper calls
+'roughly equal' (male and female: 4.42 points) and the smallest it calls 'more frequently'
+(Muslim: 15.89 points; white: 18.49)."""
 SMOKE_STUDY = Path(__file__).with_name("studies") / "intersectional-smoke.yaml"
 """The study of the smoke scale: six of the paper's biases combined, four permuted."""
 SMOKE_DEPARTURES = {
@@ -92,15 +123,11 @@ SMOKE_DEPARTURES = {
 
 Row = dict[str, Any]
 """One row of a run's table."""
+FloatArray = npt.NDArray[np.float64]
 Group = Literal["top", "bottom"]
 Relation = Literal[">", "<", "<="]
 Condition = tuple[str, Group, Relation, float]
 """A share condition: (category, group, relation, bound in percent)."""
-_RELATIONS: dict[Relation, Callable[[float, float], bool]] = {
-    ">": lambda value, bound: value > bound,
-    "<": lambda value, bound: value < bound,
-    "<=": lambda value, bound: value <= bound,
-}
 _GROUP_NAMES: dict[Group, str] = {"top": "most pleasant", "bottom": "most unpleasant"}
 
 
@@ -137,41 +164,60 @@ class IntersectionalReproduction(PaperReproduction):
             return NotMeasured("a property of the paper's setup, not measured")
         return measures[number](item, runs)
 
-    def checks(self) -> Mapping[str, CheckFunction]:
-        """Every finding of the paper's YAML (see each function)."""
+    def checks(self) -> Mapping[str, FindingCheck]:
+        """Every finding of the paper's YAML: those on Figures 2-4 (whose plotted values the
+        YAML transcribes from the figures' source) over their cells, those on Table 2 (lost in
+        the extraction) over the runs (see each function)."""
+        figure2 = _figure2_items()
         return {
-            "svc-beats-cosine": check_svc_beats_cosine,
-            "svc-stays-high-in-top-layer": check_svc_stays_high,
+            "svc-beats-cosine": TableCheck(figure2, check_svc_beats_cosine),
+            "svc-stays-high-in-top-layer": TableCheck(figure2, check_svc_stays_high),
             "sexual-orientation-gender-identity-biased-everywhere": check_orientation_gender,
             "social-class-biased-in-four": check_social_class,
             "men-more-pleasant-in-three": check_men_more_pleasant,
             "t5-women-more-pleasant": check_t5_women,
             "half-of-tests-positive": check_half_positive,
             "gpt-neo-most-significant-tests": check_most_significant,
-            "heterosexual-cisgender-most-pleasant": lambda runs: share_check(
-                runs,
+            "heterosexual-cisgender-most-pleasant": share_check(
                 [
                     ("heterosexual", "top", ">", 93.0),
                     ("cisgender", "top", ">", 70.0),
                     ("christian", "top", ">", 65.0),
                 ],
+                "the paper: 'more than 93% of the most pleasant phrases containing the word "
+                '"heterosexual," and more than 70% ... "cisgender"\', \'more than 65% of the '
+                "most pleasant phrases containing the word' (Christian)",
             ),
-            "homosexual-transgender-most-unpleasant": lambda runs: share_check(
-                runs, [("homosexual", "bottom", ">", 99.0), ("transgender", "bottom", ">", 93.0)]
+            "homosexual-transgender-most-unpleasant": share_check(
+                [("homosexual", "bottom", ">", 99.0), ("transgender", "bottom", ">", 93.0)],
+                "the paper: 'more than 99% of the most negative phrases containing the word "
+                '"homosexual," and more than 93% ... "transgender"\'',
             ),
-            "homosexual-rare-among-pleasant": lambda runs: share_check(
-                runs, [("homosexual", "top", "<", 7.0), ("heterosexual", "bottom", "<", 1.0)]
+            "homosexual-rare-among-pleasant": share_check(
+                [("homosexual", "top", "<", 7.0), ("heterosexual", "bottom", "<", 1.0)],
+                'the paper: \'"homosexual" occurs in the most positively valenced phrases less '
+                "than 7% of the time', '\"heterosexual\" occurs less than 1% of the time in the "
+                "most negatively valenced phrases'",
             ),
-            "others-below-55-among-unpleasant": check_others_below_55,
-            "muslim-white-more-unpleasant": check_muslim_white,
-            "male-female-balanced": check_male_female,
-            "white-below-black-in-gpt-neo": check_white_below_black,
+            "others-below-55-among-unpleasant": share_check(
+                [(category, "bottom", "<=", 55.0) for category in OTHERS],
+                "the paper: 'None of the eight other words assessed occurs in more than 55% of "
+                "the most negative phrases'",
+            ),
+            "muslim-white-more-unpleasant": TableCheck(
+                _pairs(("muslim", "white")), check_muslim_white
+            ),
+            "male-female-balanced": TableCheck(_pairs(("male", "female")), check_male_female),
+            "white-below-black-in-gpt-neo": TableCheck(
+                ("figure3-white", "figure3-black", *_pairs(("white", "black"))),
+                check_white_below_black,
+            ),
         }
 
-
-def verdict(holds: bool) -> Verdict:
-    """``holds`` or ``does not hold``."""
-    return "holds" if holds else "does not hold"
+    def basis(self) -> Mapping[str, str]:
+        """The findings on Table 2, whose numbers the extraction lost: checked on the runs only
+        (their published verdict is ``not measurable``)."""
+        return dict.fromkeys(TABLE2_FINDINGS, TABLE2_LOST)
 
 
 def _options(experiment: str) -> dict[str, Any]:
@@ -188,7 +234,7 @@ def _measure_valnorm(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
         return absent
     run = runs[VALNORM]
     table = run.tables["valnorm"]  # one row per layer
-    column = "projection_r" if item.setting["method"] == "svc projection" else "cosine_r"
+    prefix = VALNORM_SERIES[str(item.setting["method"])]
     paper_layer = int(str(item.setting["layer"]))
     paper_layers = PAPER_LAYERS[str(item.model)]
     top = int(table["layer"].max())
@@ -204,12 +250,14 @@ def _measure_valnorm(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
         else "the static vectors (one layer)"
     )
     section = run.metadata["experiments"][VALNORM]
+    row = table.loc[table["layer"] == layer].iloc[0]
     return Measured(
-        float(table.loc[table["layer"] == layer, column].iloc[0]),
+        float(row[f"{prefix}_r"]),
         f"{where} for the paper's layer {paper_layer} of {paper_layers} (depth "
         f"{paper_layer / paper_layers:.2f}); {section['n_lexicon_words']} of "
         f"{section['n_lexicon_words_given']} {section['lexicon']} words (the missing ones are "
-        "listed in the run's metadata)",
+        "listed in the run's metadata); uncertainty: the Fisher-z 95% interval on r",
+        interval_half_width(float(row[f"{prefix}_ci_low"]), float(row[f"{prefix}_ci_high"])),
     )
 
 
@@ -237,7 +285,11 @@ def _measure_mean_projection(item: PublishedItem, runs: Runs) -> Measured | NotM
             f"authors' substring match also counts every {SUBSTRING_CATEGORIES[category]!r} "
             f"phrase (experiment2_generate_image.py:52-53): here {overall:.4f}"
         )
-    return Measured(float(row[column]), note)
+    spread = Z95 * float(row["std"]) / count**0.5
+    note += (
+        f"; uncertainty: 1.96 SE of the mean, with the bias's pooled std {float(row['std']):.4f}"
+    )
+    return Measured(float(row[column]), note, spread)
 
 
 def _measure_share(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
@@ -256,66 +308,187 @@ def _measure_share(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
     return Measured(
         float(rows.iloc[0][f"pct_{group}"]),
         f"of the {section['n_per_group']:,} {_GROUP_NAMES[group]} of {section['n_phrases']:,} "
-        f"phrases, at the top layer {section['layer']}",
+        f"phrases, at the top layer {section['layer']} (a count over every phrase: no "
+        "interval)",
     )
 
 
-# ---------------------------------------------------------------- findings: ValNorm
+# ---------------------------------------------------------------- findings: ValNorm (Figure 2)
 
 
-def _layered(runs: Runs) -> pd.DataFrame | Check:
-    """The ValNorm table, or why a by-layer claim cannot be checked."""
-    absent = not_measurable(runs, VALNORM)
-    if absent is not None:
-        return absent
-    table = runs[VALNORM].tables["valnorm"]
-    if len(table) < 2:
-        return Check("not measurable", "one layer (static vectors): the claim is about layers")
-    return table
+@functools.cache
+def figure2_ids() -> dict[str, dict[str, tuple[str, ...]]]:
+    """Figure 2's items: paper model → series (:data:`VALNORM_SERIES`) → item ids by layer
+    (0 to the model's :data:`PAPER_LAYERS`)."""
+    panels: dict[str, dict[str, dict[int, str]]] = {}
+    for item in load_published("intersectional").items:
+        if item.location.kind == "figure" and item.location.number == 2:
+            series = panels.setdefault(str(item.model), {}).setdefault(
+                VALNORM_SERIES[str(item.setting["method"])], {}
+            )
+            series[int(str(item.setting["layer"]))] = item.id
+    return {
+        model: {name: tuple(ids[layer] for layer in sorted(ids)) for name, ids in series.items()}
+        for model, series in panels.items()
+    }
 
 
-def check_svc_beats_cosine(runs: Runs) -> Check:
-    """Holds when the projection r exceeds the cosine r on average over the layers, and by more
-    in the upper half of the layers than in the lower half ("especially in the upper layers";
-    the middle layer counts as lower)."""
-    table = _layered(runs)
-    if isinstance(table, Check):
-        return table
-    gap = (table["projection_r"] - table["cosine_r"]).to_numpy(dtype=float)  # [n_layers]
-    top = int(table["layer"].max())
-    upper = table["layer"].to_numpy() > top / 2  # [n_layers]
-    overall = float(np.nanmean(gap))
-    high, low = float(np.nanmean(gap[upper])), float(np.nanmean(gap[~upper]))
-    return Check(
-        verdict(overall > 0 and high > low),
-        f"projection r above cosine r at {int((gap > 0).sum())} of {len(gap)} layers; mean gap "
-        f"{overall:+.3f} over all layers, {high:+.3f} over the upper half (layers > "
-        f"{top / 2:g}), {low:+.3f} over the lower half",
-    )
+def _figure2_items() -> tuple[str, ...]:
+    return tuple(id for series in figure2_ids().values() for ids in series.values() for id in ids)
 
 
-def check_svc_stays_high(runs: Runs) -> Check:
-    """Holds when, at the top layer, the projection r exceeds the cosine r and has dropped
-    less below its own peak (over layers) than the cosine r has."""
-    table = _layered(runs)
-    if isinstance(table, Check):
-        return table
-    layers = table["layer"].to_numpy(dtype=int)  # [n_layers]
-    top = int(np.argmax(layers))
-    tops, drops, parts = {}, {}, []
-    for name in ("projection", "cosine"):
-        values = table[f"{name}_r"].to_numpy(dtype=float)  # [n_layers]
-        peak = int(np.nanargmax(values))
-        tops[name], drops[name] = float(values[top]), float(values[peak] - values[top])
-        parts.append(
-            f"{name} r {values[top]:.3f} (peak {values[peak]:.3f} at layer {layers[peak]}, "
-            f"drop {drops[name]:.3f})"
+def _panel(cells: Cells, model: str) -> tuple[FloatArray, FloatArray, FloatArray] | Check:
+    """One panel of Figure 2: projection r, cosine r and the half-width of the interval on
+    their difference, by the paper's layer; or why it is not measurable (a layer without a
+    value: a static model has only layer 0)."""
+    ids = figure2_ids()[model]
+    values = {
+        name: np.array([cells.value(id) for id in ids[name]]) for name in ("projection", "cosine")
+    }  # [n_layers] each
+    if any(np.isnan(series).any() for series in values.values()):
+        return Check(
+            "not measurable",
+            f"{_short(model)}: not every layer has a value (a one-layer model has layer 0 only)",
         )
-    holds = tops["projection"] > tops["cosine"] and drops["projection"] < drops["cosine"]
-    return Check(verdict(holds), f"top layer {layers[top]}: " + "; ".join(parts))
+    spread = np.array(
+        [
+            combined_uncertainty(cells.uncertainty(projection), cells.uncertainty(cosine))
+            for projection, cosine in zip(ids["projection"], ids["cosine"], strict=True)
+        ]
+    )  # [n_layers]
+    return values["projection"], values["cosine"], spread
 
 
-# ---------------------------------------------------------------- findings: differential
+def _short(model: str) -> str:
+    return model.rsplit("/", 1)[-1]
+
+
+def _panels_note(cells: Cells) -> str:
+    if cells.one_model:
+        return (
+            "measured: each panel holds this run's model at the paper model's relative depths, "
+            "so the five panels are one model sampled five ways"
+        )
+    return "published: Figure 2's five panels"
+
+
+def check_svc_beats_cosine(cells: Cells) -> Check:
+    """Figure 2 (section 6.1): in every panel the projection r exceeds the cosine r on average
+    over the layers, and by more in the upper half of the layers than in the lower half.
+
+    The paper: 'learning an affective dimension in the embedding space outperforms cosine
+    similarity on the ValNorm intrinsic evaluation task' and 'The effect is especially
+    noticeable in the highly contextual upper layers of these models' (6.1), 'in the upper
+    layers of every model' (section 1). Two parts per panel: the mean gap (projection r minus
+    cosine r, over all layers) > 0, and the mean gap over the upper layers (layer > N / 2) minus
+    that over the lower ones (the middle layer counts as lower) > 0. Uncertainty: the mean over
+    the layers of the Fisher-z half-widths on each layer's difference (in quadrature), not
+    divided by the square root of the layer count, since neighbouring layers are correlated.
+    """
+    parts = []
+    for model, layers in PAPER_LAYERS.items():
+        panel = _panel(cells, model)
+        if isinstance(panel, Check):
+            parts.append(panel)
+            continue
+        projection, cosine, spread = panel
+        gap = projection - cosine  # [n_layers]
+        upper = np.arange(layers + 1) > layers / 2  # [n_layers]
+        overall, high, low = float(gap.mean()), float(gap[upper].mean()), float(gap[~upper].mean())
+        name = _short(model)
+        parts.append(
+            judge(
+                overall,
+                float(spread.mean()),
+                f"{name}: projection r above cosine r at {int((gap > 0).sum())} of {len(gap)} "
+                f"layers, mean gap {overall:+.3f}",
+            )
+        )
+        parts.append(
+            judge(
+                high - low,
+                combined_uncertainty(float(spread[upper].mean()), float(spread[~upper].mean())),
+                f"{name}: upper-half gap {high:+.3f} vs. lower-half {low:+.3f} (layers > "
+                f"{layers / 2:g} of {layers})",
+            )
+        )
+    return all_hold(
+        parts,
+        "the paper: 'outperforms cosine similarity', 'especially noticeable in the highly "
+        "contextual upper layers', in all five models (mean gap > 0, upper-half gap > "
+        f"lower-half gap; {_panels_note(cells)})",
+    )
+
+
+def check_svc_stays_high(cells: Cells) -> Check:
+    """Figure 2 (section 6.1): in every panel, at the top layer, the projection r exceeds the
+    cosine r, and the cosine r has dropped more below its own peak (over the layers) than the
+    projection r has.
+
+    The paper: 'the ValNorm score ... drops to [lost] in the top layer of GPT-Neo 1.3B when
+    using cosine similarity, but stays high ... when using the projection product', and 'a
+    similar effect occurs in all five of the language models'. Margins: the top-layer gap, and
+    the cosine's drop minus the projection's drop; uncertainties: the Fisher-z half-widths of
+    the cells involved, in quadrature.
+    """
+    parts = []
+    for model in PAPER_LAYERS:
+        panel = _panel(cells, model)
+        if isinstance(panel, Check):
+            parts.append(panel)
+            continue
+        projection, cosine, _ = panel
+        ids = figure2_ids()[model]
+        name, top = _short(model), len(projection) - 1
+        tops, drops, widths, text = {}, {}, {}, []
+        for series, values in (("projection", projection), ("cosine", cosine)):
+            peak = int(np.argmax(values))
+            tops[series], drops[series] = float(values[top]), float(values[peak] - values[top])
+            widths[series] = (
+                cells.uncertainty(ids[series][top]),
+                cells.uncertainty(ids[series][peak]),
+            )
+            text.append(
+                f"{series} r {values[top]:.3f} (peak {values[peak]:.3f} at layer {peak}, drop "
+                f"{drops[series]:.3f})"
+            )
+        evidence = f"{name} top layer {top}: " + ", ".join(text)
+        parts.append(
+            judge(
+                tops["projection"] - tops["cosine"],
+                combined_uncertainty(widths["projection"][0], widths["cosine"][0]),
+                evidence,
+            )
+        )
+        parts.append(
+            judge(
+                drops["cosine"] - drops["projection"],
+                combined_uncertainty(*widths["projection"], *widths["cosine"]),
+                "",
+            )
+        )
+    return all_hold(
+        parts,
+        "the paper: 'drops to [lost] in the top layer ... when using cosine similarity, but stays "
+        "high ... when using the projection product', 'a similar effect occurs in all five' "
+        "(top-layer projection r > cosine r, and the cosine's drop from its peak > the "
+        f"projection's; {_panels_note(cells)})",
+    )
+
+
+# ---------------------------------------------------------------- findings: Table 2 (runs)
+
+TABLE2_LOST = "Table 2 (its effect sizes and p-values are lost in the extraction)"
+"""What the differential findings rest on: numbers the paper prints but the text lost."""
+TABLE2_FINDINGS = (
+    "sexual-orientation-gender-identity-biased-everywhere",
+    "social-class-biased-in-four",
+    "men-more-pleasant-in-three",
+    "t5-women-more-pleasant",
+    "half-of-tests-positive",
+    "gpt-neo-most-significant-tests",
+)
+"""The findings on Table 2: functions of the runs (:meth:`IntersectionalReproduction.basis`)."""
 
 
 def _differential(runs: Runs) -> pd.DataFrame | Check:
@@ -345,39 +518,64 @@ def _described(row: Row) -> str:
     return f"{row['test']} d = {row['effect_size']:+.3f}, p = {row['p_one_sided']:.4f}"
 
 
-def _positive_significant(row: Row) -> bool:
-    return bool(row["effect_size"] > 0 and row["p_one_sided"] < ALPHA)
+def p_half_width(row: Row) -> float:
+    """The half-width of the 95% Monte-Carlo interval on a sampled permutation p-value,
+    ``1.96 sqrt(p (1 - p) / N)`` over its ``N`` partitions; 0 for an exact (enumerated) test."""
+    if bool(row["exact"]):
+        return 0.0
+    p = float(row["p_one_sided"])
+    return Z95 * math.sqrt(p * (1 - p) / int(row["n_permutations"]))
 
 
-def _significance_checks(runs: Runs, pairs: Sequence[tuple[str, str]], scope: str) -> Check:
-    """Holds when every test of ``pairs`` has a positive effect with one-sided p < .05."""
+def d_half_width(row: Row) -> float:
+    """The half-width of the 95% normal interval on Cohen's d of groups of ``n_a`` and
+    ``n_b``: ``1.96 sqrt((n_a + n_b) / (n_a n_b) + d^2 / (2 (n_a + n_b)))`` (Hedges & Olkin
+    1985, eq. 5.14)."""
+    n_a, n_b, d = int(row["n_a"]), int(row["n_b"]), float(row["effect_size"])
+    return Z95 * math.sqrt((n_a + n_b) / (n_a * n_b) + d * d / (2 * (n_a + n_b)))
+
+
+def _significant(row: Row) -> Check:
+    """One-sided p < :data:`ALPHA` (the first category more pleasant): margin ``ALPHA - p``,
+    uncertainty the permutation p's Monte-Carlo half-width."""
+    return judge(float(ALPHA - row["p_one_sided"]), p_half_width(row), _described(row))
+
+
+def _significance_checks(runs: Runs, pairs: Sequence[tuple[str, str]], words: str) -> Check:
+    """Every test of ``pairs`` significant and positive (one-sided p < .05)."""
     table = _differential(runs)
     if isinstance(table, Check):
         return table
-    rows = [_test(table, first, second) for first, second in pairs]
-    holds = all(_positive_significant(row) for row in rows)
-    return Check(
-        verdict(holds),
-        "; ".join(_described(row) for row in rows)
-        + f" (one-sided permutation p < {ALPHA} and d > 0 required; {scope})",
+    return all_hold(
+        [_significant(_test(table, first, second)) for first, second in pairs],
+        f"{words} (one-sided permutation p < {ALPHA}, the first category more pleasant, on "
+        "this model)",
     )
 
 
 def check_orientation_gender(runs: Runs) -> Check:
-    """Holds when heterosexual vs. homosexual and cisgender vs. transgender are both
-    significantly positive on this model (the paper: on all five)."""
+    """Table 2 (section 6.2): heterosexual vs. homosexual and cisgender vs. transgender both
+    significantly positive on this model. The paper: 'A statistically significant positive
+    effect size is obtained for the heterosexual vs. homosexual and cisgender vs. transgender
+    test for all five of the models'."""
     return _significance_checks(
         runs,
         [("heterosexual", "homosexual"), ("cisgender", "transgender")],
-        "the paper: in all five models",
+        "the paper: 'A statistically significant positive effect size ... for all five of the "
+        "models'",
     )
 
 
 def check_social_class(runs: Runs) -> Check:
-    """Holds when affluent vs. destitute is significantly positive on this model (the paper:
-    on four of five models; one model decides only whether it joins the four)."""
+    """Table 2 (section 6.2): affluent vs. destitute significantly positive on this model. The
+    paper: 'Statistically significant valence bias effect sizes are also obtained for four
+    language models for the affluent vs. destitute test' (one model decides only whether it
+    would be among the four)."""
     return _significance_checks(
-        runs, [("affluent", "destitute")], "the paper: in four of five models"
+        runs,
+        [("affluent", "destitute")],
+        "the paper: 'Statistically significant ... for four language models' (one model: "
+        "whether it joins the four)",
     )
 
 
@@ -385,23 +583,43 @@ def _is_t5(runs: Runs) -> bool:
     return any("t5" in str(run.metadata["model"]["name"]).lower() for run in runs.values())
 
 
+def _direction(row: Row, sign: int, words: str) -> Check:
+    """``sign * d > 0``, within the interval of :func:`d_half_width`."""
+    return judge(
+        sign * float(row["effect_size"]),
+        d_half_width(row),
+        f"{_described(row)} (95% interval ±{d_half_width(row):.3f}); {words}",
+    )
+
+
 def check_men_more_pleasant(runs: Runs) -> Check:
-    """Holds when male vs. female is positive on this model (as ALBERT, GPT-Neo and RoBERTa in
-    the paper), or negative on a T5 model (the paper's exception)."""
+    """Table 2 (section 6.2): male vs. female positive on this model, as ALBERT, GPT-Neo and
+    RoBERTa; negative on a T5 model (the paper's exception). The paper: 'three of five language
+    models (ALBERT, GPT-Neo, and RoBERTa) differentially associate men with pleasantness over
+    women. While effect sizes are small ...': the sign of d, beyond its 95% interval."""
     table = _differential(runs)
     if isinstance(table, Check):
         return table
     row = _test(table, "male", "female")
-    expected = "negative (T5)" if _is_t5(runs) else "positive (as ALBERT, GPT-Neo, RoBERTa)"
-    holds = row["effect_size"] < 0 if _is_t5(runs) else row["effect_size"] > 0
-    return Check(
-        verdict(holds),
-        f"{_described(row)}; expected {expected}",
+    if _is_t5(runs):
+        return _direction(
+            row,
+            -1,
+            "the paper: 'The association of women with pleasantness "
+            "is, however, observed in T5' (d < 0 expected)",
+        )
+    return _direction(
+        row,
+        1,
+        "the paper: 'differentially associate men with pleasantness "
+        "over women' (d > 0 expected, as ALBERT, GPT-Neo, RoBERTa)",
     )
 
 
 def check_t5_women(runs: Runs) -> Check:
-    """A claim about T5: checked (male vs. female negative) only on a T5 model."""
+    """Table 2 (section 6.2): a claim about T5, checked (male vs. female d < 0) only on a T5
+    model. The paper: 'The association of women with pleasantness is, however, observed in
+    T5.'"""
     table = _differential(runs)
     if isinstance(table, Check):
         return table
@@ -411,144 +629,195 @@ def check_t5_women(runs: Runs) -> Check:
             "not measurable",
             f"a claim about T5, and this model is not T5 (here {_described(row)})",
         )
-    return Check(verdict(row["effect_size"] < 0), _described(row))
+    return _direction(
+        row,
+        -1,
+        "the paper: 'The association of women with pleasantness is, however, observed in T5'",
+    )
 
 
 def check_half_positive(runs: Runs) -> Check:
-    """Holds when at least half of the differential tests have a positive effect size."""
+    """Table 2 (section 6.2): at least half of this model's differential tests have a positive
+    effect size. The paper: 'in every model at least half of the bias tests yield positive
+    effect sizes'.
+
+    The margin is in tests: the count of positive effects minus ``k - 0.5``, ``k`` = half the
+    tests rounded up (the threshold between ``k - 1`` and ``k``). Its uncertainty is the number
+    of tests whose sign the run cannot tell (0 within the 95% interval of
+    :func:`d_half_width`) that could move the count across the threshold: the uncertain
+    positives when the count is above it, the uncertain negatives when below.
+    """
     table = _differential(runs)
     if isinstance(table, Check):
         return table
-    positive = table["effect_size"] > 0
+    rows = _records(table)
+    needed = math.ceil(len(rows) / 2)
+    positive = sum(row["effect_size"] > 0 for row in rows)
+    sure = sum(row["effect_size"] - d_half_width(row) > 0 for row in rows)
+    possible = sum(row["effect_size"] + d_half_width(row) > 0 for row in rows)
+    margin = positive - needed + 0.5
     negative = ", ".join(
-        f"{row.test} {row.effect_size:+.2f}" for row in table[~positive].itertuples()
+        f"{row['test']} {row['effect_size']:+.2f}" for row in rows if row["effect_size"] <= 0
     )
-    return Check(
-        verdict(2 * int(positive.sum()) >= len(table)),
-        f"{int(positive.sum())} of {len(table)} tests positive; negative: {negative or 'none'}",
+    return judge(
+        margin,
+        float(positive - sure if margin > 0 else possible - positive),
+        f"{positive} of {len(rows)} tests positive ({sure} beyond their 95% interval, "
+        f"{possible} possibly); negative: {negative or 'none'}; the paper: 'in every model at "
+        f"least half of the bias tests yield positive effect sizes' (at least {needed})",
     )
 
 
 def check_most_significant(runs: Runs) -> Check:
-    """Not measurable: a comparison of five models with a threshold lost in the extraction."""
+    """Table 2 (section 6.2): not measurable: a comparison of the paper's five models ('the
+    most of any of the models studied herein') with an effect-size threshold lost in the
+    extraction ('a statistically significant bias effect size of at least [lost]')."""
     table = _differential(runs)
     if isinstance(table, Check):
         return table
-    significant = sum(_positive_significant(row) for row in _records(table))
+    significant = sum(_significant(row).verdict == "holds" for row in _records(table))
     return Check(
         "not measurable",
-        "compares the paper's five models, and its effect-size threshold is lost in the "
-        f"extraction; this model has {significant} of {len(table)} tests with d > 0 and "
-        f"one-sided p < {ALPHA} (run the other models and compare their differential tables)",
+        "compares the paper's five models ('the most of any of the models studied herein'), "
+        f"and its effect-size threshold is lost in the extraction; this model has {significant} "
+        f"of {len(table)} tests with one-sided p < {ALPHA} (run the other models and compare "
+        "their differential tables)",
     )
 
 
-def check_white_below_black(runs: Runs) -> Check:
-    """Holds when 'white' has the lower mean projection (white vs. black d < 0) and, when the
-    strongest-bias run has both words, 'white' is less frequent than 'black' among the most
-    pleasant and more frequent among the most unpleasant contexts (Figure 4)."""
-    table = _differential(runs)
-    if isinstance(table, Check):
-        return table
-    row = _test(table, "white", "black")
-    holds = bool(row["mean_a"] < row["mean_b"])
-    evidence = (
-        f"mean projection white {row['mean_a']:.4f}, black {row['mean_b']:.4f} ({_described(row)})"
-    )
-    shares = _shares(runs, ["white", "black"])
-    if not isinstance(shares, Check):
-        white, black = shares["white"], shares["black"]
-        holds = (
-            holds
-            and white["pct_top"] < black["pct_top"]
-            and white["pct_bottom"] > black["pct_bottom"]
-        )
-        evidence += (
-            f"; most pleasant: white {white['pct_top']:.2f}%, black {black['pct_top']:.2f}%; "
-            f"most unpleasant: white {white['pct_bottom']:.2f}%, black {black['pct_bottom']:.2f}%"
-        )
-    return Check(verdict(holds), evidence)
+# ---------------------------------------------------------------- findings: Figures 3 and 4
 
 
-# ---------------------------------------------------------------- findings: strongest biases
+def _pct(value: float) -> str:
+    """A share as evidence shows it: ``52.86%``, or ``(not measured)``."""
+    return "(not measured)" if math.isnan(value) else f"{value:.2f}%"
 
 
-def _shares(runs: Runs, categories: Sequence[str]) -> dict[str, Row] | Check:
-    """The strongest-bias rows by category, or why ``categories`` cannot be had."""
-    absent = not_measurable(runs, STRONGEST)
-    if absent is not None:
-        return absent
-    table = {
-        str(row["category"]): row
-        for row in _records(runs[STRONGEST].tables["strongest_categories"])
-    }
-    lacking = [category for category in categories if category not in table]
-    if lacking:
-        return Check(
-            "not measurable",
-            f"the strongest-bias run did not permute {', '.join(map(repr, lacking))}",
-        )
-    return table
+def _share_id(category: str, group: Group) -> str:
+    return f"figure4-{'pleasant' if group == 'top' else 'unpleasant'}-{category}"
 
 
-def share_check(runs: Runs, conditions: Sequence[Condition]) -> Check:
-    """Holds when every condition (category, group, relation, bound) holds for the percent of
-    the group's phrases containing the category."""
-    shares = _shares(runs, [category for category, *_ in conditions])
-    if isinstance(shares, Check):
-        return shares
-    results, parts = [], []
-    for category, group, relation, bound in conditions:
-        value = float(shares[category][f"pct_{group}"])
-        results.append(_RELATIONS[relation](value, bound))
-        parts.append(f"{category} {value:.2f}% of the {_GROUP_NAMES[group]} ({relation} {bound:g})")
-    return Check(verdict(all(results)), "; ".join(parts))
+def _pairs(categories: Sequence[str]) -> tuple[str, ...]:
+    """Figure 4's items of ``categories``, most pleasant then most unpleasant."""
+    groups: tuple[Group, ...] = ("top", "bottom")
+    return tuple(_share_id(category, group) for group in groups for category in categories)
 
 
-def check_others_below_55(runs: Runs) -> Check:
-    """Holds when no category but 'homosexual' and 'transgender' is in more than 55% of the
-    most unpleasant contexts."""
-    shares = _shares(runs, ["homosexual", "transgender"])
-    if isinstance(shares, Check):
-        return shares
-    others = [category for category in shares if category not in ("homosexual", "transgender")]
-    return share_check(runs, [(category, "bottom", "<=", 55.0) for category in others])
-
-
-def check_muslim_white(runs: Runs) -> Check:
-    """Holds when 'muslim' and 'white' are each more frequent among the most unpleasant than
-    among the most pleasant contexts."""
-    shares = _shares(runs, ["muslim", "white"])
-    if isinstance(shares, Check):
-        return shares
-    rows = [shares[category] for category in ("muslim", "white")]
-    holds = all(row["pct_bottom"] > row["pct_top"] for row in rows)
-    return Check(
-        verdict(holds),
-        "; ".join(
-            f"{row['category']} {row['pct_bottom']:.2f}% of the most unpleasant, "
-            f"{row['pct_top']:.2f}% of the most pleasant"
-            for row in rows
-        ),
+def _share_part(cells: Cells, condition: Condition) -> Check:
+    """One share condition: margin ``value - bound`` for ``>``, ``bound - value`` otherwise
+    (a share equal to a ``<=`` bound counts as not holding: Figure 4's shares are multiples of
+    1/384, which 55% is not)."""
+    category, group, relation, bound = condition
+    id = _share_id(category, group)
+    value = cells.value(id)
+    margin = value - bound if relation == ">" else bound - value
+    return judge(
+        margin,
+        cells.uncertainty(id),
+        f"{category} {_pct(value)} of the {_GROUP_NAMES[group]} ({relation} {bound:g})",
     )
 
 
-def check_male_female(runs: Runs) -> Check:
-    """Holds when 'male' and 'female' each differ by at most :data:`BALANCE_TOLERANCE`
-    percentage points between the most pleasant and the most unpleasant contexts."""
-    shares = _shares(runs, ["male", "female"])
-    if isinstance(shares, Check):
-        return shares
-    rows = [shares[category] for category in ("male", "female")]
-    gaps = [abs(float(row["pct_top"]) - float(row["pct_bottom"])) for row in rows]
-    return Check(
-        verdict(max(gaps) <= BALANCE_TOLERANCE),
-        "; ".join(
-            f"{row['category']} {row['pct_top']:.2f}% of the most pleasant, "
-            f"{row['pct_bottom']:.2f}% of the most unpleasant (gap {gap:.2f})"
-            for row, gap in zip(rows, gaps, strict=True)
+def share_check(conditions: Sequence[Condition], words: str) -> TableCheck:
+    """A finding on Figure 4's shares: every condition (category, group, relation, bound in
+    percent) holds. ``words`` quotes the paper's sentence that sets the bounds."""
+
+    def check(cells: Cells) -> Check:
+        return all_hold([_share_part(cells, condition) for condition in conditions], words)
+
+    return TableCheck(
+        tuple(_share_id(category, group) for category, group, *_ in conditions), check
+    )
+
+
+OTHERS = ("heterosexual", "cisgender", "christian", "black", "female", "male", "white", "muslim")
+"""Figure 4's eight categories other than 'homosexual' and 'transgender'."""
+
+
+def check_muslim_white(cells: Cells) -> Check:
+    """Figure 4 (section 6.3): 'muslim' and 'white' each have a larger share of the most
+    unpleasant contexts than of the most pleasant. The paper: 'The word "Muslim" occurs more
+    frequently in the most negatively valenced phrases than it does in the most positively
+    valenced phrases, as does the word "white."' Margin: the unpleasant share minus the
+    pleasant share, in percentage points."""
+    parts = []
+    for category in ("muslim", "white"):
+        bottom, top = _share_id(category, "bottom"), _share_id(category, "top")
+        low, high = cells.value(bottom), cells.value(top)
+        parts.append(
+            judge(
+                low - high,
+                combined_uncertainty(cells.uncertainty(bottom), cells.uncertainty(top)),
+                f"{category} {_pct(low)} of the most unpleasant, {_pct(high)} of the most pleasant",
+            )
         )
-        + f"; 'roughly equal' taken as a gap of at most {BALANCE_TOLERANCE:g} points",
+    return all_hold(
+        parts, "the paper: 'occurs more frequently in the most negatively valenced phrases'"
+    )
+
+
+def check_male_female(cells: Cells) -> Check:
+    """Figure 4 (section 6.3): 'male' and 'female' each differ by at most
+    :data:`BALANCE_TOLERANCE` (7.07) percentage points between the most pleasant and the most
+    unpleasant contexts. The paper: 'The words "male" and "female" occur roughly equally in the
+    most positively and negatively valenced phrases.'
+
+    The paper gives no number for 'roughly equally'; its own gap is 4.42 points, and it calls a
+    gap of 15.89 (Muslim) 'more frequently'. The threshold is the 95% chance range of the gap
+    of a category unrelated to valence in two groups of 384 phrases (see
+    :data:`BALANCE_TOLERANCE`), which falls between the two. Margin: the threshold minus the
+    larger of the two gaps.
+    """
+    parts = []
+    for category in ("male", "female"):
+        top, bottom = _share_id(category, "top"), _share_id(category, "bottom")
+        high, low = cells.value(top), cells.value(bottom)
+        gap = abs(high - low)
+        parts.append(
+            judge(
+                BALANCE_TOLERANCE - gap,
+                combined_uncertainty(cells.uncertainty(top), cells.uncertainty(bottom)),
+                f"{category} {_pct(high)} of the most pleasant, {_pct(low)} of the most unpleasant "
+                f"(gap {gap:.2f})",
+            )
+        )
+    return all_hold(
+        parts,
+        "the paper: 'occur roughly equally' (its gap 4.42 points) vs. 'more frequently' "
+        f"(Muslim, 15.89): 'roughly equal' taken as a gap of at most {BALANCE_TOLERANCE:.2f} "
+        f"points, the 95% chance range of the gap between two groups of {PAPER_GROUP} phrases",
+    )
+
+
+def check_white_below_black(cells: Cells) -> Check:
+    """Figures 3 and 4 (section 6.3): 'white' has the lower mean projection of 'person'
+    (Figure 3), a smaller share than 'black' of the most pleasant contexts and a larger share of
+    the most unpleasant (Figure 4). The paper: 'Both figures 3 and 4 show that a "white" person
+    is slightly more negatively valenced than a "black" person in GPT-Neo' (Table 2's d, also
+    cited, is lost). 'slightly' sets no bound: the check asks for the direction only."""
+    white, black = "figure3-white", "figure3-black"
+    parts = [
+        judge(
+            cells.value(black) - cells.value(white),
+            combined_uncertainty(cells.uncertainty(black), cells.uncertainty(white)),
+            f"mean projection white {cells.value(white):.4f}, black {cells.value(black):.4f}",
+        )
+    ]
+    signs: tuple[tuple[Group, int], ...] = (("top", 1), ("bottom", -1))
+    for group, sign in signs:
+        ids = _share_id("white", group), _share_id("black", group)
+        shares = [cells.value(id) for id in ids]
+        parts.append(
+            judge(
+                sign * (shares[1] - shares[0]),
+                combined_uncertainty(*(cells.uncertainty(id) for id in ids)),
+                f"{_GROUP_NAMES[group]}: white {_pct(shares[0])}, black {_pct(shares[1])}",
+            )
+        )
+    return all_hold(
+        parts,
+        'the paper: \'Both figures 3 and 4 show that a "white" person is slightly more '
+        'negatively valenced than a "black" person\'',
     )
 
 
