@@ -493,6 +493,70 @@ def test_dimension_sweep_defaults_and_sizes_beyond_the_rank(glove: WordEmbedder)
         run_dimension_sweep(senses, [test], assignments, SenseBiasConfig(dimensions=(51,)))
 
 
+def _plain_effect_size(sets: list[np.ndarray]) -> float:
+    """WEAT eq. 3 written out: s(w) = mean cos(w, A) - mean cos(w, B); d = (mean_X s - mean_Y
+    s) / sd_{X u Y} s, sample sd (ddof 1, the config's default)."""
+
+    def unit_rows(matrix: np.ndarray) -> np.ndarray:
+        return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+    x, y, a, b = (unit_rows(vectors) for vectors in sets)
+    s_x = (x @ a.T).mean(axis=1) - (x @ b.T).mean(axis=1)
+    s_y = (y @ a.T).mean(axis=1) - (y @ b.T).mean(axis=1)
+    return float((s_x.mean() - s_y.mean()) / np.concatenate([s_x, s_y]).std(ddof=1))
+
+
+def test_dimension_sweep_matches_a_plain_svd_at_every_size(glove: WordEmbedder) -> None:
+    """Figure 1 oracle: every reduced size against an independent computation. The top-k right
+    singular vectors are taken here as the top-k eigenvectors of the Gram matrix S^T S (numpy
+    eigh, not the SVD the code uses; signs and the order within a size do not change cosines),
+    the projection S V_k and the eq. 7 means are written out, and WEAT eq. 3 is computed by
+    hand on them."""
+    senses, test, assignments = _weat_senses(glove, 1)
+    run = run_dimension_sweep(senses, [test], assignments, SenseBiasConfig(permutations=100))
+    table = run.tables["dimensions"]
+    matrix = senses.at_layer(senses.layers[-1]).vectors[:, 0, :].astype(np.float64)
+    eigenvalues, eigenvectors = np.linalg.eigh(matrix.T @ matrix)
+    order = np.argsort(eigenvalues)[::-1]
+    eigenvalues, eigenvectors = np.clip(eigenvalues[order], 0, None), eigenvectors[:, order]
+    assert not np.isclose(eigenvalues[:-1], eigenvalues[1:], rtol=1e-9).any()  # subspaces unique
+    row_of = {key: row for row, key in enumerate(senses.keys)}
+    roles = [
+        [w for w in group.words if w in assignments.senses and assignments.senses[w] in row_of]
+        for group in (test.x, test.y, test.a, test.b)
+    ]
+    assert [len(words) for words in roles] == table[["n_x", "n_y", "n_a", "n_b"]].iloc[0].tolist()
+    sizes = [6, 12, 25, 50]
+    assert sorted(set(table["dimension"])) == sizes
+    for size in sizes:
+        reduced = matrix @ eigenvectors[:, :size]  # S V_k, [n_senses, k]
+        sense_sets = [reduced[[row_of[assignments.senses[w]] for w in words]] for words in roles]
+        word_sets = []
+        for words in roles:
+            lemmas = [assignments.senses[w].split("%")[0] for w in words]
+            word_sets.append(
+                np.stack(
+                    [
+                        reduced[[i for k, i in row_of.items() if k.split("%")[0] == lemma]].mean(0)
+                        for lemma in lemmas
+                    ]
+                )
+            )
+        found = table[table["dimension"] == size].set_index("representation")
+        for representation, sets in (("sense", sense_sets), ("word", word_sets)):
+            expected = _plain_effect_size(sets)
+            assert found.loc[representation, "effect_size"] == pytest.approx(expected, abs=1e-4), (
+                size,
+                representation,
+            )
+        kept_energy = eigenvalues[:size].sum() / eigenvalues.sum()
+        assert found["energy"].iloc[0] == pytest.approx(kept_energy, abs=1e-9)
+    # the sizes really differ (a sweep returning the full-size value everywhere would fail)
+    assert table[table["dimension"] == 6]["effect_size"].iloc[0] != pytest.approx(
+        table[table["dimension"] == 50]["effect_size"].iloc[0], abs=1e-3
+    )
+
+
 def test_dimension_sweep_allocates_no_senses_by_senses_matrix(glove: WordEmbedder) -> None:
     """The SVD keeps the right singular vectors only: U of every sense (``[n, n]`` float64, 14
     GiB for the paper-scale reproduction's 42,942 senses) is never allocated."""
