@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from wordlens.errors import EmptyInputError, WordlensError
 from wordlens.methods.sense_bias.static_sssb import (
@@ -172,6 +173,13 @@ def test_glove_baseline_rows_equal_a_hand_computation(
     rows = sssb_table2_rows(table).set_index(["row", "representation"])["value"]
     assert t == meta["baseline"]["t"] == 31
     assert rows[("black (ethnicity)", "baseline")] == pytest.approx(np.mean(scores), rel=1e-10)
+    # its standard error is the authors' ``stats.sem(bias_scores)`` (eval-sssb-sense.py:67):
+    # sd with ddof 1 over sqrt(n_draws), here from scipy and written out
+    black = table[(table["representation"] == "baseline") & (table["row"] == "black (ethnicity)")]
+    (sem,) = black["sem"]
+    by_hand = np.sqrt(np.sum((scores - np.mean(scores)) ** 2) / (n_draws - 1) / n_draws)
+    assert sem == pytest.approx(stats.sem(scores), rel=1e-9)
+    assert sem == pytest.approx(by_hand, rel=1e-9)
 
     # noun: mean over the occupations of |sample_and_average| with the gender offsets
     pairs = [
@@ -186,7 +194,15 @@ def test_glove_baseline_rows_equal_a_hand_computation(
     per_occupation = []
     for occupation in ("engineer", "nurse", "judge", "mentor", "guide", "carpenter"):
         cosines = _cos(offsets, vector(occupation))
-        per_occupation.append(np.mean([np.mean(c) / np.std(c) for c in cosines[drawn]]))
+        ratios = [np.mean(c) / np.std(c) for c in cosines[drawn]]
+        per_occupation.append(np.mean(ratios))
+        found = table[
+            (table["representation"] == "baseline")
+            & (table["row"] == "noun")
+            & (table["target"] == occupation)
+        ]
+        assert found["score"].item() == pytest.approx(np.mean(ratios), rel=1e-10)
+        assert found["sem"].item() == pytest.approx(stats.sem(ratios), rel=1e-9)  # :44
     assert rows[("noun", "baseline")] == pytest.approx(np.mean(np.abs(per_occupation)), rel=1e-10)
 
     # every row, every representation, finite; a static store gives the word's vector to every
