@@ -498,7 +498,8 @@ def _plain_effect_size(sets: list[np.ndarray]) -> float:
     s) / sd_{X u Y} s, sample sd (ddof 1, the config's default)."""
 
     def unit_rows(matrix: np.ndarray) -> np.ndarray:
-        return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+        rows: np.ndarray = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+        return rows
 
     x, y, a, b = (unit_rows(vectors) for vectors in sets)
     s_x = (x @ a.T).mean(axis=1) - (x @ b.T).mean(axis=1)
