@@ -249,6 +249,81 @@ def test_masked_lm_runs_and_resumes_from_its_work_directory(
     assert "Figure 2" in html and "distinct masked passes" in html
 
 
+def _figure2_oracle(pairs: pd.DataFrame, n_bins: int) -> pd.DataFrame:
+    """Figure 2 by brute force from the pairs table: every distinct pair once, oriented a < b
+    (both LARs negated on a flip, eq. 1 being antisymmetric), the pairs with both LARs defined
+    cut at the numpy quantiles of each factor (right-closed bins, the lowest value in the first,
+    repeated edges merged), then per bin the share of pairs with a non-zero data LAR whose model
+    LAR has its sign (Appendix G at theta = 0) and scipy's Spearman rho (eq. 4)."""
+    sign = np.where(pairs["a"] > pairs["b"], -1.0, 1.0)
+    oriented = pd.DataFrame(
+        {
+            "pair": [tuple(sorted(p)) for p in zip(pairs["a"], pairs["b"], strict=True)],
+            "data": pairs["lar_data"].to_numpy() * sign,
+            "model": pairs["lar_model"].to_numpy() * sign,
+            "contexts": pairs["pair_contexts"].to_numpy(dtype=float),
+            "distance": pairs["mean_distance"].to_numpy(dtype=float),
+        }
+    ).drop_duplicates("pair")
+    defined = oriented.dropna(subset=["data", "model"])
+    rows = []
+    for factor in ("contexts", "distance"):
+        values = defined[factor].to_numpy()
+        edges = np.unique(np.quantile(values, np.linspace(0, 1, min(n_bins, len(values)) + 1)))
+        for number in range(len(edges) - 1):
+            low, high = edges[number], edges[number + 1]
+            inside = (values > low) | (number == 0) & (values == low)
+            members = defined[inside & (values <= high)]
+            decided = members[members["data"] != 0]
+            right = np.sign(decided["model"]) == np.sign(decided["data"])
+            rho = (
+                spearmanr(members["data"], members["model"]).statistic
+                if len(members) >= 3
+                and members["data"].nunique() > 1
+                and members["model"].nunique() > 1
+                else np.nan
+            )
+            rows.append(
+                {
+                    "factor": factor,
+                    "bin": number,
+                    "low": low,
+                    "high": high,
+                    "median": np.median(members[factor]),
+                    "n": len(members),
+                    "accuracy": right.mean() if len(decided) else np.nan,
+                    "cam": rho,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.slow
+def test_figure2_bins_match_a_brute_force_recount(
+    mlm: LMScorer, ewt_index: ParagraphIndex, eat_and_graph: dict[str, Any], tmp_path: Path
+) -> None:
+    config = dataclasses.replace(MLM_CONFIG, pairs="30", similarity=(), max_contexts=3)
+    settings = AsymmetrySettings(n_bins=3)
+    run = run_asymmetry(
+        config, mlm, settings=settings, workdir=tmp_path, index=ewt_index, **eat_and_graph
+    )
+    factors = run.tables["factors"]
+    expected = _figure2_oracle(run.tables["pairs"], n_bins=3)
+    assert len(expected) >= 4 and (expected["n"] >= 3).any()  # several bins with a CAM
+    assert factors[["factor", "bin", "n"]].to_dict("records") == (
+        expected[["factor", "bin", "n"]].to_dict("records")
+    )
+    for column in ("low", "high", "median", "accuracy", "cam"):
+        np.testing.assert_allclose(
+            factors[column].to_numpy(dtype=float),
+            expected[column].to_numpy(dtype=float),
+            rtol=1e-12,
+            atol=1e-12,
+            err_msg=column,
+        )
+    assert np.isfinite(factors["cam"]).any() and np.isfinite(factors["accuracy"]).all()
+
+
 @pytest.mark.slow
 def test_masked_lm_shards_stop_then_merge(
     mlm: LMScorer, ewt_index: ParagraphIndex, eat_and_graph: dict[str, Any], tmp_path: Path
