@@ -29,6 +29,7 @@ import math
 from collections import defaultdict
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 Strengths = dict[tuple[str, str], float]
@@ -110,3 +111,36 @@ def lar_table(data: Path, name: str) -> pd.DataFrame:
             a, b = (low, high) if forward else (high, low)
             rows.append((relation, a, b, math.log(strength[(a, b)]) - math.log(strength[(b, a)])))
     return pd.DataFrame(rows, columns=["relation", "a", "b", "lar"])
+
+
+def static_model_lar(
+    pairs: pd.DataFrame, strength: Strengths, vectors: dict[str, np.ndarray]
+) -> np.ndarray:
+    """Eqs. 7-8 and 1 for static vectors, per row of `pairs` (``a``, ``b``): the projection
+    proportion ``rho(r | c) = u_c . u_r / |u_c|^2``, softmax over the cue's response range (every
+    response the data records for the cue that has a vector), LAR of the two. NaN where a word
+    has no vector."""
+    responses: dict[str, list[str]] = defaultdict(list)
+    for cue, response in strength:
+        if response in vectors:
+            responses[cue].append(response)
+
+    @functools.cache
+    def log_normalizer(cue: str) -> float:
+        logits = np.array([rho(cue, response) for response in responses[cue]])
+        top = logits.max()
+        return float(top + np.log(np.exp(logits - top).sum()))
+
+    def rho(cue: str, response: str) -> float:
+        u = vectors[cue]
+        return float(u @ vectors[response] / (u @ u))
+
+    result = []
+    for a, b in zip(pairs["a"], pairs["b"], strict=True):
+        if a not in vectors or b not in vectors:
+            result.append(np.nan)
+            continue
+        forward = rho(a, b) - log_normalizer(a)
+        backward = rho(b, a) - log_normalizer(b)
+        result.append(forward - backward)
+    return np.array(result)
