@@ -4,15 +4,19 @@ end to end on real models."""
 
 from __future__ import annotations
 
+import csv
 import itertools
 import tracemalloc
 from dataclasses import replace
 from pathlib import Path
 
+import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
+from tests.evocation_by_hand import usf_strengths
 from wordlens.errors import EmptyInputError, WordlensError
 from wordlens.methods.registry import get_method
 from wordlens.methods.sense_bias import SenseBiasConfig
@@ -37,6 +41,7 @@ from wordlens.models.base import WordEmbedder
 from wordlens.models.senses import SenseVectors, build_sense_vectors
 from wordlens.resources import WeatTest, WordSet, load_weat_tests
 from wordlens.resources.association_norms import AssociationNorms, load_association_norms
+from wordlens.resources.gender_words import WAT_SEED_PAIRS
 from wordlens.resources.sense_assignments import (
     OccupationSenses,
     SenseAssignments,
@@ -275,22 +280,55 @@ def test_gender_direction_is_eq8_and_cosines_are_taken_with_it() -> None:
 # --- references and end to end -------------------------------------------------------------------
 
 
+def _raw_lexicon(path: Path) -> dict[str, float]:
+    """A WAT lexicon file read directly: ``word<TAB>score`` per line."""
+    with path.open(encoding="utf-8") as handle:
+        return {word: float(score) for word, score in csv.reader(handle, delimiter="\t")}
+
+
 def test_registered_wat_references(shared: Path) -> None:
+    folder = shared / "data" / "bias_benchmarks" / "wat"
     du2019, meta = wat_reference("wat-du2019")
-    assert len(du2019) == 12_215 and meta == {"reference": "wat-du2019"}
-    assert du2019["he"] == pytest.approx(1.084) and du2019["she"] == pytest.approx(-1.155)
+    raw_du = _raw_lexicon(folder / "stereotype_lexicon_du2019.tsv")
+    assert len(du2019) == len(raw_du) == 12_215 and meta == {"reference": "wat-du2019"}
+    assert du2019.to_dict() == raw_du  # the published lexicon, value for value (he 1.084)
     zhou, _ = wat_reference("wat-zhou2022")
-    assert zhou["man"] == pytest.approx(2.741)
+    assert zhou.to_dict() == _raw_lexicon(folder / "wat_bi_bias_sense.tsv")
     usf = load_association_norms("usf")
     assert usf.edges["strength"].between(0, 1).all()
     assert not usf.edges.duplicated(["cue", "response"]).any()
     scores, meta = wat_reference("usf")
-    # propagation on USF agrees with Du et al.'s SWOW lexicon (measured r = 0.28 over 4,830 words)
-    assert meta["pearson_with_wat_du2019"] > 0.2 and meta["n_shared"] > 4000
-    assert meta["component_size"] == 4845 and meta["missing_seeds"] == [
-        "grandfather",
-        "grandmother",
-    ]
+    # Du et al.'s propagation recomputed from the raw USF file: networkx's largest strongly
+    # connected component, T = D_out^-1/2 W D_in^-1/2 on it, F* = (1 - alpha)(I - alpha T)^-1 Y
+    # by a dense numpy solve (the code iterates), score log(F*[w, m] / F*[w, f])
+    strength = usf_strengths(shared / "data")
+    graph = nx.DiGraph()
+    graph.add_weighted_edges_from((cue, response, w) for (cue, response), w in strength.items())
+    component = sorted(max(nx.strongly_connected_components(graph), key=len))
+    assert meta["component_size"] == len(component)
+    weights = nx.to_numpy_array(graph, nodelist=component, weight="weight")
+    out_sums, in_sums = weights.sum(axis=1), weights.sum(axis=0)
+    transition = weights / np.sqrt(out_sums)[:, None] / np.sqrt(in_sums)[None, :]
+    row = {word: i for i, word in enumerate(component)}
+    seeds = np.zeros((len(component), 2))
+    for side in (0, 1):
+        for pair in WAT_SEED_PAIRS:
+            if pair[side] in row:
+                seeds[row[pair[side]], side] = 1.0
+    missing = sorted({w for pair in WAT_SEED_PAIRS for w in pair} - set(row))
+    assert meta["missing_seeds"] == missing == ["grandfather", "grandmother"]
+    labels = np.linalg.solve(np.eye(len(component)) - 0.99 * transition, 0.01 * seeds)
+    expected = pd.Series(np.log(labels[:, 0] / labels[:, 1]), index=component)
+    assert list(scores.index) == component
+    np.testing.assert_allclose(scores.to_numpy(), expected.to_numpy(), rtol=1e-6, atol=1e-9)
+    # its agreement with Du et al.'s SWOW lexicon, over the words both have (lower-cased)
+    lexicon = pd.Series(raw_du)
+    lexicon = lexicon.groupby(lexicon.index.str.lower()).first()
+    both = expected.index.intersection(lexicon.index)
+    assert meta["n_shared"] == len(both)
+    r = stats.pearsonr(expected[both], lexicon[both]).statistic
+    assert meta["pearson_with_wat_du2019"] == pytest.approx(r, abs=1e-6)
+    assert r > 0.2  # the propagation on other norms agrees with the published lexicon
     assert scores["he"] > 0 > scores["she"]
     with pytest.raises(WordlensError, match="unknown WAT reference"):
         wat_reference("swow")
