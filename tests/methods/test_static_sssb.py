@@ -101,6 +101,24 @@ def test_keys_are_chosen_as_the_authors_code_chooses_them(
     assert wordnet.synset_head_keys("she") == () and wordnet.synset_head_keys("") == ()
     pleasant_words, unpleasant_words = load_sssb_adjectives()
     assert (len(pleasant_words), len(unpleasant_words)) == (130, 54)
+    # The authors' selection (eval-sssb-sense.py:69-110, 196-209) written out on NLTK's reader
+    # of the same WordNet 3.0 files: the first synset whose first lemma's key is a head
+    # adjective (ss_type 3); for a gender pair, each word's first synset's first lemma.
+    reader = wordnet._reader
+
+    def authors_adjective(word: str) -> str | None:
+        keys = [synset.lemmas()[0].key() for synset in reader.synsets(word)]
+        heads = [key for key in keys if int(key.split("%")[1].split(":")[0]) == 3]
+        return heads[0] if heads else None
+
+    for words, chosen in ((pleasant_words, items.pleasant), (unpleasant_words, items.unpleasant)):
+        assert chosen == tuple(key for key in map(authors_adjective, words) if key is not None)
+    pairs = []
+    for male, female in load_gender_pairs():
+        male_synsets, female_synsets = reader.synsets(male), reader.synsets(female)
+        if male_synsets and female_synsets:
+            pairs.append((male_synsets[0].lemmas()[0].key(), female_synsets[0].lemmas()[0].key()))
+    assert items.pairs == tuple(pairs)
     # 66 and 31 words have a head-adjective synset; the first lemma may be another word
     assert (len(items.pleasant), len(items.unpleasant)) == (66, 31)
     assert items.pleasant[:2] == ("agreeable%3:00:00::", "bright%3:00:00::")
