@@ -28,6 +28,7 @@ import gzip
 import math
 from collections import defaultdict
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -35,7 +36,7 @@ import pandas as pd
 Strengths = dict[tuple[str, str], float]
 
 
-def _rows(path: Path, delimiter: str, quoting: int) -> list[dict[str, str]]:
+def _rows(path: Path, delimiter: str, quoting: Literal[0, 1, 2, 3]) -> list[dict[str, str]]:
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8", newline="") as handle:
         return list(csv.DictReader(handle, delimiter=delimiter, quoting=quoting))
