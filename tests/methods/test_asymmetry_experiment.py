@@ -13,8 +13,14 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
-from tests.conceptnet5_sample import write_sample
+from tests.conceptnet5_sample import EDGES, write_sample
 from tests.conftest import shared_dir
+from tests.evocation_by_hand import (
+    conceptnet_vocabulary,
+    lar_table,
+    static_model_lar,
+    strengths,
+)
 from wordlens.contexts.paragraphs import ParagraphIndex, build_paragraph_index
 from wordlens.errors import WordlensError
 from wordlens.methods.asymmetry import Asymmetry, AsymmetryConfig
@@ -54,34 +60,89 @@ def _row(table: pd.DataFrame, **where: object) -> pd.Series:
     return table.iloc[int(found)]
 
 
-def test_glove_cam_alar_and_accuracy_match_the_measured_values(glove_run: Run) -> None:
+@pytest.fixture(scope="module")
+def glove_by_hand(shared: Path, glove: WordEmbedder) -> dict[str, pd.DataFrame]:
+    """Per data set, the pairs the experiment keeps and both LARs, recomputed from the raw files
+    and GloVe's vectors (tests/evocation_by_hand.py): the data's pairs (eq. 5, eq. 1, ConceptNet
+    annotation), eq. 9 with ConceptNet's single-word concepts and GloVe's vocabulary, and the
+    model LAR of eqs. 7-8."""
+    data = shared / "data"
+    concepts = conceptnet_vocabulary(data)
+    tables = {}
+    for name in ("eat", "usf"):
+        strength = strengths(data, name)
+        words = sorted({word for pair in strength for word in pair})
+        missing = set(glove.missing_words(words))
+        known = [word for word in words if word not in missing]
+        matrix = glove.embed_words(known, layers=[-1]).vectors[:, 0].astype(np.float64)
+        vectors = dict(zip(known, matrix, strict=True))
+        pairs = lar_table(data, name).rename(columns={"lar": "lar_data"})
+        inside = [
+            a in concepts and b in concepts and a in vectors and b in vectors
+            for a, b in zip(pairs["a"], pairs["b"], strict=True)
+        ]
+        pairs = pairs[inside].reset_index(drop=True)
+        tables[name] = pairs.assign(lar_model=static_model_lar(pairs, strength, vectors))
+    return tables
+
+
+def _distinct_oriented(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Every distinct pair once, oriented a < b (both LARs negated on a flip: eq. 1 is
+    antisymmetric)."""
+    sign = np.where(pairs["a"] > pairs["b"], -1.0, 1.0)
+    return pd.DataFrame(
+        {
+            "pair": [tuple(sorted(pair)) for pair in zip(pairs["a"], pairs["b"], strict=True)],
+            "data": pairs["lar_data"].to_numpy() * sign,
+            "model": pairs["lar_model"].to_numpy() * sign,
+        }
+    ).drop_duplicates("pair")
+
+
+def test_glove_cam_alar_and_accuracy_match_a_recount(
+    glove_run: Run, glove_by_hand: dict[str, pd.DataFrame], shared: Path
+) -> None:
     tables = glove_run.tables
-    # Eq. 9 (ConceptNet-100K and GloVe vocabularies): 7,696 EAT and 4,915 USF pairs, all kept.
-    coverage = tables["coverage"]
-    assert _row(coverage, norm="eat", step="bidirectional pairs")["n_pairs"] == 20091
-    kept = _row(coverage, norm="eat", step="in ConceptNet and model vocabularies (eq. 9)")
-    assert kept["n_pairs"] == 7696
-    assert _row(coverage, norm="usf", step="model LAR defined")["n_pairs"] == 4915
-    # CAM over all pairs: 0.329 with EAT, 0.334 with USF (0.351 / 0.352 without ConceptNet's
-    # vocabulary, measured for eqs. 7-8).
-    cam = tables["cam"]
-    eat_all = _row(cam, norm="eat", relation=ALL_PAIRS)
-    assert eat_all["n"] == 7696 and eat_all["cam"] == pytest.approx(0.3293, abs=5e-4)
-    assert eat_all["ci_low"] < eat_all["cam"] < eat_all["ci_high"]
-    assert _row(cam, norm="usf", relation=ALL_PAIRS)["cam"] == pytest.approx(0.3343, abs=5e-4)
-    assert _row(cam, norm="eat", relation="isA")["cam"] == pytest.approx(0.518, abs=1e-3)
-    # Figure 1: the data's ALAR of isA and partOf is positive, hasA negative; GloVe agrees.
-    alar = tables["alar"]
-    isa = _row(alar, norm="eat", relation="isA")
-    assert isa["alar_data"] == pytest.approx(0.3495, abs=5e-4)
-    assert isa["alar_model"] == pytest.approx(0.168, abs=1e-3)
-    assert _row(alar, norm="eat", relation="hasA")["alar_model"] < 0
-    # Appendix G: accuracy grows with theta and the decided pairs shrink.
+    coverage, cam, alar = tables["coverage"], tables["cam"], tables["alar"]
     accuracy = tables["direction_accuracy"]
+    for name, pairs in glove_by_hand.items():
+        bidirectional = lar_table(shared / "data", name)
+        n_bidirectional = len(_distinct_oriented(bidirectional.assign(lar_data=0.0, lar_model=0.0)))
+        assert _row(coverage, norm=name, step="bidirectional pairs")["n_pairs"] == n_bidirectional
+        distinct = _distinct_oriented(pairs)
+        kept = _row(coverage, norm=name, step="in ConceptNet and model vocabularies (eq. 9)")
+        assert kept["n_pairs"] == len(distinct)
+        assert _row(coverage, norm=name, step="model LAR defined")["n_pairs"] == len(distinct)
+        assert distinct["model"].notna().all()
+        # CAM (eq. 4) and accuracy at theta = 0 (Appendix G) over every distinct pair
+        everything = _row(cam, norm=name, relation=ALL_PAIRS)
+        assert everything["n"] == len(distinct)
+        rho = spearmanr(distinct["data"], distinct["model"]).statistic
+        assert everything["cam"] == pytest.approx(rho, abs=1e-12)
+        assert everything["ci_low"] < everything["cam"] < everything["ci_high"]
+        decided = distinct[distinct["data"] != 0]  # eq. 13: |LAR_data| > theta = 0
+        right = (np.sign(decided["model"]) == np.sign(decided["data"])).mean()
+        found = _row(accuracy, norm=name, relation=ALL_PAIRS, threshold=0.0)
+        assert found["accuracy"] == pytest.approx(right, abs=1e-12)
+        # per relation: CAM, and Figure 1's ALAR of data and model over the same pairs
+        for relation, group in pairs.groupby("relation"):
+            if len(group) >= 3:
+                expected = spearmanr(group["lar_data"], group["lar_model"]).statistic
+                assert _row(cam, norm=name, relation=relation)["cam"] == pytest.approx(
+                    expected, abs=1e-12
+                )
+            side = _row(alar, norm=name, relation=relation)
+            assert side["n_pairs"] == len(group)
+            assert side["alar_data"] == pytest.approx(group["lar_data"].mean(), abs=1e-12)
+            assert side["alar_model"] == pytest.approx(group["lar_model"].mean(), abs=1e-10)
+    # Figure 1: the data's ALAR of isA and partOf is positive, hasA negative (the paper's signs).
+    eat_alar = alar[alar["norm"] == "eat"].set_index("relation")
+    assert (eat_alar.loc[["isA", "partOf"], "alar_data"] > 0).all()
+    assert eat_alar.loc["hasA", "alar_data"] < 0
+    # Appendix G: accuracy grows with theta and the decided pairs shrink.
     overall = accuracy[(accuracy["norm"] == "eat") & (accuracy["relation"] == ALL_PAIRS)]
     assert list(overall["threshold"]) == [0.0, 0.5, 1.0]
     assert overall["accuracy"].is_monotonic_increasing and overall["n"].is_monotonic_decreasing
-    assert overall["accuracy"].iloc[0] == pytest.approx(0.6048, abs=5e-4)
     assert "factors" not in tables  # static vectors have no contexts
 
 
@@ -96,17 +157,39 @@ def test_glove_pairs_table_and_the_all_pairs_orientation(glove_run: Run) -> None
     assert distinct == 7696 < len(eat)
 
 
-def test_glove_similarity_and_table1(glove_run: Run) -> None:
+def test_glove_similarity_and_table1(glove_run: Run, glove: WordEmbedder, shared: Path) -> None:
     similarity = glove_run.tables["similarity"]
     men = _row(similarity, set="men", measure="cosine")
-    assert men["n_used"] == men["n_pairs"] == 3000
-    assert men["spearman"] == pytest.approx(0.6523, abs=5e-4)
+    # Appendix E: the cosine, from the raw MEN file and GloVe's vectors, against the human scores
+    raw = pd.read_csv(
+        shared / "data" / "similarity" / "EN-MEN-TR-3k.txt",
+        sep="\t",
+        header=None,
+        names=["word1", "word2", "score"],
+        keep_default_na=False,
+    )
+    first, second = (
+        glove.embed_words(raw[column].tolist(), layers=[-1]).vectors[:, 0].astype(np.float64)
+        for column in ("word1", "word2")
+    )
+    cosine = np.einsum("nd,nd->n", first, second) / (
+        np.linalg.norm(first, axis=1) * np.linalg.norm(second, axis=1)
+    )
+    assert not glove.missing_words([*raw["word1"], *raw["word2"]])
+    assert men["n_used"] == men["n_pairs"] == len(raw) == 3000
+    assert men["spearman"] == pytest.approx(spearmanr(cosine, raw["score"]).statistic, abs=1e-9)
     # Eq. 8 is defined only on the evocation response ranges: fewer pairs, lower rho.
     conditional = _row(similarity, set="men", measure="geometric_mean")
     assert conditional["n_used"] < 3000 and conditional["spearman"] < men["spearman"]
+    # Table 1 is the data side only: isA over the raw files' common pairs
     table1 = glove_run.tables["table1"]
     isa = _row(table1, relation="isA")
-    assert isa["count_eat"] == 384 and isa["cam_eat_usf"] == pytest.approx(0.726, abs=1e-3)
+    eat, usf = (lar_table(shared / "data", name) for name in ("eat", "usf"))
+    common = eat[eat["relation"] == "isA"].merge(usf, on=["relation", "a", "b"])
+    assert isa["count_eat"] == (eat["relation"] == "isA").sum() == 384
+    assert isa["n_eat_usf"] == len(common)
+    expected = spearmanr(common["lar_x"], common["lar_y"]).statistic
+    assert isa["cam_eat_usf"] == pytest.approx(expected, abs=1e-12)
 
 
 def test_relations_of_the_paper_missing_from_conceptnet_100k_are_listed(
@@ -142,6 +225,21 @@ def test_conceptnet5_file_gives_alar_rows_to_relations_conceptnet_100k_lacks(
     kept = _row(coverage, norm="eat", step="in ConceptNet and model vocabularies (eq. 9)")
     assert kept["n_pairs"] == 12
     assert _row(coverage, norm="usf", step="model LAR defined")["n_pairs"] == 9
+    # the same counts from the raw files: the single words of the sample's English edges of the
+    # relations read (not MannerOf), then the data's bidirectional pairs of two such words
+    concepts = set()
+    for relation, start, end, _, _ in EDGES:
+        if relation != "/r/MannerOf" and start.startswith("/c/en/") and end.startswith("/c/en/"):
+            words = (start.split("/")[3], end.split("/")[3])
+            if not any("_" in word for word in words):
+                concepts.update(words)
+    assert not glove.missing_words(sorted(concepts))
+    for name, n_kept in (("eat", 12), ("usf", 9)):
+        strength = strengths(shared / "data", name)
+        both_ways = {
+            (c, r) for c, r in strength if c < r and (r, c) in strength and {c, r} <= concepts
+        }
+        assert len(both_ways) == n_kept
     alar = run.tables["alar"]
     counts = {(r.norm, r.relation): r.n_pairs for r in alar.itertuples()}
     assert counts[("eat", "antonym")] == counts[("usf", "antonym")] == 3  # hot, black, wet
@@ -151,12 +249,27 @@ def test_conceptnet5_file_gives_alar_rows_to_relations_conceptnet_100k_lacks(
     pairs = run.tables["pairs"]
     related = pairs[(pairs["norm"] == "eat") & (pairs["relation"] == "relatedTo")]
     assert ("queen", "king") in set(zip(related["a"], related["b"], strict=True))
-    antonym = _row(alar, norm="eat", relation="antonym")
-    assert antonym["alar_data"] == pytest.approx(0.1468, abs=5e-4)
-    assert antonym["alar_model"] == pytest.approx(0.1907, abs=5e-4)
-    synonym = _row(alar, norm="usf", relation="synonym")
-    assert synonym["alar_data"] == pytest.approx(1.0045, abs=5e-4)
-    assert synonym["alar_model"] == pytest.approx(0.2712, abs=5e-4)
+    # Figure 1 for the sample's relations, recomputed from the raw evocation files and GloVe's
+    # vectors (eqs. 5, 7-8, 1) on the pairs the sample asserts, head -> tail
+    expected_pairs = {
+        ("eat", "antonym"): {("hot", "cold"), ("black", "white"), ("wet", "dry")},
+        ("usf", "synonym"): {("large", "big"), ("sofa", "couch")},
+    }
+    for (name, relation), oriented in expected_pairs.items():
+        rows = pairs[(pairs["norm"] == name) & (pairs["relation"] == relation)]
+        assert set(zip(rows["a"], rows["b"], strict=True)) == oriented
+        strength = strengths(shared / "data", name)
+        hand = pd.DataFrame(sorted(oriented), columns=["a", "b"])
+        cues = {*hand["a"], *hand["b"]}
+        words = sorted(cues | {r for c, r in strength if c in cues})
+        known = [word for word in words if word not in set(glove.missing_words(words))]
+        matrix = glove.embed_words(known, layers=[-1]).vectors[:, 0].astype(np.float64)
+        vectors = dict(zip(known, matrix, strict=True))
+        data_lar = [np.log(strength[(a, b)] / strength[(b, a)]) for a, b in sorted(oriented)]
+        side = _row(alar, norm=name, relation=relation)
+        assert side["alar_data"] == pytest.approx(np.mean(data_lar), abs=1e-12)
+        model_lar = static_model_lar(hand, strength, vectors)
+        assert side["alar_model"] == pytest.approx(np.mean(model_lar), abs=1e-10)
     relations = run.tables["relations"]
     usf = relations[relations["norm"] == "usf"].set_index("relation")
     in_source = {"relatedTo", "antonym", "synonym", "distinctFrom", "partOf"}
@@ -247,6 +360,81 @@ def test_masked_lm_runs_and_resumes_from_its_work_directory(
     write_asymmetry(second, tmp_path / "out")
     html = (tmp_path / "out" / "report.html").read_text()
     assert "Figure 2" in html and "distinct masked passes" in html
+
+
+def _figure2_oracle(pairs: pd.DataFrame, n_bins: int) -> pd.DataFrame:
+    """Figure 2 by brute force from the pairs table: every distinct pair once, oriented a < b
+    (both LARs negated on a flip, eq. 1 being antisymmetric), the pairs with both LARs defined
+    cut at the numpy quantiles of each factor (right-closed bins, the lowest value in the first,
+    repeated edges merged), then per bin the share of pairs with a non-zero data LAR whose model
+    LAR has its sign (Appendix G at theta = 0) and scipy's Spearman rho (eq. 4)."""
+    sign = np.where(pairs["a"] > pairs["b"], -1.0, 1.0)
+    oriented = pd.DataFrame(
+        {
+            "pair": [tuple(sorted(p)) for p in zip(pairs["a"], pairs["b"], strict=True)],
+            "data": pairs["lar_data"].to_numpy() * sign,
+            "model": pairs["lar_model"].to_numpy() * sign,
+            "contexts": pairs["pair_contexts"].to_numpy(dtype=float),
+            "distance": pairs["mean_distance"].to_numpy(dtype=float),
+        }
+    ).drop_duplicates("pair")
+    defined = oriented.dropna(subset=["data", "model"])
+    rows = []
+    for factor in ("contexts", "distance"):
+        values = defined[factor].to_numpy()
+        edges = np.unique(np.quantile(values, np.linspace(0, 1, min(n_bins, len(values)) + 1)))
+        for number in range(len(edges) - 1):
+            low, high = edges[number], edges[number + 1]
+            inside = (values > low) | (number == 0) & (values == low)
+            members = defined[inside & (values <= high)]
+            decided = members[members["data"] != 0]
+            right = np.sign(decided["model"]) == np.sign(decided["data"])
+            rho = (
+                spearmanr(members["data"], members["model"]).statistic
+                if len(members) >= 3
+                and members["data"].nunique() > 1
+                and members["model"].nunique() > 1
+                else np.nan
+            )
+            rows.append(
+                {
+                    "factor": factor,
+                    "bin": number,
+                    "low": low,
+                    "high": high,
+                    "median": np.median(members[factor]),
+                    "n": len(members),
+                    "accuracy": right.mean() if len(decided) else np.nan,
+                    "cam": rho,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.slow
+def test_figure2_bins_match_a_brute_force_recount(
+    mlm: LMScorer, ewt_index: ParagraphIndex, eat_and_graph: dict[str, Any], tmp_path: Path
+) -> None:
+    config = dataclasses.replace(MLM_CONFIG, pairs="30", similarity=(), max_contexts=3)
+    settings = AsymmetrySettings(n_bins=3)
+    run = run_asymmetry(
+        config, mlm, settings=settings, workdir=tmp_path, index=ewt_index, **eat_and_graph
+    )
+    factors = run.tables["factors"]
+    expected = _figure2_oracle(run.tables["pairs"], n_bins=3)
+    assert len(expected) >= 4 and (expected["n"] >= 3).any()  # several bins with a CAM
+    assert factors[["factor", "bin", "n"]].to_dict("records") == (
+        expected[["factor", "bin", "n"]].to_dict("records")
+    )
+    for column in ("low", "high", "median", "accuracy", "cam"):
+        np.testing.assert_allclose(
+            factors[column].to_numpy(dtype=float),
+            expected[column].to_numpy(dtype=float),
+            rtol=1e-12,
+            atol=1e-12,
+            err_msg=column,
+        )
+    assert np.isfinite(factors["cam"]).any() and np.isfinite(factors["accuracy"]).all()
 
 
 @pytest.mark.slow

@@ -4,15 +4,19 @@ end to end on real models."""
 
 from __future__ import annotations
 
+import csv
 import itertools
 import tracemalloc
 from dataclasses import replace
 from pathlib import Path
 
+import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
+from tests.evocation_by_hand import usf_strengths
 from wordlens.errors import EmptyInputError, WordlensError
 from wordlens.methods.registry import get_method
 from wordlens.methods.sense_bias import SenseBiasConfig
@@ -37,6 +41,7 @@ from wordlens.models.base import WordEmbedder
 from wordlens.models.senses import SenseVectors, build_sense_vectors
 from wordlens.resources import WeatTest, WordSet, load_weat_tests
 from wordlens.resources.association_norms import AssociationNorms, load_association_norms
+from wordlens.resources.gender_words import WAT_SEED_PAIRS
 from wordlens.resources.sense_assignments import (
     OccupationSenses,
     SenseAssignments,
@@ -275,22 +280,55 @@ def test_gender_direction_is_eq8_and_cosines_are_taken_with_it() -> None:
 # --- references and end to end -------------------------------------------------------------------
 
 
+def _raw_lexicon(path: Path) -> dict[str, float]:
+    """A WAT lexicon file read directly: ``word<TAB>score`` per line."""
+    with path.open(encoding="utf-8") as handle:
+        return {word: float(score) for word, score in csv.reader(handle, delimiter="\t")}
+
+
 def test_registered_wat_references(shared: Path) -> None:
+    folder = shared / "data" / "bias_benchmarks" / "wat"
     du2019, meta = wat_reference("wat-du2019")
-    assert len(du2019) == 12_215 and meta == {"reference": "wat-du2019"}
-    assert du2019["he"] == pytest.approx(1.084) and du2019["she"] == pytest.approx(-1.155)
+    raw_du = _raw_lexicon(folder / "stereotype_lexicon_du2019.tsv")
+    assert len(du2019) == len(raw_du) == 12_215 and meta == {"reference": "wat-du2019"}
+    assert du2019.to_dict() == raw_du  # the published lexicon, value for value (he 1.084)
     zhou, _ = wat_reference("wat-zhou2022")
-    assert zhou["man"] == pytest.approx(2.741)
+    assert zhou.to_dict() == _raw_lexicon(folder / "wat_bi_bias_sense.tsv")
     usf = load_association_norms("usf")
     assert usf.edges["strength"].between(0, 1).all()
     assert not usf.edges.duplicated(["cue", "response"]).any()
     scores, meta = wat_reference("usf")
-    # propagation on USF agrees with Du et al.'s SWOW lexicon (measured r = 0.28 over 4,830 words)
-    assert meta["pearson_with_wat_du2019"] > 0.2 and meta["n_shared"] > 4000
-    assert meta["component_size"] == 4845 and meta["missing_seeds"] == [
-        "grandfather",
-        "grandmother",
-    ]
+    # Du et al.'s propagation recomputed from the raw USF file: networkx's largest strongly
+    # connected component, T = D_out^-1/2 W D_in^-1/2 on it, F* = (1 - alpha)(I - alpha T)^-1 Y
+    # by a dense numpy solve (the code iterates), score log(F*[w, m] / F*[w, f])
+    strength = usf_strengths(shared / "data")
+    graph = nx.DiGraph()
+    graph.add_weighted_edges_from((cue, response, w) for (cue, response), w in strength.items())
+    component = sorted(max(nx.strongly_connected_components(graph), key=len))
+    assert meta["component_size"] == len(component)
+    weights = nx.to_numpy_array(graph, nodelist=component, weight="weight")
+    out_sums, in_sums = weights.sum(axis=1), weights.sum(axis=0)
+    transition = weights / np.sqrt(out_sums)[:, None] / np.sqrt(in_sums)[None, :]
+    row = {word: i for i, word in enumerate(component)}
+    seeds = np.zeros((len(component), 2))
+    for side in (0, 1):
+        for pair in WAT_SEED_PAIRS:
+            if pair[side] in row:
+                seeds[row[pair[side]], side] = 1.0
+    missing = sorted({w for pair in WAT_SEED_PAIRS for w in pair} - set(row))
+    assert meta["missing_seeds"] == missing == ["grandfather", "grandmother"]
+    labels = np.linalg.solve(np.eye(len(component)) - 0.99 * transition, 0.01 * seeds)
+    expected = pd.Series(np.log(labels[:, 0] / labels[:, 1]), index=component)
+    assert list(scores.index) == component
+    np.testing.assert_allclose(scores.to_numpy(), expected.to_numpy(), rtol=1e-6, atol=1e-9)
+    # its agreement with Du et al.'s SWOW lexicon, over the words both have (lower-cased)
+    lexicon = pd.Series(raw_du)
+    lexicon = lexicon.groupby(lexicon.index.str.lower()).first()
+    both = expected.index.intersection(lexicon.index)
+    assert meta["n_shared"] == len(both)
+    r = stats.pearsonr(expected[both], lexicon[both]).statistic
+    assert meta["pearson_with_wat_du2019"] == pytest.approx(r, abs=1e-6)
+    assert r > 0.2  # the propagation on other norms agrees with the published lexicon
     assert scores["he"] > 0 > scores["she"]
     with pytest.raises(WordlensError, match="unknown WAT reference"):
         wat_reference("swow")
@@ -491,6 +529,71 @@ def test_dimension_sweep_defaults_and_sizes_beyond_the_rank(glove: WordEmbedder)
     assert capped.metadata["dimensions"] == [10] and capped.metadata["skipped_dimensions"] == [51]
     with pytest.raises(EmptyInputError, match="no size"):
         run_dimension_sweep(senses, [test], assignments, SenseBiasConfig(dimensions=(51,)))
+
+
+def _plain_effect_size(sets: list[np.ndarray]) -> float:
+    """WEAT eq. 3 written out: s(w) = mean cos(w, A) - mean cos(w, B); d = (mean_X s - mean_Y
+    s) / sd_{X u Y} s, sample sd (ddof 1, the config's default)."""
+
+    def unit_rows(matrix: np.ndarray) -> np.ndarray:
+        rows: np.ndarray = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+        return rows
+
+    x, y, a, b = (unit_rows(vectors) for vectors in sets)
+    s_x = (x @ a.T).mean(axis=1) - (x @ b.T).mean(axis=1)
+    s_y = (y @ a.T).mean(axis=1) - (y @ b.T).mean(axis=1)
+    return float((s_x.mean() - s_y.mean()) / np.concatenate([s_x, s_y]).std(ddof=1))
+
+
+def test_dimension_sweep_matches_a_plain_svd_at_every_size(glove: WordEmbedder) -> None:
+    """Figure 1 oracle: every reduced size against an independent computation. The top-k right
+    singular vectors are taken here as the top-k eigenvectors of the Gram matrix S^T S (numpy
+    eigh, not the SVD the code uses; signs and the order within a size do not change cosines),
+    the projection S V_k and the eq. 7 means are written out, and WEAT eq. 3 is computed by
+    hand on them."""
+    senses, test, assignments = _weat_senses(glove, 1)
+    run = run_dimension_sweep(senses, [test], assignments, SenseBiasConfig(permutations=100))
+    table = run.tables["dimensions"]
+    matrix = senses.at_layer(senses.layers[-1]).vectors[:, 0, :].astype(np.float64)
+    eigenvalues, eigenvectors = np.linalg.eigh(matrix.T @ matrix)
+    order = np.argsort(eigenvalues)[::-1]
+    eigenvalues, eigenvectors = np.clip(eigenvalues[order], 0, None), eigenvectors[:, order]
+    assert not np.isclose(eigenvalues[:-1], eigenvalues[1:], rtol=1e-9).any()  # subspaces unique
+    row_of = {key: row for row, key in enumerate(senses.keys)}
+    roles = [
+        [w for w in group.words if w in assignments.senses and assignments.senses[w] in row_of]
+        for group in (test.x, test.y, test.a, test.b)
+    ]
+    assert [len(words) for words in roles] == table[["n_x", "n_y", "n_a", "n_b"]].iloc[0].tolist()
+    sizes = [6, 12, 25, 50]
+    assert sorted(set(table["dimension"])) == sizes
+    for size in sizes:
+        reduced = matrix @ eigenvectors[:, :size]  # S V_k, [n_senses, k]
+        sense_sets = [reduced[[row_of[assignments.senses[w]] for w in words]] for words in roles]
+        word_sets = []
+        for words in roles:
+            lemmas = [assignments.senses[w].split("%")[0] for w in words]
+            word_sets.append(
+                np.stack(
+                    [
+                        reduced[[i for k, i in row_of.items() if k.split("%")[0] == lemma]].mean(0)
+                        for lemma in lemmas
+                    ]
+                )
+            )
+        found = table[table["dimension"] == size].set_index("representation")
+        for representation, sets in (("sense", sense_sets), ("word", word_sets)):
+            expected = _plain_effect_size(sets)
+            assert found.loc[representation, "effect_size"] == pytest.approx(expected, abs=1e-4), (
+                size,
+                representation,
+            )
+        kept_energy = eigenvalues[:size].sum() / eigenvalues.sum()
+        assert found["energy"].iloc[0] == pytest.approx(kept_energy, abs=1e-9)
+    # the sizes really differ (a sweep returning the full-size value everywhere would fail)
+    assert table[table["dimension"] == 6]["effect_size"].iloc[0] != pytest.approx(
+        table[table["dimension"] == 50]["effect_size"].iloc[0], abs=1e-3
+    )
 
 
 def test_dimension_sweep_allocates_no_senses_by_senses_matrix(glove: WordEmbedder) -> None:

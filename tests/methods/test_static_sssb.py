@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from wordlens.errors import EmptyInputError, WordlensError
 from wordlens.methods.sense_bias.static_sssb import (
@@ -100,6 +101,24 @@ def test_keys_are_chosen_as_the_authors_code_chooses_them(
     assert wordnet.synset_head_keys("she") == () and wordnet.synset_head_keys("") == ()
     pleasant_words, unpleasant_words = load_sssb_adjectives()
     assert (len(pleasant_words), len(unpleasant_words)) == (130, 54)
+    # The authors' selection (eval-sssb-sense.py:69-110, 196-209) written out on NLTK's reader
+    # of the same WordNet 3.0 files: the first synset whose first lemma's key is a head
+    # adjective (ss_type 3); for a gender pair, each word's first synset's first lemma.
+    reader = wordnet._reader
+
+    def authors_adjective(word: str) -> str | None:
+        keys = [synset.lemmas()[0].key() for synset in reader.synsets(word)]
+        heads = [key for key in keys if int(key.split("%")[1].split(":")[0]) == 3]
+        return heads[0] if heads else None
+
+    for words, chosen in ((pleasant_words, items.pleasant), (unpleasant_words, items.unpleasant)):
+        assert chosen == tuple(key for key in map(authors_adjective, words) if key is not None)
+    pairs = []
+    for male, female in load_gender_pairs():
+        male_synsets, female_synsets = reader.synsets(male), reader.synsets(female)
+        if male_synsets and female_synsets:
+            pairs.append((male_synsets[0].lemmas()[0].key(), female_synsets[0].lemmas()[0].key()))
+    assert items.pairs == tuple(pairs)
     # 66 and 31 words have a head-adjective synset; the first lemma may be another word
     assert (len(items.pleasant), len(items.unpleasant)) == (66, 31)
     assert items.pleasant[:2] == ("agreeable%3:00:00::", "bright%3:00:00::")
@@ -172,6 +191,13 @@ def test_glove_baseline_rows_equal_a_hand_computation(
     rows = sssb_table2_rows(table).set_index(["row", "representation"])["value"]
     assert t == meta["baseline"]["t"] == 31
     assert rows[("black (ethnicity)", "baseline")] == pytest.approx(np.mean(scores), rel=1e-10)
+    # its standard error is the authors' ``stats.sem(bias_scores)`` (eval-sssb-sense.py:67):
+    # sd with ddof 1 over sqrt(n_draws), here from scipy and written out
+    black = table[(table["representation"] == "baseline") & (table["row"] == "black (ethnicity)")]
+    (sem,) = black["sem"]
+    by_hand = np.sqrt(np.sum((scores - np.mean(scores)) ** 2) / (n_draws - 1) / n_draws)
+    assert sem == pytest.approx(stats.sem(scores), rel=1e-9)
+    assert sem == pytest.approx(by_hand, rel=1e-9)
 
     # noun: mean over the occupations of |sample_and_average| with the gender offsets
     pairs = [
@@ -186,7 +212,15 @@ def test_glove_baseline_rows_equal_a_hand_computation(
     per_occupation = []
     for occupation in ("engineer", "nurse", "judge", "mentor", "guide", "carpenter"):
         cosines = _cos(offsets, vector(occupation))
-        per_occupation.append(np.mean([np.mean(c) / np.std(c) for c in cosines[drawn]]))
+        ratios = [np.mean(c) / np.std(c) for c in cosines[drawn]]
+        per_occupation.append(np.mean(ratios))
+        found = table[
+            (table["representation"] == "baseline")
+            & (table["row"] == "noun")
+            & (table["target"] == occupation)
+        ]
+        assert found["score"].item() == pytest.approx(np.mean(ratios), rel=1e-10)
+        assert found["sem"].item() == pytest.approx(stats.sem(ratios), rel=1e-9)  # :44
     assert rows[("noun", "baseline")] == pytest.approx(np.mean(np.abs(per_occupation)), rel=1e-10)
 
     # every row, every representation, finite; a static store gives the word's vector to every

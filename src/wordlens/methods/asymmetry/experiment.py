@@ -799,7 +799,10 @@ def _factor_bins(table: pd.DataFrame, settings: AsymmetrySettings) -> pd.DataFra
         values = defined[column].to_numpy(dtype=np.float64)
         if len(values) == 0:
             continue
-        bins = pd.qcut(values, q=min(settings.n_bins, len(values)), duplicates="drop")
+        # the edges from retbins: the categories' interval labels are rounded (precision 3)
+        bins, edges = pd.qcut(
+            values, q=min(settings.n_bins, len(values)), duplicates="drop", retbins=True
+        )
         for number, interval in enumerate(bins.categories):
             members = defined[np.asarray(bins == interval)]
             accuracy = direction_accuracy(members["lar_data"], members["lar_model"])
@@ -808,8 +811,8 @@ def _factor_bins(table: pd.DataFrame, settings: AsymmetrySettings) -> pd.DataFra
                 {
                     "factor": factor,
                     "bin": number,
-                    "low": float(interval.left),
-                    "high": float(interval.right),
+                    "low": float(edges[number]),
+                    "high": float(edges[number + 1]),
                     "median": float(np.median(members[column])),
                     "n": len(members),
                     "accuracy": accuracy.accuracy,
