@@ -93,6 +93,7 @@ from wordlens.reproduce.base import (
     judge,
     missing,
     not_measurable,
+    proportion_half_width,
 )
 from wordlens.reproduce.published import PublishedItem
 from wordlens.resources.conceptnet import CONCEPTNET_5, CONCEPTNET_100K
@@ -460,11 +461,6 @@ def fisher_half_width(r: float, n: int) -> float:
     """Half the width of the 95% Fisher-z interval on Spearman's ``r`` over ``n`` pairs
     (:func:`wordlens.stats.correlation.fisher_interval`; NaN for ``n <= 3`` or a NaN ``r``)."""
     return interval_half_width(*fisher_interval(r, n, method="spearman"))
-
-
-def _proportion_half_width(p: float, n: int) -> float:
-    """Half the width of the 95% Wald interval on a proportion ``p`` of ``n`` (NaN if n is 0)."""
-    return Z95 * math.sqrt(p * (1.0 - p) / n) if n > 0 else math.nan
 
 
 def _toward_zero(result: CorrelationResult) -> float:
@@ -1108,7 +1104,7 @@ def check_more_contexts(runs: Runs) -> Check:
             continue
         after, before = float(beyond["correct"].mean()), float(below["correct"].mean())
         spread = combined_uncertainty(
-            _proportion_half_width(after, len(beyond)), _proportion_half_width(before, len(below))
+            proportion_half_width(after, len(beyond)), proportion_half_width(before, len(below))
         )
         text = (
             f"{norm} accuracy beyond {MORE_CONTEXTS} contexts {after:.3f} ({len(beyond)} pairs) "
@@ -1176,8 +1172,8 @@ def check_antonym_hardest(runs: Runs) -> Check:
             continue
         lowest, antonym = _lowest(others), float(shares["antonym"])
         spread = combined_uncertainty(
-            _proportion_half_width(antonym, int(counts["antonym"])),
-            _proportion_half_width(others[lowest], int(counts[lowest])),
+            proportion_half_width(antonym, int(counts["antonym"])),
+            proportion_half_width(others[lowest], int(counts[lowest])),
         )
         text = f"{where}: antonym {antonym:.3f}, lowest other {lowest} {others[lowest]:.3f}"
         parts.append(judge(others[lowest] - antonym, spread, text))

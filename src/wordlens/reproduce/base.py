@@ -163,6 +163,13 @@ def combined_uncertainty(*half_widths: float) -> float:
     return math.sqrt(sum(width * width for width in half_widths))
 
 
+def proportion_half_width(p: float, n: int) -> float:
+    """Half the width of the 95% Wald interval on a proportion ``p`` of ``n`` trials,
+    ``Z95 sqrt(p (1 - p) / n)`` (a share of pairs, a sampled permutation p-value over its ``n``
+    partitions); NaN if ``n`` is 0."""
+    return Z95 * math.sqrt(p * (1.0 - p) / n) if n > 0 else math.nan
+
+
 def interval_half_width(low: float, high: float) -> float:
     """Half the width of an interval ``[low, high]`` (NaN if either end is)."""
     return (high - low) / 2

@@ -60,6 +60,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from wordlens.reproduce.base import (
+    Z95,
     Cells,
     Check,
     Experiment,
@@ -76,6 +77,7 @@ from wordlens.reproduce.base import (
     judge,
     missing,
     not_measurable,
+    proportion_half_width,
     same_depth,
 )
 from wordlens.reproduce.published import PublishedItem, load_published
@@ -98,8 +100,6 @@ VALNORM_SERIES = {"svc projection": "projection", "cosine sc-weat": "cosine"}
 SUBSTRING_CATEGORIES = {"male": "female", "literate": "illiterate"}
 """Categories that are substrings of their opposite: the authors' Figure 3 script counts the
 opposite's phrases too (``experiment2_generate_image.py:52-53``)."""
-Z95 = 1.959963984540054
-"""The 97.5% quantile of the standard normal: the half-width of a 95% interval in SEs."""
 PAPER_GROUP = 384
 """Phrases in each of Figure 4's groups: 10% of the 3,840 five-category permutations (section
 5.3; the figure's percentages are multiples of 1/384)."""
@@ -523,8 +523,7 @@ def p_half_width(row: Row) -> float:
     ``1.96 sqrt(p (1 - p) / N)`` over its ``N`` partitions; 0 for an exact (enumerated) test."""
     if bool(row["exact"]):
         return 0.0
-    p = float(row["p_one_sided"])
-    return Z95 * math.sqrt(p * (1 - p) / int(row["n_permutations"]))
+    return proportion_half_width(float(row["p_one_sided"]), int(row["n_permutations"]))
 
 
 def d_half_width(row: Row) -> float:
