@@ -56,6 +56,10 @@ class Done:
         assert len(row) == 1
         return float(row["measured"].iloc[0])
 
+    def uncertainty(self, item: str) -> float:
+        table = self.reproduction.table
+        return float(table.loc[table["item"] == item, "uncertainty"].iloc[0])
+
     def note(self, item: str) -> str:
         table = self.reproduction.table
         return str(table.loc[table["item"] == item, "note"].iloc[0])
@@ -143,6 +147,10 @@ def test_smollm2_values_equal_the_methods_tables(smollm2_done: Done) -> None:
         & (sweep["k"] == 8)
     ]
     assert done.measured("table1-after-aligned") == float(after["r"].iloc[0])
+    # the cell's uncertainty: half its Fisher-z interval
+    half = (float(after["ci_high"].iloc[0]) - float(after["ci_low"].iloc[0])) / 2
+    assert done.uncertainty("table1-after-aligned") == pytest.approx(half)
+    assert pd.isna(done.uncertainty("text-weat-tests-more-biased"))  # a count: no interval
     tokenization = done.read("tokenization", "tokenization")
     multiply = tokenization[
         (tokenization["words"] == "multiply tokenized")

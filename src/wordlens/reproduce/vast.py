@@ -36,6 +36,18 @@ fitted on the sampled words (the authors' population is every Bellezza, ANEW, Wa
 word in every setting: minutes to embed). The samples are written once as files under
 ``$WORDLENS_HOME/reproduce/vast-smoke`` (:func:`smoke_inputs`): the method reads lexica and
 similarity sets from files, and has no sample option.
+
+Findings. Seven rest on numbers the paper prints and are checks over those cells
+(:class:`~wordlens.reproduce.base.TableCheck`), judged on the published values and on this
+run's: the layer-8 convergence and peak and the layer-11 divergence (Results:
+Contextualization), Table 1's gains and its aligned-misaligned gap, the dominant neurons, the
+word-similarity scores against prior work's printed best and the count of WEAT tests. The
+tokenization curves (Figure 2) and the prose claims (autoencoders; the POS probes) are checks
+over the runs. Every measured VAST or similarity cell carries the half-width of its 95% interval
+(the tables' ``ci_low``, ``ci_high``: Fisher z on r), a spread its two extremes' in quadrature,
+the best layer the farthest layer the run cannot tell from it; a margin within its uncertainty
+is inconclusive. The settings "within .01 of each other" are read to the printed precision
+(a spread below .015 prints as .01), and settings further apart than that are "apart".
 """
 
 from __future__ import annotations
@@ -355,11 +367,10 @@ def valence(run: Run, lexicon: str) -> pd.DataFrame:
     return rows(layers, lexicon=name, dimension="valence", pooling=pooling(run))
 
 
-def half_width(row: pd.Series | pd.DataFrame) -> float:
+def half_width(row: pd.Series) -> float:
     """Half the width of a row's 95% interval (``ci_low``, ``ci_high``: a Fisher-z interval on
     Pearson's r, or the similarity table's interval on Spearman's rho)."""
-    chosen = row.iloc[0] if isinstance(row, pd.DataFrame) else row
-    return interval_half_width(float(chosen["ci_low"]), float(chosen["ci_high"]))
+    return interval_half_width(float(row["ci_low"]), float(row["ci_high"]))
 
 
 def layer_cell(run: Run, lexicon: str, setting: str, layer: int) -> tuple[float, float]:
@@ -367,11 +378,6 @@ def layer_cell(run: Run, lexicon: str, setting: str, layer: int) -> tuple[float,
     half-width."""
     row = one_row(valence(run, lexicon), setting=setting, layer=layer)
     return float(row["r"]), half_width(row)
-
-
-def layer_r(run: Run, lexicon: str, setting: str, layer: int) -> float:
-    """VAST of ``lexicon`` in ``setting`` at ``layer`` (raw vectors)."""
-    return layer_cell(run, lexicon, setting, layer)[0]
 
 
 def spread_cell(
@@ -383,11 +389,6 @@ def spread_cell(
     high = max(cells, key=lambda cell: cell[0])
     low = min(cells, key=lambda cell: cell[0])
     return high[0] - low[0], combined_uncertainty(high[1], low[1])
-
-
-def spread(run: Run, lexicon: str, settings: tuple[str, ...], layer: int) -> float:
-    """Largest difference between the VAST scores of ``settings`` at ``layer``."""
-    return spread_cell(run, lexicon, settings, layer)[0]
 
 
 def nullified_cell(run: Run, lexicon: str, setting: str, layer: int, k: int) -> tuple[float, float]:
@@ -420,12 +421,6 @@ def lexicon_best(run: Run, lexicon: str) -> int:
 def peak_row(table: pd.DataFrame, column: str = "r") -> pd.Series:
     """The row of the highest ``column`` in ``table``."""
     return table.iloc[int(np.nanargmax(table[column].to_numpy(dtype=float)))]
-
-
-def peak(table: pd.DataFrame, column: str = "r") -> tuple[int, float]:
-    """The layer of the highest ``column`` in ``table`` and that value."""
-    best = peak_row(table, column)
-    return int(best["layer"]), float(best[column])
 
 
 def tokenization_rows(run: Run, words: str, pooling_name: str = "last") -> pd.DataFrame:
@@ -589,12 +584,12 @@ def _best_layer(item: PublishedItem, run: Run) -> Measured | NotMeasured:
         return NotMeasured(f"{_STATIC}: no layer to single out")
     best = best_semantic_layer(run)
     top = top_layer(run)
-    tied = ", ".join(str(layer) for layer in best.tied)
+    tied = f"{min(best.tied)}-{max(best.tied)}" if len(best.tied) > 1 else str(best.layer)
     note = (
         f"the layer of the highest VAST averaged over the bleached, misaligned and random "
         f"settings and the three lexica ({f2(best.score)}): {where(best.layer, top)}; value in "
         f"GPT-2 layers; uncertainty: the farthest layer whose mean is within the interval of its "
-        f"difference from the peak (layers {tied})"
+        f"difference from the peak (layers {tied} of {top})"
     )
     return Measured(gpt2_layers(best.layer, top), note, best.uncertainty(top))
 
@@ -843,6 +838,11 @@ def _above(
 ) -> Check:
     """``high - low - by`` judged with the two half-widths in quadrature."""
     return judge(high[0] - low[0] - by, combined_uncertainty(high[1], low[1]), evidence)
+
+
+def _counted(count: float) -> str:
+    """A count as the evidence writes it (``not measured`` for NaN)."""
+    return "not measured" if math.isnan(count) else f"{count:g}"
 
 
 def _pm(cell: tuple[float, float]) -> str:
@@ -1135,8 +1135,8 @@ def check_neurons(cells: Cells) -> Check:
     return judge(
         TABLE1_K + 0.5 - count,
         cells.uncertainty(_NEURONS),
-        f"{count:g} neurons make up more than 80% of the top layer's length; at most 8 of 768 "
-        "needed (the paper: '8 neurons make up more than 80% of the length')",
+        f"neurons that make up more than 80% of the top layer's length: {_counted(count)}; at "
+        "most 8 (of 768) needed (the paper: '8 neurons make up more than 80% of the length')",
     )
 
 
@@ -1170,9 +1170,9 @@ def check_bias(cells: Cells) -> Check:
     return judge(
         count - (TABLE1_K - 0.5),
         cells.uncertainty(_BIASED),
-        f"{count:g} of 10 WEAT tests larger at the top layer with {TABLE1_K} PCs nullified than "
-        "raw; at least 8 needed (the paper: '8 of 10 bias tests on GPT-2 exhibit higher bias "
-        "effect sizes')",
+        f"WEAT tests larger at the top layer with {TABLE1_K} PCs nullified than raw: "
+        f"{_counted(count)} of 10; at least 8 needed (the paper: '8 of 10 bias tests on GPT-2 "
+        "exhibit higher bias effect sizes')",
     )
 
 
