@@ -233,11 +233,14 @@ def test_verdicts_follow_the_tables(smollm2_done: Done) -> None:
     assert isinstance(recovers, TableCheck)
     for r, verdict in ((0.95, "holds"), (-0.95, "does not hold")):
         run = copy.copy(vast)
-        run.tables = {**vast.tables, "nullification": _set(sweep, top8, "r", r)}
+        changed_sweep = _set(sweep, top8, "r", r)  # with a narrow interval, as at r = ±.95
+        changed_sweep = _set(changed_sweep, top8, "ci_low", r - 0.02)
+        changed_sweep = _set(changed_sweep, top8, "ci_high", r + 0.02)
+        run.tables = {**vast.tables, "nullification": changed_sweep}
         check = recovers.check(_measured_cells({**runs, "vast": run}))
         assert check.verdict == verdict
         assert check.evidence.count(f"-> {'.95' if r > 0 else '-.95'}") == 4  # four settings
-        assert check.uncertainty > 0  # the Fisher-z intervals of the run's cells
+        assert check.uncertainty > 0.02  # the raw cells' Fisher-z intervals count too
         measured = REPRODUCTION.measure(PAPER.item("table1-after-bleached"), {**runs, "vast": run})
         assert isinstance(measured, Measured) and measured.value == r
     without = {name: run for name, run in runs.items() if name != "bias"}
