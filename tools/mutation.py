@@ -266,7 +266,7 @@ def survivors(results: list[ModuleResult]) -> str:
             line, lines = locate(Path(result.path), name, diff)
             status = category(meta[name])
             where = f"{result.path}:{line}" if line else result.path
-            out.append(f"- `{where}` `{name.rpartition('.')[2]}` ({status})")
+            out.append(f"- `{where}` `{name}` ({status})")
             out.append("  ```diff")
             out.extend(f"  {text}" for text in lines)
             out.append("  ```")
@@ -289,12 +289,22 @@ def write_report(out: Path, args: argparse.Namespace, wall: float | None) -> str
         "Score: (killed + timeout) / (killed + survived + no tests + timeout).",
     ]
     if wall is not None:
-        head.append(f"Wall time: {wall / 60:.1f} min with {args.max_children} workers.")
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip()
+        head.append(
+            f"Wall time: {wall / 60:.1f} min with {args.max_children} workers, "
+            f"source of commit {commit or 'unknown'} (mutant generation not counted)."
+        )
+    elif (out / "scores.md").exists():
+        # --report-only: keep the measured wall time of the run the results come from
+        earlier = (out / "scores.md").read_text(encoding="utf-8").splitlines()
+        head += [line for line in earlier if line.startswith("Wall time:")]
     out.mkdir(parents=True, exist_ok=True)
     (out / "scores.md").write_text("\n".join([*head, "", scores, ""]), encoding="utf-8")
     (out / "survivors.md").write_text(
         "# Surviving mutants\n\nEach mutant no test caught (`survived`) or no test ran "
-        "(`no tests`), as `file:line`, its mutmut name (`mutmut show <module>.<name>` in the "
+        "(`no tests`), as `file:line`, its mutmut name (`mutmut show <name>` in the "
         "repository root shows it whole) and the changed lines.\n" + survivors(results) + "\n",
         encoding="utf-8",
     )
