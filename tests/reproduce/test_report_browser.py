@@ -10,7 +10,7 @@ import pytest
 
 from tests.study.test_study_report import _chromium
 from wordlens.models.options import ModelOptions
-from wordlens.reproduce.base import Reproduction
+from wordlens.reproduce.base import VERDICTS, Reproduction
 from wordlens.reproduce.published import load_published
 from wordlens.reproduce.runner import reproduce
 
@@ -49,7 +49,7 @@ def test_the_reproduction_report_in_a_headless_browser(
     assert headings[0] == "Findings"  # the verdicts come before the tables
     published = load_published(PAPER)
     assert len(verdicts) == len(published.findings)
-    assert set(verdicts) <= {"holds", "does not hold", "not measurable"}
+    assert set(verdicts) <= set(VERDICTS)
     for location in reproduction.table["location"]:
         assert location in text
     assert "Figures to compare by eye" in text and published.figures[0].caption[:40] in text
