@@ -37,8 +37,11 @@ def test_pos_probe_minilm(minilm: WordEmbedder, tagger: PosTagger) -> None:
     assert len(table) == 2 * 2 * 4  # tasks x sources x (majority, unaltered, top_pcs, rest)
     assert (table[["n_train", "n_test"]] == [300, 200]).all().all()
     assert table["converged"].all()
-    # measured gains over the majority baseline: last word 0.22 (binary, 0.50 -> 0.72) and
-    # 0.25 (multiclass, 0.37 -> 0.62); previous word 0.20 and 0.13
+    # No independent value: the labels come from the tagger trained here and the F1s from the
+    # classifier (checked against the sklearn oracle in test_probe_equals_sklearn_pca_oracle).
+    # The bounds are the paper's qualitative claim, the vectors predict POS above the majority
+    # baseline, loose around one run: last word +0.22 (binary) and +0.25 (multiclass), previous
+    # word +0.20 and +0.13
     assert gain(table, "pos_binary", "last_word") > 0.11
     assert gain(table, "pos_multiclass", "last_word") > 0.12
     assert gain(table, "pos_binary", "previous_word") > 0.1
@@ -163,8 +166,8 @@ def test_pos_probe_smollm2(smollm2: WordEmbedder, tagger: PosTagger) -> None:
     result = run_pos_probe(smollm2, [2], n_train=60, n_test=40, tagger=tagger, seed=0)
     assert result.metadata["config"]["layer"] == 30
     assert len(result.table) == 16 and result.table["converged"].all()
-    # measured gains over the majority baseline: last word 0.18 (binary, 0.64 -> 0.82) and
-    # 0.14 (multiclass, 0.45 -> 0.59); previous word 0.11 and 0.11
+    # No independent value (as in test_pos_probe_minilm): loose bounds around one run's gains,
+    # last word +0.18 (binary) and +0.14 (multiclass), previous word +0.11 and +0.11
     assert gain(result.table, "pos_binary", "last_word") > 0.09
     assert gain(result.table, "pos_multiclass", "last_word") > 0.07
     assert gain(result.table, "pos_binary", "previous_word") > 0.05
