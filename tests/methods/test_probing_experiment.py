@@ -3,6 +3,7 @@ lex (features once, reused), the randomized encoder, tables and report."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -48,13 +49,37 @@ def run(minilm: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
     ), cache
 
 
+def _majority_f1(*, count_unseen: bool) -> float:
+    """Micro F1 of the most frequent training label set predicted for every test target,
+    counted by hand; ``count_unseen``: a test label no training target has is a miss (FN)."""
+    examples = task_examples(CONFIG)
+    train_targets = [t for e in examples["train"] for t in e.targets]
+    seen = {label for t in train_targets for label in t.labels}
+    label_sets = Counter(tuple(sorted(t.labels)) for t in train_targets)
+    (majority, count), (_, runner_up) = label_sets.most_common(2)
+    assert count > runner_up  # no tie to break
+    tp = fp = fn = 0
+    for target in (t for e in examples["test"] for t in e.targets):
+        labels = set(target.labels) if count_unseen else set(target.labels) & seen
+        tp += len(labels & set(majority))
+        fp += len(set(majority) - labels)
+        fn += len(labels - set(majority))
+    return 2 * tp / (2 * tp + fp + fn)
+
+
 def test_scores_of_every_representation_and_the_baseline(run: Any) -> None:
     result, _ = run
     scores = result.tables["scores"].set_index("representation")
     assert list(scores.index) == ["mix", "lex", "random-top", "majority"]
     f1 = scores["test_micro_f1"]
-    # measured: mix .541, lex .541, random-top .233, majority (the most frequent label) .120
-    assert f1["majority"] < 0.15
+    # The majority baseline, counted by hand from the sampled examples: the most frequent
+    # training label set predicted for every test target, micro F1 over the labels seen in
+    # training (a test label never seen there, here one nsubj:outer, is left out: see
+    # test_unseen_test_labels_are_scored_as_misses for the documented rule)
+    assert f1["majority"] == pytest.approx(_majority_f1(count_unseen=False), abs=1e-12)
+    # The trained probes' F1 has no independent value (a 500-step MLP on 120 sentences; the
+    # paper's numbers are for full data and other encoders): the margins below are the paper's
+    # qualitative claims, loose bounds around one run (mix .541, lex .541, random-top .233).
     assert f1["mix"] > f1["majority"] + 0.3
     assert f1["lex"] > f1["random-top"] + 0.15  # random layers above the kept lexical one hurt
     assert (scores.loc[["mix", "lex", "random-top"], "steps"] == 500).all()
@@ -63,6 +88,19 @@ def test_scores_of_every_representation_and_the_baseline(run: Any) -> None:
     # lex reads jiant's lexical layer (modules.py:295-296), not hidden state 0
     lexical = "embeddings.LayerNorm(embeddings.word_embeddings(ids))"
     assert result.metadata["lexical_layer"] == lexical
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug: the module docstring says a test label never seen in training is scored as a "
+    "miss, but probing_split's multi-hot rows have no column for it, so it is not counted at all "
+    "(micro F1 .11960 instead of .11947 for the majority baseline here; the probes' F1 too)",
+)
+def test_unseen_test_labels_are_scored_as_misses(run: Any) -> None:
+    result, _ = run
+    assert result.metadata["unseen_test_labels"] == {"nsubj:outer": 1}
+    f1 = result.tables["scores"].set_index("representation")["test_micro_f1"]
+    assert f1["majority"] == pytest.approx(_majority_f1(count_unseen=True), abs=1e-12)
 
 
 def test_mix_weights_distance_bins_and_labels(run: Any) -> None:

@@ -88,10 +88,21 @@ def test_lexical_layer_is_layernorm_of_the_word_embeddings(
         by_hand = embeddings.LayerNorm(embeddings.word_embeddings(_ids(features))).numpy()
     # [rows, 384]: the same float32 computation, stored as float16
     np.testing.assert_array_equal(features.vectors[:, -1], by_hand.astype(np.float16))
-    # hidden state 0 adds position and token-type embeddings before the LayerNorm: every row
-    # differs (measured: largest coordinate gap per row 0.95 to 7, median 1.4)
-    gap = np.abs(features.vectors[:, 0].astype(np.float32) - by_hand).max(axis=1)
-    assert gap.min() > 0.5
+    # hidden state 0 adds the position and token-type (0) embeddings before the LayerNorm
+    # (BertEmbeddings.forward), which the lexical layer leaves out: derive it by hand too
+    positions = torch.tensor(
+        [p for item in features.retokenized for p in range(len(item.input_ids))]
+    )
+    with torch.inference_mode():
+        summed = (
+            embeddings.word_embeddings(_ids(features))
+            + embeddings.position_embeddings(positions)
+            + embeddings.token_type_embeddings(torch.zeros_like(positions))
+        )
+        state_0 = embeddings.LayerNorm(summed).numpy()
+    got = features.vectors[:, 0].astype(np.float32)
+    np.testing.assert_allclose(got, state_0, rtol=2e-3, atol=2e-3)  # float16 storage
+    assert not np.allclose(got, by_hand, atol=0.1)  # the two layers differ
     assert features.lexical_layer == "embeddings.LayerNorm(embeddings.word_embeddings(ids))"
 
 
@@ -129,8 +140,9 @@ def test_randomized_encoder_keeps_the_lexical_layer_only(sentences: list[list[st
         )
         for layer in range(1, 7)
     ]
-    # measured: .79 .58 .46 .30 .20 .11 — the residual stream carries the kept embeddings up,
-    # less and less
+    # The cosines depend on the random weights drawn, so no independent value exists; the
+    # assertions are the qualitative claim only (the residual stream carries the kept embeddings
+    # up, less and less: .79 .58 .46 .30 .20 .11 with seed 3, bounds loose around that)
     assert max(medians) < 0.9 and medians[-1] < 0.3
     assert medians == sorted(medians, reverse=True)
 

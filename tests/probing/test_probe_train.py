@@ -116,11 +116,17 @@ def test_probe_learns_pos_and_beats_the_majority_baseline(pos: tuple[ProbingSpli
     losses = result.history["train_loss"].to_numpy()
     assert result.steps == 200 and result.stop_reason == "max_steps"
     assert list(result.history["step"]) == list(range(25, 201, 25))
-    assert losses[-1] < losses[0] / 3  # measured: 0.51 -> 0.10
+    # A trained probe's loss and F1 have no independent value (they depend on the training run);
+    # the bounds are loose around one run (loss 0.51 -> 0.10, F1 0.72) for the claim "it learns".
+    assert losses[-1] < losses[0] / 3
     f1 = micro_f1(held_out.labels, predict(probe, held_out) >= 0.5)
     assert f1 == pytest.approx(result.best_dev_micro_f1)  # the best weights are loaded back
-    baseline = majority_baseline(train.labels, held_out.labels)  # NOUN for every word: 0.16
-    assert f1 > baseline + 0.4  # measured: 0.72 vs 0.16
+    baseline = majority_baseline(train.labels, held_out.labels)
+    # by hand: one POS tag per word, so predicting the most frequent training tag (NOUN) for
+    # every word scores micro F1 = the share of held-out words with that tag
+    assert (train.labels.sum(axis=1) == 1).all() and (held_out.labels.sum(axis=1) == 1).all()
+    assert baseline == pytest.approx(held_out.labels[:, train.labels.sum(axis=0).argmax()].mean())
+    assert f1 > baseline + 0.4
     weights = probe.mix_weights()
     assert weights is not None and 0 < expected_layer(weights) < 6
 
@@ -157,7 +163,8 @@ def test_learning_rate_schedule_needs_a_gain_above_the_threshold_and_stops_at_th
     assert result.stop_reason == "min_learning_rate" and result.steps == 36
     rates = history["learning_rate"].to_numpy()
     np.testing.assert_allclose(rates, 1e-4 * 0.5 ** (np.arange(36) // 5), rtol=1e-12)
-    # strict gains still count for the kept weights and the stop patience (measured: 26 of 36)
+    # strict gains still count for the kept weights and the stop patience (26 of 36 in one run:
+    # how many depends on training, so the bound is loose)
     assert history["improved"].sum() > 5
     assert result.best_dev_micro_f1 == history["dev_micro_f1"].max()
 
