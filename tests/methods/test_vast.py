@@ -131,11 +131,10 @@ def test_glove_layers_table_against_numpy_and_scipy(shared: Path, glove_run: obj
     for row in table.itertuples(index=False):
         lexicon = lexica[row.lexicon].drop_duplicates("word")
         positive, negative = polar[row.dimension]
-        # wordlens leaves a dominance or arousal polar word out of that dimension's rated words
-        # in every lexicon (VAST.py did so for Warriner only and kept ANEW whole)
-        excluded = set() if row.dimension == "valence" else {*positive, *negative}
+        # VAST.py leaves a dominance or arousal polar word out of that dimension's rated words in
+        # Warriner only: ANEW is kept whole (and Bellezza has valence alone)
         known = lexicon["word"].str.lower().isin(row_of.keys())
-        rated = lexicon[known & ~lexicon["word"].isin(excluded)]
+        rated = lexicon[known]
         words = list(rated["word"])
         scores = _sc_weat_numpy(vectors(words), vectors(positive), vectors(negative))
         expected = pearsonr(scores, rated[row.dimension].to_numpy(dtype=np.float64))

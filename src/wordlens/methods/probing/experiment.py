@@ -9,8 +9,9 @@ micro-F1 (Table 2), per-label F1, F1 by span distance (Figure 3) and, for ``mix`
 layer weights and their expected layer (Tenney, Das & Pavlick 2019). The majority-label
 baseline of the same test set is reported beside them.
 
-Labels are those seen in the train examples; a test label never seen in training is counted in
-the metadata (``unseen_test_labels``) and scored as a miss.
+Labels are those of all three splits, as jiant's label vocabulary (the task's labels file):
+a test label never seen in training gets an output the probe learns never to predict, so it is
+scored as a miss (a false negative), and is counted in the metadata (``unseen_test_labels``).
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ def run_probing(
     ]
     with timings.stage("data"):
         examples = task_examples(config)
-    label_names = _label_names(examples["train"])
+    label_names = _label_names(examples)
     features: dict[bool, dict[str, SentenceFeatures]] = {}
     for randomized in sorted({r.randomized for r in representations}):
         model = _randomized(load_randomized, randomized_seed) if randomized else embedder
@@ -179,7 +180,7 @@ def run_probing(
             }
             for split in SPLITS
         },
-        "unseen_test_labels": _unseen(examples["test"], label_names),
+        "unseen_test_labels": _unseen(examples["test"], examples["train"]),
         "lexical_layer": next(
             (f["test"].lexical_layer for f in features.values() if f["test"].lexical_layer),
             None,
@@ -228,15 +229,20 @@ def _left_out(examples: Sequence[EdgeExample]) -> dict[str, Any]:
     }
 
 
-def _label_names(train: Sequence[EdgeExample]) -> tuple[str, ...]:
-    names = sorted({label for example in train for t in example.targets for label in t.labels})
-    if not names:
+def _labels(examples: Sequence[EdgeExample]) -> set[str]:
+    return {label for example in examples for t in example.targets for label in t.labels}
+
+
+def _label_names(examples: dict[str, list[EdgeExample]]) -> tuple[str, ...]:
+    """The labels of every split, sorted (jiant's label vocabulary)."""
+    if not _labels(examples["train"]):
         raise WordlensError("the train examples carry no labels")
-    return tuple(names)
+    return tuple(sorted(set().union(*(_labels(examples[split]) for split in SPLITS))))
 
 
-def _unseen(test: Sequence[EdgeExample], label_names: Sequence[str]) -> dict[str, int]:
-    known = set(label_names)
+def _unseen(test: Sequence[EdgeExample], train: Sequence[EdgeExample]) -> dict[str, int]:
+    """Test label → its number of test targets, for the labels no train target carries."""
+    known = _labels(train)
     counts: dict[str, int] = {}
     for example in test:
         for target in example.targets:

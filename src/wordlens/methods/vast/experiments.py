@@ -368,11 +368,21 @@ def _dimensions(lexicon: Lexicon) -> list[Dimension]:
     return [d for d in ("valence", "dominance", "arousal") if d in lexicon.dimensions]
 
 
+POLAR_WORDS_LEFT_OUT_OF = ("warriner",)
+"""The lexica whose dominance and arousal targets leave that dimension's polar words out, as
+``VAST.py`` builds them (Warriner's only: ANEW keeps every word; :mod:`.polar`)."""
+
+
 def _rated(study: _Study, lexicon: Lexicon, dimension: Dimension) -> pd.DataFrame:
-    """The lexicon's words (present in the model) and ratings on ``dimension``."""
+    """The lexicon's words (present in the model) and ratings on ``dimension``, without the
+    dimension's polar words in the lexica of :data:`POLAR_WORDS_LEFT_OUT_OF`."""
     from wordlens.methods.vast.polar import rated_words
 
-    rated = rated_words(lexicon, dimension).drop_duplicates("word")
+    rated = (
+        rated_words(lexicon, dimension)
+        if lexicon.name in POLAR_WORDS_LEFT_OUT_OF
+        else lexicon.data[["word", dimension]]
+    ).drop_duplicates("word")
     keep = set(study.present(rated["word"]))
     return rated[rated["word"].isin(keep)].reset_index(drop=True)
 
