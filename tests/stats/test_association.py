@@ -199,3 +199,27 @@ def test_effect_size_of_constant_values_is_nan_without_warning() -> None:
     assert np.isnan(got[0])
     assert np.isfinite(got[1])
     assert np.isnan(effect_size([0.0, 0.0], [0.0]))
+
+
+def test_cosine_size_mismatch_message_names_each_vector_size() -> None:
+    # The sizes are the last axes: 3 for [2, 3] and 4 for [1, 5, 4] (not 2 or 5).
+    with pytest.raises(
+        WordlensError, match=r"vector sizes differ: 3 \(shape \(2, 3\)\) vs 4 \(shape \(1, 5, 4\)\)"
+    ):
+        cosine_similarity(np.ones((2, 3)), np.ones((1, 5, 4)))
+
+
+def test_an_empty_vector_set_is_named_in_the_error() -> None:
+    with pytest.raises(EmptyInputError, match="attr_b is empty"):
+        sc_weat(np.ones((2, 3)), np.ones((2, 3)), np.ones((0, 3)))
+
+
+def test_effect_size_of_float32_values_is_computed_in_float64() -> None:
+    # Model outputs are often float32; d must be that of the same values in float64, not of a
+    # float32 mean (which is off by ~1e-7 relative).
+    rng = np.random.default_rng(0)
+    first = rng.normal(0.3, 1.0, 1000).astype(np.float32)
+    second = rng.normal(0.0, 1.0, 800).astype(np.float32)
+    a, b = first.astype(np.float64), second.astype(np.float64)
+    expected = (a.mean() - b.mean()) / np.concatenate([a, b]).std(ddof=1)
+    assert float(effect_size(first, second)) == pytest.approx(expected, rel=1e-13, abs=0.0)

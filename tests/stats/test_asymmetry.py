@@ -238,3 +238,26 @@ def test_table1_eat_vs_usf(evocation_tables: dict[str, pd.DataFrame], shared: Pa
     # Every pair of evocation data is defined: both conditionals are observed.
     assert evocation_tables["eat"]["lar"].notna().all()
     assert table["count_eat"].sum() == len(evocation_tables["eat"])
+
+
+def test_inter_dataset_table_with_three_data_sets_counts_every_two() -> None:
+    x = _lar_table([("isA", w, "z", v) for w, v in zip("abcd", [0.1, 0.2, 0.3, 0.4], strict=True)])
+    y = _lar_table([("isA", w, "z", v) for w, v in zip("abce", [0.3, 0.2, 0.1, 0.0], strict=True)])
+    z = _lar_table([("isA", "a", "z", 0.5), ("isA", "d", "z", np.nan), ("partOf", "p", "q", 1.0)])
+    table = inter_dataset_table({"x": x, "y": y, "z": z}).set_index("relation")
+    tables = {"x": x, "y": y, "z": z}
+
+    def common(first: str, second: str, relation: str) -> int:
+        def defined(name: str) -> set[tuple[str, str]]:
+            rows = tables[name]
+            rows = rows[(rows["relation"] == relation) & rows["lar"].notna()]
+            return set(zip(rows["a"], rows["b"], strict=True))
+
+        return len(defined(first) & defined(second))
+
+    for first, second in (("x", "y"), ("x", "z"), ("y", "z")):
+        column = table[f"n_{first}_{second}"]
+        assert column.dtype == np.int64
+        for relation in ("isA", "partOf"):
+            assert column[relation] == common(first, second, relation)
+    assert table.loc["partOf", "n_x_y"] == 0 and table.loc["isA", "n_x_y"] == 3

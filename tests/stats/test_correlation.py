@@ -176,3 +176,14 @@ def test_fisher_interval_follows_the_formula(method: Method, se: float) -> None:
     assert all(np.isnan(fisher_interval(r, 3)))
     assert all(np.isnan(fisher_interval(float("nan"), n)))
     assert fisher_interval(1.0, n) == (1.0, 1.0)
+
+
+def test_the_reason_names_which_input_is_constant() -> None:
+    varying, constant = [1.0, 2.0, 4.0, 3.0], [5.0, 5.0, 5.0, 5.0]
+    assert pearson(varying, constant).reason == ("constant input (y): the correlation is undefined")
+    assert spearman(constant, varying).reason == (
+        "constant input (x): the correlation is undefined"
+    )
+    assert pearson(constant, constant).reason == (
+        "constant input (x, y): the correlation is undefined"
+    )

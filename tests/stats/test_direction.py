@@ -146,3 +146,30 @@ def test_glove_valence_direction_separates_the_weat_words(glove: WordEmbedder) -
     assert direction.train_accuracy[0] == 1.0
     happy, vomit = glove.embed_words(["wonderful", "disgusting"]).vectors
     assert direction.project(happy[None])[0, 0] > direction.project(vomit[None])[0, 0]
+
+
+def test_a_zero_coefficient_vector_leaves_the_layer_undefined() -> None:
+    # With a vanishing (subnormal) C, LinearSVC's coefficients are exactly 0 though the groups
+    # differ: no direction exists, so the layer is NaN and undefined (module notes), not an error.
+    positive, negative = np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[3.0, 1.0], [0.0, 2.0]])
+    settings = DirectionSettings(c=1e-320)
+    classifier = LinearSVC(C=1e-320, max_iter=settings.max_iter, random_state=0, dual=True)
+    classifier.fit(normalize(np.concatenate([positive, negative]), axis=0), [1, 1, 0, 0])
+    assert not classifier.coef_.any()
+    direction = fit_direction(positive, negative, settings=settings)
+    assert np.isnan(direction.vectors).all() and not direction.defined.any()
+    assert np.isnan(direction.train_accuracy).all()
+    assert direction.n_iter.tolist() == [classifier.n_iter_]
+
+
+def test_the_direction_records_its_settings() -> None:
+    settings = DirectionSettings(c=0.5, seed=3)
+    positive, negative = np.array([[1.0, 0.0], [0.9, 0.2]]), np.array([[0.0, 1.0], [0.1, 0.8]])
+    assert fit_direction(positive, negative, settings=settings).settings == settings
+    assert fit_direction(positive, negative).settings == DirectionSettings()
+
+
+def test_projection_shape_mismatch_message_counts_layers() -> None:
+    direction = np.ones((2, 5))  # 2 layers of size 5
+    with pytest.raises(WordlensError, match=r"direction of 2 layer\(s\) of size 5"):
+        scalar_projection(np.ones((4, 3, 5)), direction)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -112,3 +114,34 @@ def test_table_per_group_in_first_appearance_order() -> None:
         pair_bias_table(pairs, ["bias_type"])
     with pytest.raises(EmptyInputError):
         pair_bias_table(pairs.iloc[:0], ["category"])
+
+
+def test_two_pairs_get_a_bootstrap_interval() -> None:
+    # One pair each way: a resample of the 2 indicators has mean 0, 1/2 or 1 with probabilities
+    # 1/4, 1/2, 1/4, so eq. 6 is -50, 0 or 50 and the 95 % percentile interval is (-50, 50).
+    result = pair_bias_score([1.0, 0.0], [0.0, 1.0], n_resamples=2000, seed=0)
+    assert (result.ci_low, result.ci_high) == (-50.0, 50.0)
+    assert result.bias_score == 0.0
+
+
+def test_a_missing_score_given_as_none_is_dropped_as_nan() -> None:
+    result = pair_bias_score([1.0, None, 3.0, 0.0], [0.5, 1.0, None, 2.0], n_resamples=0)
+    assert (result.n, result.n_missing, result.n_stereo_higher) == (2, 2, 1)
+    assert result.bias_score == 100.0 * 1 / 2 - 50.0
+
+
+def test_the_score_records_its_seed() -> None:
+    assert pair_bias_score([1.0, 0.0, 2.0], [0.0, 1.0, 1.0], n_resamples=10, seed=7).seed == 7
+
+
+def test_all_pairs_missing_gives_nan_without_a_warning() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = pair_bias_score([np.nan, 1.0], [0.0, np.nan])
+    assert result.n == 0 and np.isnan(result.bias_score) and np.isnan(result.ci_low)
+
+
+def test_an_empty_pairs_table_says_so() -> None:
+    empty = pd.DataFrame({"score_stereo": [], "score_anti": []})
+    with pytest.raises(EmptyInputError, match="no pairs to score"):
+        pair_bias_table(empty)

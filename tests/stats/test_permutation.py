@@ -378,3 +378,60 @@ def test_weat_of_identical_targets_is_nan_without_warnings() -> None:
 def test_weat_rejects_bad_sets(shapes: tuple[tuple[int, ...], ...], error: type[Exception]) -> None:
     with pytest.raises(error):
         weat(*(np.ones(shape) for shape in shapes))
+
+
+def test_exact_partitions_are_boolean_masks_in_combinations_order() -> None:
+    rows = np.concatenate(list(iter_partitions(3, 3, n_samples=100)))
+    assert rows.dtype == np.bool_
+    items = np.arange(6)
+    assert [tuple(items[row]) for row in rows] == list(itertools.combinations(range(6), 3))
+
+
+def _random_partitions_by_hand(n_x: int, n_y: int, n_samples: int, seed: int) -> np.ndarray:
+    """The documented stream, one draw at a time: the observed partition, then each
+    ``rng.permuted(0 .. n - 1) < n_x`` not yielded before, until `n_samples`."""
+    n = n_x + n_y
+    rng = np.random.default_rng(seed)
+    observed = tuple(range(n_x))
+    rows, seen = [observed], {observed}
+    while len(rows) < n_samples:
+        draw = rng.permuted(np.arange(n, dtype=np.min_scalar_type(n))) < n_x
+        members = tuple(np.flatnonzero(draw).tolist())
+        if members not in seen:
+            seen.add(members)
+            rows.append(members)
+    indicator = np.zeros((n_samples, n), dtype=bool)
+    for i, members in enumerate(rows):
+        indicator[i, list(members)] = True
+    return indicator
+
+
+def test_random_partitions_of_64_items_keep_every_distinct_draw() -> None:
+    # 64 items pack into 8 bytes, one uint64 key. About half of the draws of 60 + 4 items have
+    # all of items 48-51 and 57-63 in the first set: those 8 bytes read as a float64 are NaN, so
+    # a key of any type other than the exact bits would merge distinct partitions (the
+    # one-by-one-loop test above stops at 50 and jumps to 80 items).
+    n_x, n_y = 60, 4
+    expected = _random_partitions_by_hand(n_x, n_y, 300, seed=4)
+    drawn = np.concatenate(list(iter_partitions(n_x, n_y, n_samples=300, seed=4)))
+    np.testing.assert_array_equal(drawn, expected)
+
+
+def test_weat_passes_its_seed_to_the_random_partitions() -> None:
+    rng = np.random.default_rng(1)
+    x, y, attr_a, attr_b = (rng.normal(size=(8, 5)) for _ in range(4))
+    x[:, 0] += 0.4  # a modest effect, so that p is neither 0 nor 1
+
+    def unit(vectors: np.ndarray) -> np.ndarray:
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    targets = unit(np.concatenate([x, y]))
+    scores = (targets @ unit(attr_a).T).mean(axis=1) - (targets @ unit(attr_b).T).mean(axis=1)
+    observed = scores[:8].sum() - scores[8:].sum()
+    for seed in (0, 7):
+        partitions = _random_partitions_by_hand(8, 8, 200, seed)
+        statistics = partitions @ scores - (~partitions) @ scores
+        exceeding = np.count_nonzero(statistics > observed + 1e-12 * np.abs(scores).sum())
+        result = weat(x, y, attr_a, attr_b, n_samples=200, seed=seed)
+        assert not result.exact and result.seed == seed
+        assert float(result.p_one_sided) == pytest.approx((exceeding + 1) / 200, abs=1e-15)

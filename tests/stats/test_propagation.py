@@ -110,3 +110,52 @@ def test_invalid_inputs_are_clear_errors(
 def test_an_empty_graph_is_an_empty_input() -> None:
     with pytest.raises(EmptyInputError):
         propagation_matrix(np.zeros((0, 0)))
+
+
+def test_float32_seeds_give_the_float64_solution() -> None:
+    # F* = (1 - alpha)(I - alpha T)^{-1} Y with T = D_out^{-1/2} W D_in^{-1/2}, by dense numpy.
+    weights = np.array([[0.0, 2.0, 1.0], [1.0, 0.0, 3.0], [2.0, 1.0, 0.0]])
+    seeds = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+    alpha = 0.9
+    transition = weights / np.sqrt(weights.sum(axis=1))[:, None] / np.sqrt(weights.sum(axis=0))
+    expected = (1 - alpha) * np.linalg.solve(np.eye(3) - alpha * transition, seeds)
+    result = propagate_labels(weights, seeds.astype(np.float32), alpha=alpha, method="solve")
+    np.testing.assert_allclose(result.labels, expected, rtol=1e-13, atol=0.0)
+
+
+def test_solve_with_one_label_column_keeps_the_column_axis() -> None:
+    weights = np.array([[0.0, 1.0], [1.0, 0.0]])
+    result = propagate_labels(weights, [[1.0], [0.0]], alpha=0.5, method="solve")
+    # (I - T/2) F = Y/2 with T = [[0, 1], [1, 0]]: F = [[2/3], [1/3]].
+    assert result.labels.shape == (2, 1)
+    np.testing.assert_allclose(result.labels, [[2 / 3], [1 / 3]], rtol=1e-14)
+
+
+def test_iteration_count_and_stopping_rule_by_hand() -> None:
+    # Two nodes swapping their labels (T = W), alpha = 1/2, Y = [[1], [0]]:
+    # F(1) = T Y / 2 + Y / 2 = [[1/2], [1/2]]; change 1/2, max |F(1)| = 1/2.
+    # F(2) = T F(1) / 2 + Y / 2 = [[3/4], [1/4]]; change 1/4, max |F(2)| = 3/4. (exact in binary)
+    weights, seeds = [[0.0, 1.0], [1.0, 0.0]], [[1.0], [0.0]]
+    at_bound = propagate_labels(weights, seeds, alpha=0.5, tol=1.0)  # 1/2 <= 1 * 1/2: stop at 1
+    assert (at_bound.n_iter, at_bound.converged) == (1, True)
+    np.testing.assert_array_equal(at_bound.labels, [[0.5], [0.5]])
+    second = propagate_labels(weights, seeds, alpha=0.5, tol=0.5)  # 1/2 > 1/4; 1/4 <= 3/8
+    assert (second.n_iter, second.converged) == (2, True)
+    np.testing.assert_array_equal(second.labels, [[0.75], [0.25]])
+    unfinished = propagate_labels(weights, seeds, alpha=0.5, tol=0.1, max_iter=2)
+    assert (unfinished.n_iter, unfinished.converged, unfinished.alpha) == (2, False, 0.5)
+    np.testing.assert_array_equal(unfinished.labels, [[0.75], [0.25]])
+
+
+def test_largest_component_need_not_contain_node_0() -> None:
+    # Node 0 alone (it only points into the cycle 1 -> 2 -> 3 -> 1), then nodes 4 <-> 5.
+    weights = np.zeros((6, 6))
+    for i, j in [(0, 1), (1, 2), (2, 3), (3, 1), (4, 5), (5, 4), (3, 4)]:
+        weights[i, j] = 1.0
+    reach = (weights > 0) | np.eye(6, dtype=bool)
+    for _ in range(6):  # transitive closure by repeated boolean products
+        reach = reach | ((reach.astype(int) @ reach.astype(int)) > 0)
+    components = {tuple(np.flatnonzero(reach[i] & reach[:, i])) for i in range(6)}
+    expected = max(sorted(components), key=len)
+    assert expected == (1, 2, 3)
+    assert largest_strong_component(weights).tolist() == list(expected)
