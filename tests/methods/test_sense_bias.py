@@ -205,7 +205,7 @@ def test_wat_correlates_eq4_with_the_reference_at_both_levels() -> None:
     np.testing.assert_allclose(sense_scores[:4, 0], word_scores[:4], atol=1e-6)  # one sense each
     expected_r = pearson(sense_scores[:, 0], reference.to_numpy()).r
     assert table.loc["sense", "r"] == pytest.approx(expected_r)
-    np.testing.assert_allclose(run.tables["wat_scores"]["sense"], sense_scores[:, 0])
+    np.testing.assert_allclose(run.tables["wat_scores"]["sense_score"], sense_scores[:, 0])
 
 
 def test_wat_needs_pairs_and_words() -> None:

@@ -33,11 +33,11 @@ def test_wat_baseline_is_eq4_on_the_baseline_vectors() -> None:
     expected = [
         np.mean([_cos(f32[w], f32[m]) - _cos(f32[w], f32[f]) for m, f in pairs]) for w in words[:4]
     ]
-    # rows in the reference's order (the "word" column is overwritten by the word-level scores)
     per_word = run.tables["wat_scores"]
+    assert list(per_word["word"]) == words  # the reference's order
     np.testing.assert_array_equal(per_word["reference"], reference.to_numpy())
-    np.testing.assert_allclose(per_word["baseline"][:4], expected, rtol=1e-6)
-    assert np.isnan(per_word["baseline"].iloc[4])  # bank: not in the baseline's vocabulary
+    np.testing.assert_allclose(per_word["baseline_score"][:4], expected, rtol=1e-6)
+    assert np.isnan(per_word["baseline_score"].iloc[4])  # bank: not in the baseline's vocabulary
     row = run.tables["wat"].set_index("representation").loc["baseline"]
     assert row["n"] == 4
     r = np.corrcoef(expected, reference[words[:4]])[0, 1]

@@ -315,9 +315,9 @@ def run_wat(
     -------
     Run
         Table ``wat``: ``representation`` (``sense``, ``word``, ``baseline``), ``layer``, ``r``,
-        ``p_value``, ``ci_low``, ``ci_high``, ``n``. Table ``wat_scores``: per word its
-        ``reference`` score and the ``sense`` and ``word`` eq. 4 scores at the last layer (and
-        ``baseline``).
+        ``p_value``, ``ci_low``, ``ci_high``, ``n``. Table ``wat_scores``: per ``word`` its
+        ``reference`` score and the ``sense_score`` and ``word_score`` eq. 4 scores at the last
+        layer (and ``baseline_score``).
 
     Raises
     ------
@@ -347,7 +347,7 @@ def run_wat(
     ]
     per_word = pd.DataFrame(
         {"word": words, "reference": target}
-        | {name: values[:, -1] for name, values in scores.items()}
+        | {f"{name}_score": values[:, -1] for name, values in scores.items()}
     )
     metadata: dict[str, Any] = {
         "pairs": [list(pair) for pair in kept_pairs],
@@ -357,7 +357,7 @@ def run_wat(
     if baseline is not None:
         row, baseline_scores, baseline_meta = _baseline_wat(baseline, words, target, pairs)
         rows.append(row)
-        per_word["baseline"] = baseline_scores
+        per_word["baseline_score"] = baseline_scores
         metadata["baseline"] = baseline_meta
     return Run(NAME, {"wat": pd.DataFrame(rows), "wat_scores": per_word}, metadata)
 
