@@ -162,6 +162,22 @@ def test_a_zero_coefficient_vector_leaves_the_layer_undefined() -> None:
     assert direction.n_iter.tolist() == [classifier.n_iter_]
 
 
+def test_tiny_coefficients_still_give_a_unit_direction() -> None:
+    # With C = 1e-300, LinearSVC's w is about 1e-300: its plain norm underflows to 0, the
+    # direction is still defined (w / |w|, computed on w scaled by its largest entry).
+    positive, negative = np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[3.0, 1.0], [0.0, 2.0]])
+    settings = DirectionSettings(c=1e-300)
+    classifier = LinearSVC(C=1e-300, max_iter=settings.max_iter, random_state=0, dual=True)
+    classifier.fit(normalize(np.concatenate([positive, negative]), axis=0), [1, 1, 0, 0])
+    w = classifier.coef_[0]
+    assert w.any() and np.linalg.norm(w) == 0.0  # the underflow this guards against
+    direction = fit_direction(positive, negative, settings=settings)
+    assert direction.defined.all()
+    expected = (w * 1e300) / np.linalg.norm(w * 1e300)
+    sign = np.sign(direction.vectors[0] @ expected)  # oriented toward the positive group
+    np.testing.assert_allclose(direction.vectors[0], sign * expected, rtol=1e-12)
+
+
 def test_the_direction_records_its_settings() -> None:
     settings = DirectionSettings(c=0.5, seed=3)
     positive, negative = np.array([[1.0, 0.0], [0.9, 0.2]]), np.array([[0.0, 1.0], [0.1, 0.8]])

@@ -293,11 +293,12 @@ def _fit_layer(training: FloatArray, labels: IntArray, settings: DirectionSettin
         warnings.simplefilter("ignore", ConvergenceWarning)  # recorded as `converged` instead
         classifier.fit(features, labels)
     coefficients = classifier.coef_[0].astype(np.float64)
-    norm = np.linalg.norm(coefficients)
-    if norm == 0.0:
+    largest = np.abs(coefficients).max()
+    if largest == 0.0:
         undefined = np.full(training.shape[1], np.nan)
         return _LayerFit(undefined, flipped=False, accuracy=np.nan, n_iter=int(classifier.n_iter_))
-    unit = coefficients / norm
+    scaled = coefficients / largest  # a tiny but nonzero w's norm would underflow to 0
+    unit = scaled / np.linalg.norm(scaled)
     raw_projections = training @ unit
     flipped = bool(raw_projections[labels == 1].mean() < raw_projections[labels == 0].mean())
     return _LayerFit(
