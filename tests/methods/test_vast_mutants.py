@@ -122,3 +122,11 @@ def test_cola_probe_metadata_times_its_stages(minilm: WordEmbedder) -> None:
 def test_pos_probe_metadata_times_its_stages(minilm: WordEmbedder, shared: Path) -> None:
     result = run_pos_probe(minilm, [1], n_train=30, n_test=20, tagger=load_tagger(500), seed=0)
     assert set(result.metadata["timings_s"]) == {"tag", "embed", "probe"}
+
+
+def test_a_user_lexicon_is_read_in_the_configured_encoding(tmp_path: Path) -> None:
+    lexicon = tmp_path / "accents.csv"
+    lexicon.write_bytes("word,valence\ncafé,7.5\nrésumé,5.0\nnaïve,4.0\n".encode("latin-1"))
+    config = VastConfig(lexica=(str(lexicon),), encoding="latin-1", tokenization=False)
+    (loaded,) = vast_experiments.load_lexica(config, static=True)
+    assert list(loaded.data["word"]) == ["café", "résumé", "naïve"]

@@ -187,3 +187,8 @@ def test_the_reason_names_which_input_is_constant() -> None:
     assert pearson(constant, constant).reason == (
         "constant input (x, y): the correlation is undefined"
     )
+
+
+def test_all_pairs_with_nan_name_nan_in_the_error() -> None:
+    with pytest.raises(EmptyInputError, match=r"^no pair of values without NaN to correlate$"):
+        pearson([np.nan, 1.0, 2.0], [1.0, np.nan, np.nan])

@@ -189,3 +189,9 @@ def test_projection_shape_mismatch_message_counts_layers() -> None:
     direction = np.ones((2, 5))  # 2 layers of size 5
     with pytest.raises(WordlensError, match=r"direction of 2 layer\(s\) of size 5"):
         scalar_projection(np.ones((4, 3, 5)), direction)
+
+
+def test_the_direction_counts_each_group() -> None:
+    positive, negative = np.eye(4)[:3], -np.eye(4)[:2]
+    direction = fit_direction(positive, negative)
+    assert (direction.n_positive, direction.n_negative) == (3, 2)
