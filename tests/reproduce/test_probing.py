@@ -112,14 +112,16 @@ def test_items_without_data_say_why(smoke: tuple[Reproduction, Path]) -> None:
 
 
 @pytest.mark.slow
-def test_mix_does_not_beat_cat_on_the_smoke_run(smoke: tuple[Reproduction, Path]) -> None:
+def test_mix_beats_cat_follows_the_smoke_runs_f1(smoke: tuple[Reproduction, Path]) -> None:
     reproduction, out = smoke
     gains = [_f1(out, task)["mix"] - _f1(out, task)["cat"] for task in TASKS[1:]]
     mean = sum(gains) / len(gains)
     findings = reproduction.findings.set_index("finding")
     # the paper's threshold is 1 F1 point ('1-3 F1 points on average'); one smoke run each,
-    # no interval: the sign of mean - 1 decides
-    assert mean < 1 and findings.loc["mix-beats-cat", "verdict"] == "does not hold"
+    # no interval: the sign of mean - 1 decides (the smoke run's F1 itself has no independent
+    # value: 16 training sentences, a few steps)
+    verdict = "holds" if mean > 1 else "does not hold"
+    assert findings.loc["mix-beats-cat", "verdict"] == verdict
     assert findings.loc["mix-beats-cat", "margin"] == pytest.approx(mean - 1, abs=1e-9)
     assert f"mean {mean:+.1f} over 4" in str(findings.loc["mix-beats-cat", "evidence"])
 
