@@ -81,7 +81,7 @@ def test_set_passes_user_data_to_the_experiments_that_take_it(tmp_path: Path) ->
         ModelOptions("glove-6b-50d"),
         tmp_path / "out",
         scale="smoke",
-        overrides={"swow_file": str(missing), "colour": "ignored: no method has it"},
+        overrides={"swow_file": str(missing)},
     )
     assert str(missing) in result.failures["swow"]  # the file reached the SWOW experiment
     assert "evocation" in result.runs  # and the other experiment ran without it
@@ -168,3 +168,22 @@ def test_measured_cells_cannot_compare_the_papers_models() -> None:
     assert Cells.published(published).across_models("BERT with GPT") is None
     with pytest.raises(KeyError, match="no item"):
         measured.value("no-such-item")
+
+
+def test_an_option_no_experiment_takes_is_refused_before_any_model_loads(tmp_path: Path) -> None:
+    """``--set swow_fle=...`` (a typo) used to run for minutes without the user's data and exit
+    0; it is now exit code 2 at once, naming what each experiment takes."""
+    from tests.test_cli_faults import run_wordlens
+
+    out = tmp_path / "out"
+    finished = run_wordlens("reproduce", "asymmetry", "-m", "no-such-model",
+                            "--set", "swow_fle=strength.csv", "--out", str(out))  # fmt: skip
+    assert finished.returncode == 2, finished.stderr
+    message = " ".join((finished.stderr + finished.stdout).split())
+    assert "--set swow_fle: no experiment takes it" in message
+    assert "swow_file" in message and "evocation, swow (asymmetry):" in message
+    assert "no-such-model" not in message  # refused before the model is looked up
+    assert not out.exists()
+    with pytest.raises(WordlensError, match="no experiment takes them"):
+        reproduce("vast", ModelOptions("glove-6b-50d"), out, overrides={"a": 1, "b": 2})
+    assert not out.exists()

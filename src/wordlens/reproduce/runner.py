@@ -25,7 +25,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,9 +99,12 @@ class ReproduceOptions:
         return {name.strip(): value.strip() for name, value in pairs}
 
     def check(self) -> None:
-        """At least one paper, each known (``all`` stands for every paper); ``set`` readable."""
-        self.chosen()
-        self.overrides()
+        """At least one paper, each known (``all`` stands for every paper); ``set`` readable, and
+        each of its options taken by an experiment of a chosen paper (before any model loads)."""
+        check_overrides(
+            [experiment for paper in self.chosen() for experiment in experiments_of(paper)],
+            self.overrides(),
+        )
 
     def chosen(self) -> tuple[str, ...]:
         """The papers, ``all`` expanded, in the order given.
@@ -136,6 +139,42 @@ def reproduction_of(paper: str) -> PaperReproduction:
     return reproduction
 
 
+def experiments_of(paper: str) -> list[Experiment]:
+    """``paper``'s experiments at paper scale (the smoke scale runs the same methods)."""
+    return reproduction_of(paper).experiments("paper")
+
+
+def option_names(method: str) -> set[str]:
+    """Every name (and alias) of the registered ``method``'s options."""
+    config_type = get_method(method).config_type
+    return {alias for spec in option_specs(config_type) for alias in spec.aliases()}
+
+
+def check_overrides(experiments: Sequence[Experiment], overrides: Mapping[str, Any]) -> None:
+    """Refuse an override that no experiment takes (a typo in ``swow_file=`` would otherwise
+    run without the user's data).
+
+    Raises
+    ------
+    WordlensError
+        Naming the unknown options and the options each experiment's method takes.
+    """
+    takes: dict[str, list[str]] = {}
+    for experiment in experiments:
+        takes.setdefault(experiment.method, []).append(experiment.name)
+    accepted = {method: option_names(method) for method in takes}
+    unknown = sorted(set(overrides) - set().union(*accepted.values()))
+    if unknown:
+        listed = "; ".join(
+            f"{', '.join(names)} ({method}): {', '.join(sorted(accepted[method]))}"
+            for method, names in takes.items()
+        )
+        raise WordlensError(
+            f"--set {', '.join(unknown)}: no experiment takes "
+            f"{'it' if len(unknown) == 1 else 'them'}. The experiments take: {listed}"
+        )
+
+
 def reproduce(
     paper: str,
     model: ModelOptions,
@@ -155,7 +194,8 @@ def reproduce(
     Raises
     ------
     WordlensError
-        If the paper is unknown or ``out_dir`` cannot be written (before anything runs).
+        If the paper is unknown, an override is an option of no experiment, or ``out_dir``
+        cannot be written (before anything runs).
     KeyboardInterrupt
         Passed on: finished experiments keep their outputs and the activation cache.
     """
@@ -163,15 +203,16 @@ def reproduce(
 
     definition = reproduction_of(paper)
     published = load_published(paper)
-    output_dir(out_dir)
     experiments = definition.experiments(scale)
+    check_overrides(experiments, overrides or {})
+    output_dir(out_dir)
     runs: dict[str, Run] = {}
     failures: dict[str, str] = {}
     for experiment in experiments:
         if on_experiment is not None:
             on_experiment(experiment)
         method = get_method(experiment.method)
-        names = {alias for spec in option_specs(method.config_type) for alias in spec.aliases()}
+        names = option_names(experiment.method)
         given = {name: value for name, value in (overrides or {}).items() if name in names}
         try:
             config = config_from_values(method.config_type, {**experiment.options, **given})
