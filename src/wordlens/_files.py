@@ -9,7 +9,7 @@ import gzip
 import hashlib
 import json
 import os
-import tempfile
+import secrets
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -81,16 +81,65 @@ def sha256_file_cached(path: Path) -> str:
     return digest
 
 
+def _create_beside(path: Path) -> tuple[int, Path]:
+    """Create a new, empty temporary file beside ``path`` and open it for writing.
+
+    Unlike :func:`tempfile.mkstemp` (always mode 0600), the file is created with mode 0666 less
+    the process umask, as :func:`open` creates files, so the file renamed over ``path`` has the
+    permissions the user asked for (umask 022: 0644; umask 077: 0600).
+
+    Parameters
+    ----------
+    path
+        The file the temporary file will replace; its directory must exist.
+
+    Returns
+    -------
+    tuple of int and Path
+        The open file descriptor and the temporary file's path (``.<name>.<random>.tmp``).
+
+    Raises
+    ------
+    OSError
+        If the file cannot be created (``FileExistsError`` only after 100 name collisions).
+    """
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary file name beside {path}")
+
+
 @contextmanager
 def atomic_writer(path: Path, mode: str = "wb") -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path``; on success rename it over ``path`` atomically.
 
     A crash or exception at any point leaves either the old file or no file, never a partial one
-    (``os.replace`` is atomic on POSIX and Windows within one file system).
+    (``os.replace`` is atomic on POSIX and Windows within one file system). The file gets the
+    permissions :func:`open` would give a new file: 0666 less the process umask.
+
+    Parameters
+    ----------
+    path
+        The file to write; its directory is created if missing.
+    mode
+        ``"wb"`` (bytes) or ``"w"`` (UTF-8 text).
+
+    Yields
+    ------
+    IO
+        The temporary file's stream.
+
+    Raises
+    ------
+    OSError
+        If the directory or the temporary file cannot be created, written or renamed.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    tmp = Path(tmp_name)
+    handle, tmp = _create_beside(path)
     try:
         encoding = None if "b" in mode else "utf-8"
         with os.fdopen(handle, mode, encoding=encoding) as stream:
