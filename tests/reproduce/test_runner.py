@@ -4,11 +4,15 @@ location reads, and which papers `wordlens reproduce` accepts."""
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from tests.conftest import REPO
+from tests.models.test_cache import worker_env
 from wordlens.errors import WordlensError
 from wordlens.models.options import ModelOptions
 from wordlens.reproduce.base import (
@@ -187,3 +191,30 @@ def test_an_option_no_experiment_takes_is_refused_before_any_model_loads(tmp_pat
     with pytest.raises(WordlensError, match="no experiment takes them"):
         reproduce("vast", ModelOptions("glove-6b-50d"), out, overrides={"a": 1, "b": 2})
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("device", "message"),
+    [
+        ("cuda:99", "error: device 'cuda:99' is not available: torch "),
+        ("gpu", "error: unknown device"),
+    ],
+)
+def test_a_device_torch_does_not_see_stops_reproduce_with_one_line(
+    shared: Path, tmp_path: Path, device: str, message: str
+) -> None:
+    """``wordlens reproduce`` on a device torch cannot use (no GPU, or an index past the last one;
+    an unknown name) is a one-line error and exit 2 before any model loads, not a report of every
+    experiment 'did not run' and exit 0."""
+    model = str(shared / "models" / "minilm-l6-mlm")
+    out = tmp_path / "out"
+    command = [sys.executable, "-c", "from wordlens.cli import app; app(prog_name='wordlens')"]
+    options = ["--scale", "smoke", "--device", device, "--cache-dir", str(tmp_path / "cache")]
+    process = subprocess.run(
+        [*command, "reproduce", "vast", "-m", model, "--out", str(out), *options],
+        cwd=REPO, env=worker_env(), capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert process.returncode == 2, process.stdout + process.stderr
+    lines = process.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(message)
+    assert "Traceback" not in process.stderr and not (out / "report.html").exists()

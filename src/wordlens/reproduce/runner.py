@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from wordlens.errors import WordlensError
+from wordlens.errors import DeviceError, WordlensError
 from wordlens.methods.base import output_dir, run_method
 from wordlens.methods.registry import get_method
 from wordlens.models.options import ModelOptions
@@ -196,6 +196,10 @@ def reproduce(
     WordlensError
         If the paper is unknown, an override is an option of no experiment, or ``out_dir``
         cannot be written (before anything runs).
+    DeviceError
+        If the model's device is unknown or not available here: raised by the first experiment's
+        model load, before any weights load, rather than recorded as that experiment's failure
+        (every experiment would fail alike, leaving a report with nothing measured).
     KeyboardInterrupt
         Passed on: finished experiments keep their outputs and the activation cache.
     """
@@ -219,6 +223,8 @@ def reproduce(
             run, _ = run_method(
                 method, model, config, out_dir / experiment.name, progress=progress, status=status
             )
+        except DeviceError:
+            raise  # every experiment would fail alike: stop at the first model load instead
         except WordlensError as error:
             failures[experiment.name] = str(error)
             continue
