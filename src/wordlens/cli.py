@@ -27,7 +27,7 @@ from rich.table import Table
 
 from wordlens.errors import OutputError, Terminated, WordlensError
 from wordlens.export import EmbedOptions
-from wordlens.methods.base import Method, output_dir, run_method
+from wordlens.methods.base import Method, new_output_dir, output_dir, run_method
 from wordlens.methods.registry import registered_methods
 from wordlens.models.options import ModelOptions
 from wordlens.options import OptionSpec, config_from_values, option_specs
@@ -231,10 +231,12 @@ def _embed(model: ModelOptions, options: EmbedOptions, out: Path) -> None:
     targets = options.targets()
     if out.suffix not in EXPORT_SUFFIXES:
         raise OutputError(f"unsupported output format {out.suffix!r}: use .npy or .parquet")
-    output_dir(out.parent)
-    cache = model.cache()
-    embedder = model.embedder(status=errors.status)
-    result = embedder.embed(targets, options.layers, options.pooling, cache=cache, progress=True)
+    with new_output_dir(out.parent):  # removed again if the embedding fails
+        cache = model.cache()
+        embedder = model.embedder(status=errors.status)
+        result = embedder.embed(
+            targets, options.layers, options.pooling, cache=cache, progress=True
+        )
     meta = {
         "model": embedder.info.as_dict(),
         "context": options.context,

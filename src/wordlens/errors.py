@@ -7,6 +7,30 @@ where possible, how to fix it.
 
 from __future__ import annotations
 
+WORD_LIMIT = 60
+"""The most characters of a word an error message shows (see :func:`shown_word`)."""
+
+
+def shown_word(word: str, limit: int = WORD_LIMIT) -> str:
+    """``word`` quoted for an error message, cut if it is long.
+
+    Parameters
+    ----------
+    word
+        The word to show.
+    limit
+        The most characters shown; a longer word is cut to its first ``limit`` characters and
+        an ellipsis, followed by its length.
+
+    Returns
+    -------
+    str
+        ``repr(word)``, or e.g. ``'aaaa…' (10,000 characters)``.
+    """
+    if len(word) <= limit:
+        return repr(word)
+    return f"{word[:limit] + '…'!r} ({len(word):,} characters)"
+
 
 class WordlensError(Exception):
     """Base class of all user-facing wordlens errors."""
@@ -88,7 +112,7 @@ class VocabularyError(WordlensError, KeyError):
     """Words are missing from a static model's vocabulary."""
 
     def __init__(self, missing: list[str], model_name: str) -> None:
-        shown = ", ".join(repr(word) for word in missing[:10])
+        shown = ", ".join(shown_word(word) for word in missing[:10])
         more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
         super().__init__(
             f"{len(missing)} word(s) not in the vocabulary of {model_name}: {shown}{more}"

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from wordlens.errors import EmptyInputError, TargetError
+from wordlens.errors import EmptyInputError, TargetError, shown_word
 
 #: The semantically bleached template of the VAST paper ("This is WORD").
 BLEACHED_TEMPLATE = "This is {word}"
@@ -93,7 +93,9 @@ def _splits_character(text: str, index: int) -> bool:
 def _word_pattern(word: str) -> re.Pattern[str]:
     """A regex matching ``word`` as a whole word (not inside a longer word)."""
     if not word or word.strip() != word:
-        raise TargetError(f"a word must be non-empty without surrounding whitespace: {word!r}")
+        raise TargetError(
+            f"a word must be non-empty without surrounding whitespace: {shown_word(word)}"
+        )
     return re.compile(rf"(?<!\w){re.escape(word)}(?!\w)")
 
 
@@ -112,8 +114,8 @@ def target_from_word(text: str, word: str, occurrence: int = 0) -> Target:
     if occurrence < 0 or occurrence >= len(matches):
         found = f"{len(matches)} time(s)" if matches else "nowhere"
         raise TargetError(
-            f"word {word!r} occurrence {occurrence} not found: it occurs {found} as a whole "
-            f"word in {text!r}"
+            f"word {shown_word(word)} occurrence {occurrence} not found: it occurs {found} as a "
+            f"whole word in {text!r}"
         )
     match = matches[occurrence]
     return Target(text, match.start(), match.end())
@@ -146,7 +148,9 @@ def targets_from_template(
     targets = []
     for word in words:
         if not word or word.strip() != word:
-            raise TargetError(f"a word must be non-empty without surrounding whitespace: {word!r}")
+            raise TargetError(
+                f"a word must be non-empty without surrounding whitespace: {shown_word(word)}"
+            )
         targets.append(Target(prefix + word + suffix, len(prefix), len(prefix) + len(word)))
     if not targets:
         raise EmptyInputError("no words given to put into the template")

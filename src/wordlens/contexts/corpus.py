@@ -63,7 +63,7 @@ import pyarrow.parquet as pq
 
 from wordlens._files import atomic_writer, sha256_file, user_home
 from wordlens.contexts import BLEACHED_TEMPLATE, Target, _word_pattern, targets_from_template
-from wordlens.errors import EmptyInputError, TargetError, WordlensError
+from wordlens.errors import EmptyInputError, TargetError, WordlensError, shown_word
 from wordlens.resources.corpora import Corpus, load_corpus
 from wordlens.resources.registry import get_resource
 
@@ -488,7 +488,7 @@ def random_targets(
     found = {word: corpus.find(word) for word in dict.fromkeys(words)}
     absent = tuple(word for word, (ids, _) in found.items() if ids.size == 0)
     if absent and missing == "error":
-        shown = ", ".join(repr(word) for word in absent[:10])
+        shown = ", ".join(shown_word(word) for word in absent[:10])
         more = f" and {len(absent) - 10} more" if len(absent) > 10 else ""
         raise TargetError(f"{len(absent)} word(s) occur in no corpus sentence: {shown}{more}")
     rows: list[dict[str, object]] = []

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import tempfile
 from abc import ABC, abstractmethod
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
@@ -173,6 +173,38 @@ def output_dir(path: Path, option: str = "--out") -> Path:
         ) from error
 
 
+@contextmanager
+def new_output_dir(path: Path, option: str = "--out") -> Iterator[Path]:
+    """:func:`output_dir` for the block, removed again if the block fails before writing into it.
+
+    The directories this call creates (``path`` and any missing parents) are removed when the
+    block raises (a bad input file, a missing word, Ctrl-C) and they are still empty, so a run
+    that fails on its input leaves no empty folder behind; a directory that existed before, or
+    one that holds anything (e.g. asymmetry's resumable work list), is left as it is.
+
+    Yields
+    ------
+    Path
+        ``path``, created and writable.
+
+    Raises
+    ------
+    OutputError
+        Naming ``option``, if ``path`` cannot be created or written.
+    """
+    created = [folder for folder in (path, *path.parents) if not folder.exists()]
+    output_dir(path, option)
+    try:
+        yield path
+    except BaseException:
+        for folder in created:  # deepest first
+            try:
+                folder.rmdir()
+            except OSError:  # not empty (or gone): keep it and the folders above it
+                break
+        raise
+
+
 def run_method(
     method: Method[C],
     model: ModelOptions,
@@ -184,9 +216,10 @@ def run_method(
 ) -> tuple[Run, list[Path]]:
     """Run ``method`` and write its tables, ``run.json`` and ``report.html`` into ``out_dir``.
 
-    With ``out_dir`` None nothing is written: what the method keeps in its
-    :attr:`RunContext.out_dir` (asymmetry's resumable work list, the paper figures' PNG files)
-    goes to a temporary directory, removed after the run.
+    ``out_dir`` is created first; if the run fails before writing into it, a folder this call
+    created is removed again (:func:`new_output_dir`). With ``out_dir`` None nothing is written:
+    what the method keeps in its :attr:`RunContext.out_dir` (asymmetry's resumable work list,
+    the paper figures' PNG files) goes to a temporary directory, removed after the run.
 
     Returns
     -------
@@ -197,8 +230,8 @@ def run_method(
     if out_dir is None:
         with tempfile.TemporaryDirectory(prefix="wordlens-run-") as scratch:
             return _run(method, model, config, RunContext(Path(scratch), progress, status)), []
-    output_dir(out_dir)
-    run = _run(method, model, config, RunContext(out_dir, progress, status))
+    with new_output_dir(out_dir):
+        run = _run(method, model, config, RunContext(out_dir, progress, status))
     if not run.complete:
         return run, []
     written = run.write(out_dir, method.prefix)

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
 from wordlens._files import DEFAULT_ENCODING, ENCODING_HINT, read_text
-from wordlens.errors import EmptyInputError, LexiconFormatError, WordlensError
+from wordlens.errors import EmptyInputError, LexiconFormatError, WordlensError, shown_word
 from wordlens.resources.registry import Resource, ResourceFile, get_resource, register
 
 # numpy and pandas are imported in the functions that use them: the command line imports the
@@ -280,7 +280,8 @@ def _deduplicate(path: Path, data: pd.DataFrame, policy: Duplicates) -> pd.DataF
         return averaged.reset_index().set_index(first_lines)
     groups = data[repeated].groupby("word", sort=False)
     listed = [
-        f"{word!r} (lines {', '.join(str(line) for line in group.index)})" for word, group in groups
+        f"{shown_word(str(word))} (lines {', '.join(str(line) for line in group.index)})"
+        for word, group in groups
     ]
     raise LexiconFormatError(
         f"{path}: {len(listed)} word(s) listed more than once: {'; '.join(listed)}. "
@@ -307,7 +308,7 @@ def lexicon_coverage(lexicon: Lexicon, model: Vocabulary) -> dict[str, Any]:
     words = list(dict.fromkeys(lexicon.data["word"].astype(str)))
     missing = model.missing_words(words)
     if len(missing) == len(words):
-        shown = ", ".join(repr(word) for word in missing[:_SHOWN])
+        shown = ", ".join(shown_word(word) for word in missing[:_SHOWN])
         raise EmptyInputError(
             f"none of the {len(words):,} words of lexicon {lexicon.name!r} is in the vocabulary "
             f"of {model.info.name} (e.g. {shown}); check the lexicon's language and letter case, "

@@ -1,0 +1,79 @@
+"""Issue 29, item 10: a run that fails on its input leaves no empty ``--out`` folder behind, and
+an error cuts a long word instead of printing it whole. Real ``wordlens`` processes, real files,
+the real GloVe vectors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from tests.models.test_cache import worker_env
+
+WORDLENS = [sys.executable, "-c", "from wordlens.cli import app; app(prog_name='wordlens')"]
+CUT = "'" + "a" * 60 + "…' (10,000 characters)"
+
+
+def run_wordlens(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*WORDLENS, *args], cwd=REPO, env=worker_env(), capture_output=True, text=True, timeout=60
+    )
+
+
+@pytest.mark.parametrize("lexicon", ["missing", "malformed"])
+def test_failed_run_leaves_no_out_folder_it_created(tmp_path: Path, lexicon: str) -> None:
+    lexicon_file = tmp_path / "lexicon.csv"
+    if lexicon == "malformed":
+        lexicon_file.write_text("word,valence\ngood,notanumber\n")
+    out = tmp_path / "new" / "results"
+    result = run_wordlens(
+        "vast", "--model", "glove-6b-50d", "--lexica", str(lexicon_file), "--out", str(out)
+    )
+    assert result.returncode == 2, result.stderr
+    assert "error:" in result.stderr and str(lexicon_file.name) in result.stderr
+    assert not (tmp_path / "new").exists()  # neither the folder nor the parent it created
+
+
+def test_failed_run_keeps_a_folder_that_existed(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    out.mkdir()
+    result = run_wordlens(
+        "vast", "--model", "glove-6b-50d", "--lexica", str(tmp_path / "no.csv"), "--out", str(out)
+    )
+    assert result.returncode == 2, result.stderr
+    assert out.is_dir() and not any(out.iterdir())
+
+
+def test_out_of_vocabulary_error_cuts_a_long_word(tmp_path: Path) -> None:
+    words = tmp_path / "words.txt"
+    words.write_text("good\n" + "a" * 10_000 + "\n")
+    out = tmp_path / "vectors" / "v.npy"
+    result = run_wordlens(
+        *("embed", "--model", "glove-6b-50d", "--words-file", str(words), "--context", "none"),
+        *("--out", str(out)),
+    )
+    assert result.returncode == 2, result.stderr
+    message = " ".join(result.stderr.split())
+    assert f"1 word(s) not in the vocabulary of glove-6b-50d: {CUT}" in message
+    assert "a" * 61 not in result.stderr
+    assert not out.parent.exists()
+
+
+def test_lexicon_coverage_error_cuts_a_long_word(tmp_path: Path) -> None:
+    lexicon_file = tmp_path / "long.csv"
+    lexicon_file.write_text("word,valence\n" + "a" * 10_000 + ",3.0\n")
+    result = run_wordlens(
+        "vast",
+        "--model",
+        "glove-6b-50d",
+        "--lexica",
+        str(lexicon_file),
+        "--out",
+        str(tmp_path / "o"),
+    )
+    assert result.returncode == 2, result.stderr
+    assert CUT in " ".join(result.stderr.split()) and "a" * 61 not in result.stderr
+    assert not (tmp_path / "o").exists()
