@@ -4,8 +4,10 @@ the real GloVe vectors."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -77,3 +79,36 @@ def test_lexicon_coverage_error_cuts_a_long_word(tmp_path: Path) -> None:
     assert result.returncode == 2, result.stderr
     assert CUT in " ".join(result.stderr.split()) and "a" * 61 not in result.stderr
     assert not (tmp_path / "o").exists()
+
+
+def hub_resolves() -> bool:
+    try:
+        socket.getaddrinfo("huggingface.co", 443)
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    ("typo", "alias"), [("glove-6b-5od", "glove-6b-50d"), ("minilm-l7", "minilm-l6")]
+)
+def test_misspelt_alias_fails_fast_with_a_suggestion(typo: str, alias: str) -> None:
+    """Issue 29, item 7: with no network (this machine cannot reach the hub), a misspelt alias
+    fails at the first connection error, not after ~30 s of hub retries, and says what was meant
+    and how to work offline."""
+    env = {k: v for k, v in worker_env().items() if k not in ("WORDLENS_OFFLINE", "HF_HUB_OFFLINE")}
+    started = time.monotonic()
+    result = subprocess.run(
+        [*WORDLENS, "weat", "--model", typo],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    elapsed = time.monotonic() - started
+    assert result.returncode == 2, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, result.stderr
+    assert f"cannot load model {typo!r}" in errors[0]
+    assert f"Did you mean {alias!r}?" in errors[0]
+    if not hub_resolves():  # where the hub answers (404), the error is its own, as fast
+        assert "the hub cannot be reached" in errors[0]
+        assert "WORDLENS_OFFLINE=1" in errors[0] and "HF_HUB_OFFLINE=1" in errors[0]
+    assert elapsed < 15, f"{elapsed:.1f} s"

@@ -6,7 +6,10 @@ A spec is resolved in this order:
 2. an existing local path: a ``.gguf`` file, a Hugging Face model directory (``config.json`` plus
    weights), a directory holding one ``.gguf`` file, or a static-vector file (GloVe / word2vec /
    fastText text, word2vec binary, ``.npy`` with a vocabulary);
-3. otherwise a Hugging Face hub id (``org/name`` or ``name``), downloaded by transformers.
+3. otherwise a Hugging Face hub id (``org/name`` or ``name``), downloaded by transformers. When
+   the id is not in the local Hugging Face cache and one request for its ``config.json`` gets no
+   answer from the hub (no network), loading fails at once, with the closest alias ("did you
+   mean") and how to work offline, instead of after the hub client's ~30 s of retries.
 
 The model kind is read from the config: ``is_encoder_decoder`` → the encoder of an encoder-decoder
 (T5, BART), ``*ForCausalLM`` / ``*LMHeadModel`` architectures or ``is_decoder`` → causal, and
@@ -28,6 +31,7 @@ raises :class:`~wordlens.errors.RemoteCodeError`, which names ``--trust-remote-c
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib.util
 import json
@@ -171,7 +175,9 @@ def load_model(
     Raises
     ------
     UnknownModelError
-        If the spec is not an alias, not a path, and not loadable from the hub; lists the aliases.
+        If the spec is not an alias, not a path, and not loadable from the hub (at once when
+        the hub cannot be reached and the id is not in the local cache); suggests the closest
+        alias and lists the aliases.
     MissingPackageError
         If an alias's package is not installed; says which ``pip install`` fixes it.
     ModelFilesError
@@ -233,10 +239,14 @@ def _portable_source(spec_text: str) -> str:
     return str(path.absolute())
 
 
-def _known_models() -> str:
+def _known_models(spec: str = "") -> str:
+    """The aliases, led by the ones closest to ``spec`` ("Did you mean ...?"), and what else a
+    spec may be (for :class:`~wordlens.errors.UnknownModelError` messages)."""
     names = ", ".join(ALIASES)
+    close = difflib.get_close_matches(spec.lower(), ALIASES, n=2) if spec else []
+    hint = f"Did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
     return (
-        f"Known aliases: {names}. Otherwise pass a local model directory, a .gguf file, a "
+        f"{hint}Known aliases: {names}. Otherwise pass a local model directory, a .gguf file, a "
         "static vector file, or a Hugging Face hub id such as 'gpt2' or 'bert-base-uncased'."
     )
 
@@ -289,6 +299,15 @@ def _load_hub(
     from transformers import AutoConfig
 
     offline = is_offline()
+    unreachable = None if offline else _hub_unreachable(spec, revision)
+    if unreachable is not None:
+        reason = f"{type(unreachable).__name__}: {str(unreachable).splitlines()[0]}"
+        raise UnknownModelError(
+            f"cannot load model {spec!r}: not an alias, not a local path, not in the local "
+            f"Hugging Face cache, and the hub cannot be reached ({reason}). {_known_models(spec)} "
+            "To work without the network, set WORDLENS_OFFLINE=1 (or HF_HUB_OFFLINE=1) and use "
+            "aliases, local paths or models already in the cache."
+        ) from unreachable
     try:
         with _custom_code_refused(spec, spec):
             AutoConfig.from_pretrained(
@@ -304,11 +323,44 @@ def _load_hub(
         reason = f"{type(error).__name__}: {str(error).splitlines()[0]}"
         raise UnknownModelError(
             f"cannot load model {spec!r}: not an alias, not a local path, and the Hugging Face "
-            f"{where} did not provide it ({reason}). {_known_models()}"
+            f"{where} did not provide it ({reason}). {_known_models(spec)}"
         ) from error
     return _load_hf(
         spec, options, name=spec, revision=revision, trust_remote_code=trust_remote_code
     )
+
+
+def _hub_unreachable(spec: str, revision: str | None) -> Exception | None:
+    """The error of one request, without retries, for hub id ``spec``'s ``config.json``, when the
+    hub gave no answer to it (no network: DNS failure, refused connection, timeout).
+
+    Parameters
+    ----------
+    spec
+        A Hugging Face hub id.
+    revision
+        Its branch, tag or commit (``None``: the default branch).
+
+    Returns
+    -------
+    Exception or None
+        The connection error; ``None`` when the config is in the local Hugging Face cache, when
+        the hub answered (found, not found, gated: the real load, which may then retry, reports
+        it), or when the id is malformed (the real load reports that too).
+    """
+    from huggingface_hub import get_hf_file_metadata, hf_hub_url, try_to_load_from_cache
+    from huggingface_hub.errors import HfHubHTTPError
+
+    try:
+        if isinstance(try_to_load_from_cache(spec, "config.json", revision=revision), str):
+            return None
+        url = hf_hub_url(spec, "config.json", revision=revision)
+        get_hf_file_metadata(url, retry_on_errors=False)
+    except (HfHubHTTPError, ValueError):  # an HTTP answer, or an invalid id
+        return None
+    except Exception as error:  # no answer: the transport errors of the hub's HTTP client
+        return error
+    return None
 
 
 def model_kind(config: Any) -> ModelKind:
