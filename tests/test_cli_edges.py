@@ -4,6 +4,8 @@ the real GloVe vectors."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import socket
 import subprocess
 import sys
@@ -112,3 +114,47 @@ def test_misspelt_alias_fails_fast_with_a_suggestion(typo: str, alias: str) -> N
         assert "the hub cannot be reached" in errors[0]
         assert "WORDLENS_OFFLINE=1" in errors[0] and "HF_HUB_OFFLINE=1" in errors[0]
     assert elapsed < 15, f"{elapsed:.1f} s"
+
+
+def test_auto_map_with_a_known_model_type_needs_trust_remote_code(
+    shared: Path, tmp_path: Path
+) -> None:
+    """Issue 29, item 4: a BERT folder whose config.json maps AutoModel to its own code. Without
+    --trust-remote-code transformers would quietly load its built-in BertModel; wordlens refuses,
+    naming the auto_map entries and the option. With it, the model's own class runs and is
+    named (stderr and the sidecar's model metadata)."""
+    fixture = shared / "models" / "minilm-l6-mlm"
+    if not fixture.is_dir():
+        pytest.skip(f"fixture model not found at {fixture}")
+    model_dir = tmp_path / "custom-bert"
+    model_dir.mkdir()
+    for name in ("model.safetensors", "tokenizer.json", "tokenizer_config.json", "vocab.txt"):
+        shutil.copyfile(fixture / name, model_dir / name)
+    config = json.loads((fixture / "config.json").read_text())
+    assert config["model_type"] == "bert"  # a type transformers knows
+    config["auto_map"] = {"AutoModel": "modeling_x.XModel"}
+    (model_dir / "config.json").write_text(json.dumps(config))
+    (model_dir / "modeling_x.py").write_text(
+        "from transformers import BertModel\n\n\nclass XModel(BertModel):\n    pass\n"
+    )
+    env = {**worker_env(), "HF_MODULES_CACHE": str(tmp_path / "modules")}
+
+    def embed(*options: str) -> subprocess.CompletedProcess[str]:
+        args = ["embed", "-m", str(model_dir), *options, "--out", str(tmp_path / "v.npy"), "cat"]
+        return subprocess.run(
+            [*WORDLENS, *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
+        )
+
+    refused = embed()
+    assert refused.returncode == 2, refused.stderr
+    message = " ".join(refused.stderr.split())
+    assert f"config.json auto_map in {model_dir}: AutoModel: modeling_x.XModel" in message
+    assert "pass --trust-remote-code" in message and "Traceback" not in message
+    assert not (tmp_path / "v.npy").exists()
+
+    trusted = embed("--trust-remote-code")
+    assert trusted.returncode == 0, trusted.stderr
+    model = json.loads((tmp_path / "v.json").read_text())["model"]
+    assert model["trust_remote_code"] is True
+    assert model["model_class"].endswith("modeling_x.XModel")
+    assert f"ran its own code (trust_remote_code): {model['model_class']}" in trusted.stderr

@@ -25,8 +25,11 @@ loads (same weights, same vectors), but every new process pays the conversion ag
 needs the ``gguf`` extra (``pip install "wordlens[gguf]"``: gguf and accelerate); loading a
 converted directory does not.
 
-``trust_remote_code`` is off unless the caller turns it on; a model that needs its own code then
-raises :class:`~wordlens.errors.RemoteCodeError`, which names ``--trust-remote-code``.
+``trust_remote_code`` is off unless the caller turns it on; a model whose config has an
+``auto_map`` (its own code) then raises :class:`~wordlens.errors.RemoteCodeError`, which names
+``--trust-remote-code``, also when transformers knows its ``model_type`` and would load its
+built-in class instead. With it on, the class that ran is warned about and recorded in
+``info.details["model_class"]``.
 """
 
 from __future__ import annotations
@@ -162,8 +165,9 @@ def load_model(
     revision
         Hub revision (branch, tag or commit) for hub ids.
     trust_remote_code
-        Allow model code from the hub to run. Off by default: only enable it for repositories you
-        trust.
+        Allow a model's own code (its config's ``auto_map``) to run. Off by default: only enable
+        it for models you trust. When it runs, a warning names the class, also recorded in
+        ``info.details["model_class"]``.
 
     Returns
     -------
@@ -182,6 +186,9 @@ def load_model(
         If an alias's package is not installed; says which ``pip install`` fixes it.
     ModelFilesError
         If a directory lacks weights or a tokenizer.
+    RemoteCodeError
+        If the model's config has an ``auto_map`` (its own code) and ``trust_remote_code`` is
+        off, even when transformers knows its ``model_type``; names the entries and the option.
     DeviceError
         If ``device`` is unknown, or names an accelerator torch does not see here.
 
@@ -397,6 +404,13 @@ def _load_hf(
     common = {"revision": revision, "trust_remote_code": trust_remote_code}
     with _custom_code_refused(name, source):
         config = AutoConfig.from_pretrained(source, **common)
+    auto_map = _auto_map_entries(getattr(config, "auto_map", None))
+    if auto_map and not trust_remote_code:
+        # transformers ignores auto_map when model_type is one it knows: it would load its own
+        # class in place of the model's code, silently
+        raise RemoteCodeError(
+            _remote_code_message(name, f"config.json auto_map in {source}: {auto_map}")
+        )
     kind = model_kind(config)
     try:
         with _custom_code_refused(name, source):
@@ -421,6 +435,13 @@ def _load_hf(
     if kind == "encoder-decoder":
         model = model.get_encoder()
     model.eval().to(device)
+    model_class = f"{type(model).__module__}.{type(model).__qualname__}"
+    if auto_map:
+        warnings.warn(
+            f"{name} ran its own code (trust_remote_code): {model_class}, mapped by its "
+            f"config.json auto_map ({auto_map})",
+            stacklevel=2,
+        )
 
     bos_token_id = _bos_token_id(tokenizer, kind, options["bos"])
     identity = identity or _weights_identity(source, config)
@@ -452,6 +473,7 @@ def _load_hf(
             "bos_policy": options["bos"],
             "identity": identity,
             "trust_remote_code": trust_remote_code,
+            "model_class": model_class,
         },
     )
     return HFEmbedder(
@@ -473,11 +495,36 @@ def _custom_code_refused(name: str, source: str) -> Iterator[None]:
     except ValueError as error:
         if "trust_remote_code" not in str(error):
             raise
-        raise RemoteCodeError(
-            f"{name} needs its own Python code to load ({_custom_code(source)}), and running it "
-            "was not allowed. If you trust that code, pass --trust-remote-code "
-            "(trust_remote_code=True in Python)"
-        ) from error
+        raise RemoteCodeError(_remote_code_message(name, _custom_code(source))) from error
+
+
+def _remote_code_message(name: str, code: str) -> str:
+    """The refusal of a model that maps to its own code (``code`` says which), naming the option
+    that allows it."""
+    return (
+        f"{name} needs its own Python code to load ({code}), and running it was not allowed "
+        "(wordlens does not load transformers' built-in class in its place). If you trust that "
+        "code, pass --trust-remote-code (trust_remote_code=True in Python)"
+    )
+
+
+def _auto_map_entries(auto_map: Any) -> str:
+    """A config's ``auto_map`` as ``"AutoModel: modeling_x.XModel, ..."``; ``""`` when it has none.
+
+    Parameters
+    ----------
+    auto_map
+        The ``auto_map`` attribute of a transformers config: a dict of auto class to code
+        reference, or None.
+
+    Returns
+    -------
+    str
+        The entries, comma-separated, or an empty string.
+    """
+    if not isinstance(auto_map, dict):
+        return ""
+    return ", ".join(f"{key}: {value}" for key, value in auto_map.items())
 
 
 def _custom_code(source: str) -> str:

@@ -873,7 +873,8 @@ def load_scorer(
         Upper bound on a batch's padded tokens; default 1,024 on CPU, sized from free memory on
         accelerators (:func:`wordlens.models.budget.default_token_budget`).
     trust_remote_code
-        Allow model code from the hub to run (off by default).
+        Allow a model's own code (its config's ``auto_map``) to run (off by default: such a
+        model is refused). The class that scores is recorded in ``info.details["model_class"]``.
     allow_new_head
         Score even when weights were newly initialized;
         ``info.details["newly_initialized_weights"]`` then lists them (``[]`` for a fully
@@ -916,6 +917,8 @@ def load_scorer(
         raise UntrainedHeadError(_untrained_message(base, type(model).__name__, new_weights))
     model.eval().to(device)
     info = _scorer_info(base, kind, type(model).__name__, new_weights)
+    # the class that scores, not the base model's (a model's own code with trust_remote_code)
+    info.details["model_class"] = f"{type(model).__module__}.{type(model).__qualname__}"
     scorer = LMScorer(
         model, tokenizer, info, bos_token_id=bos_token_id, token_budget=token_budget, device=device
     )
