@@ -30,7 +30,16 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "models": ("models",),
     "contexts and statistics": ("contexts", "stats"),
     "resources": ("resources",),
-    "core": ("options", "help_texts", "results", "errors", "_files", "_version", "progress"),
+    "core": (
+        "options",
+        "help_texts",
+        "results",
+        "errors",
+        "_files",
+        "_version",
+        "progress",
+        "unicode_forms",
+    ),
 }
 """Layers, top first, and the components (subpackages or top-level modules) in each."""
 ENTRY_POINTS: dict[str, tuple[str, ...]] = {

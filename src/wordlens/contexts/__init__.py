@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import numbers
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from wordlens.errors import EmptyInputError, TargetError, shown_word
+from wordlens.unicode_forms import UnicodeForm, normalized
 
 #: The semantically bleached template of the VAST paper ("This is WORD").
 BLEACHED_TEMPLATE = "This is {word}"
@@ -69,7 +71,8 @@ class Target:
         if _splits_character(self.text, self.start) or _splits_character(self.text, self.end):
             raise TargetError(
                 f"span [{self.start}, {self.end}) of {self.text!r} is not on character "
-                "boundaries (it separates a combining mark or surrogate from its base)"
+                "boundaries: it cuts a character made of several code points (a letter and its "
+                "combining mark, the two halves of a flag, an emoji sequence)"
             )
 
     @property
@@ -79,15 +82,19 @@ class Target:
 
 
 def _splits_character(text: str, index: int) -> bool:
-    """Whether a cut before ``text[index]`` separates a combining mark or surrogate half."""
+    """Whether a cut before ``text[index]`` falls inside a user-perceived character: a surrogate
+    pair, or an extended grapheme cluster (Unicode UAX #29: a letter and its combining marks, the
+    two regional indicators of a flag, an emoji with its skin tone or ZWJ sequence)."""
     if index <= 0 or index >= len(text):
         return False
-    char = text[index]
+    before, char = text[index - 1], text[index]
+    if before.isascii() and char.isascii():
+        return before == "\r" and char == "\n"
     if "\udc00" <= char <= "\udfff":  # low surrogate: continuation of a pair
         return True
-    import unicodedata
+    import regex
 
-    return unicodedata.combining(char) != 0
+    return index not in {match.end() for match in regex.finditer(r"\X", text)}
 
 
 def _word_pattern(word: str) -> re.Pattern[str]:
@@ -160,3 +167,17 @@ def targets_from_template(
 def decontextualized_targets(words: Sequence[str]) -> list[Target]:
     """Targets for words embedded alone (the text is the word itself)."""
     return targets_from_template(words, template=PLACEHOLDER)
+
+
+def normalized_target(target: Target, form: UnicodeForm) -> Target:
+    """``target`` with its text in the normal form ``form``, its span moved to the same word.
+
+    The text before the word, the word and the text after it are normalised apart: a span on
+    grapheme boundaries (as :class:`Target` requires) has no composition across its ends.
+    """
+    if form == "as-given" or unicodedata.is_normalized("NFC", target.text):
+        return target
+    before = normalized(target.text[: target.start], form)
+    word = normalized(target.word, form)
+    after = normalized(target.text[target.end :], form)
+    return Target(before + word + after, len(before), len(before) + len(word))

@@ -3,7 +3,10 @@
 The subtokens of a word are the tokens whose offset-mapping span overlaps the word's character span
 ``[start, end)``. Overlap (rather than containment) handles byte-level BPE offsets that include the
 leading space (GPT-2's ``"Ġpleasant"`` covers ``" pleasant"``) as well as tokenizers that trim it.
-Special tokens (offset ``(0, 0)``) never overlap.
+Special tokens (offset ``(0, 0)``) never overlap. A span must start and end on token boundaries:
+the tokens that cover it may reach past it into whitespace only, never into other characters
+("happy" inside the one token "unhappy", 日 of a token 日本, half of a flag emoji), since a part of
+a token has no vector of its own.
 """
 
 from __future__ import annotations
@@ -34,8 +37,10 @@ def subtoken_span(target: Target, offsets: Sequence[tuple[int, int]]) -> tuple[i
     Raises
     ------
     AlignmentError
-        If no token overlaps the span (e.g. the tokenizer's normalizer removed the word), or if the
-        overlapping tokens are not contiguous.
+        If no token overlaps the span (e.g. the tokenizer's normalizer removed the word), if the
+        overlapping tokens are not contiguous, or if they reach past the span into more than
+        whitespace: the span starts or ends inside a token ("happy" of "unhappy", one character
+        of a token that covers two).
     """
     hits = [
         index
@@ -51,7 +56,21 @@ def subtoken_span(target: Target, offsets: Sequence[tuple[int, int]]) -> tuple[i
         raise AlignmentError(
             f"subtokens of {target.word!r} in {target.text!r} are not contiguous: {hits}"
         )
+    first, last = offsets[hits[0]][0], offsets[hits[-1]][1]
+    if _cuts_token(target, first, last):
+        raise AlignmentError(
+            f"{target.word!r} at [{target.start}, {target.end}) of {target.text!r} does not "
+            f"start and end on token boundaries: the subtokens that cover it read "
+            f"{target.text[first:last]!r} ([{first}, {last})). A part of a token has no vector "
+            "of its own; give the span of the whole word"
+        )
     return hits[0], hits[-1] + 1
+
+
+def _cuts_token(target: Target, first: int, last: int) -> bool:
+    """Whether the tokens covering ``target``, from character ``first`` to ``last``, reach past
+    its span into more than whitespace (a word-initial space is part of a BPE token)."""
+    return bool(target.text[first : target.start].strip() or target.text[target.end : last].strip())
 
 
 def subtoken_spans(
@@ -75,7 +94,7 @@ def subtoken_spans(
     ------
     AlignmentError
         As :func:`subtoken_span`, for the first target without a contiguous run of overlapping
-        tokens.
+        tokens on token boundaries.
     """
     n_targets = len(targets)
     lengths = np.fromiter(map(len, offsets), dtype=np.int64, count=n_targets)
@@ -96,9 +115,17 @@ def subtoken_spans(
     first_hit = np.cumsum(count) - count
     spans[found, 0] = hit_position[first_hit[found]]
     spans[found, 1] = hit_position[first_hit[found] + count[found] - 1] + 1
+    hit_index = np.flatnonzero(hit)
+    reach_start = np.zeros(n_targets, dtype=np.int64)
+    reach_end = np.zeros(n_targets, dtype=np.int64)
+    reach_start[found] = pairs[hit_index[first_hit[found]], 0]
+    reach_end[found] = pairs[hit_index[first_hit[found] + count[found] - 1], 1]
+    overreach = np.flatnonzero(found & ((reach_start < starts) | (reach_end > ends)))
+    cut = [i for i in overreach.tolist() if _cuts_token(targets[i], reach_start[i], reach_end[i])]
     bad = np.flatnonzero(~found | (spans[:, 1] - spans[:, 0] != count))
-    if len(bad):
-        subtoken_span(targets[bad[0]], offsets[bad[0]])  # raises the target's own error
+    if len(bad) or cut:
+        worst = min([*bad.tolist(), *cut])
+        subtoken_span(targets[worst], offsets[worst])  # raises the target's own error
     return spans
 
 

@@ -8,12 +8,13 @@ exactly one layer, 0.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from wordlens.contexts import Target, decontextualized_targets
-from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.errors import EmptyInputError, WordlensError, shown_word
+from wordlens.unicode_forms import UnicodeForm, normalized
 
 if TYPE_CHECKING:  # numpy only in annotations: the command line's configs import this module
     import numpy as np
@@ -97,6 +98,14 @@ def check_pooling(pooling: str) -> Pooling:
 class WordEmbedder(ABC):
     """A model that maps targets (words in context) to per-layer vectors."""
 
+    #: The Unicode form texts and words are put in before the model reads them
+    #: (:func:`wordlens.contexts.normalized`); set by :func:`~wordlens.models.loading.load_model`.
+    unicode_form: UnicodeForm = "NFC"
+
+    def spelling(self, word: str) -> str:
+        """``word`` as the model reads it: in :attr:`unicode_form`."""
+        return normalized(word, self.unicode_form)
+
     @property
     @abstractmethod
     def info(self) -> ModelInfo:
@@ -125,9 +134,15 @@ class WordEmbedder(ABC):
         return tuple(dict.fromkeys(resolved))
 
     def missing_words(self, words: Sequence[str]) -> list[str]:
-        """Words the model cannot embed. Subword models embed any string, so none by default;
-        static vocabularies override this."""
-        return []
+        """The distinct words the model cannot embed or cannot tell apart, in order of first
+        appearance: the keys of :meth:`missing_reasons`."""
+        return list(self.missing_reasons(words))
+
+    def missing_reasons(self, words: Sequence[str]) -> dict[str, str]:
+        """Why each word the model cannot embed, or cannot tell apart from another of ``words``,
+        is left out: word → reason, in order of first appearance. None by default; models
+        override this (a static vocabulary's unknown words, a tokenizer's unknown tokens)."""
+        return {}
 
     @abstractmethod
     def embed(
@@ -190,3 +205,56 @@ class WordEmbedder(ABC):
         return self.embed(
             decontextualized_targets(words), layers, pooling, cache=cache, progress=progress
         )
+
+
+#: How many of the other words an indistinct word's reason names.
+_NAMED_TWINS = 3
+
+
+def indistinct_words(
+    words: Sequence[str],
+    keys: Sequence[Hashable | None],
+    sameness: str,
+    spelling: Callable[[str], str] = str,
+) -> dict[str, str]:
+    """The distinct words whose key equals another distinct word's, with the reason.
+
+    Two words a model maps to the same token ids (an uncased tokenizer's "AIDS" and "aids", or
+    two words whose only subtokens are unknown tokens), or to the same vocabulary row, get the
+    same vectors: the model cannot tell them apart, so neither carries its own meaning.
+
+    Parameters
+    ----------
+    words
+        Distinct words.
+    keys
+        Per word, what the model sees of it (a tuple of token ids, a row); ``None`` for a word
+        left out for another reason.
+    sameness
+        How the reason names the shared key, e.g. ``"the same token ids"``.
+    spelling
+        The form in which the model reads a word (:meth:`WordEmbedder.spelling`): two words
+        with one spelling ("café" composed and decomposed, read as NFC) are one word, not two
+        the model cannot tell apart.
+
+    Returns
+    -------
+    dict
+        word → ``"<sameness> as 'x', 'y' and 2 more"``, in the order of ``words``.
+    """
+    groups: dict[Hashable, list[str]] = {}
+    for word, key in zip(words, keys, strict=True):
+        if key is not None:
+            groups.setdefault(key, []).append(word)
+    reasons = {}
+    for word, key in zip(words, keys, strict=True):
+        twins = (
+            [other for other in groups.get(key, []) if spelling(other) != spelling(word)]
+            if key is not None
+            else []
+        )
+        if twins:
+            named = ", ".join(shown_word(twin) for twin in twins[:_NAMED_TWINS])
+            more = f" and {len(twins) - _NAMED_TWINS} more" if len(twins) > _NAMED_TWINS else ""
+            reasons[word] = f"{sameness} as {named}{more}"
+    return reasons

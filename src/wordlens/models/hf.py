@@ -40,7 +40,7 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from wordlens.contexts import Target
+from wordlens.contexts import Target, normalized_target
 from wordlens.errors import AlignmentError, EmptyInputError, TargetError
 from wordlens.models.align import SubtokenPooling, subtoken_spans
 from wordlens.models.base import (
@@ -70,6 +70,7 @@ from wordlens.models.prefix import (
     tree_cache,
     tree_passes,
 )
+from wordlens.models.readable import unread_reasons
 from wordlens.models.spec import ModelSpec
 from wordlens.models.transfer import to_host
 from wordlens.progress import progress_bar
@@ -420,8 +421,14 @@ class HFEmbedder(WordEmbedder):
             raise EmptyInputError("no targets to embed")
         if not poolings:
             raise EmptyInputError("no pooling requested")
+        read = [normalized_target(target, self.unicode_form) for target in targets]
         with collection_paused():
-            return self._embed_poolings(targets, layers, poolings, cache, progress)
+            return self._embed_poolings(read, layers, poolings, cache, progress)
+
+    def missing_reasons(self, words: Sequence[str]) -> dict[str, str]:
+        """The words the tokenizer reads only as unknown tokens, or as the same subtokens as
+        another word (:func:`~wordlens.models.readable.unread_reasons`)."""
+        return unread_reasons(self.tokenizer, words, self.spelling)
 
     def _embed_poolings(
         self,

@@ -60,6 +60,7 @@ from wordlens.errors import (
 from wordlens.models.base import BosPolicy, ModelInfo, ModelKind, WordEmbedder
 from wordlens.models.device import check_device, resolve_device
 from wordlens.models.spec import ModelSpec
+from wordlens.unicode_forms import UnicodeForm, normalized
 
 if TYPE_CHECKING:  # imported when a Hugging Face model loads: static models need no torch
     from wordlens.models.hf import HFEmbedder
@@ -141,6 +142,7 @@ def load_model(
     token_budget: int | None = None,
     revision: str | None = None,
     trust_remote_code: bool = False,
+    unicode: UnicodeForm = "NFC",
 ) -> WordEmbedder:
     """Load a model by alias, local path or Hugging Face hub id.
 
@@ -168,6 +170,10 @@ def load_model(
         Allow a model's own code (its config's ``auto_map``) to run. Off by default: only enable
         it for models you trust. When it runs, a warning names the class, also recorded in
         ``info.details["model_class"]``.
+    unicode
+        The Unicode form the model reads texts and words in: ``"NFC"`` (default; "café" with a
+        combining accent and "café" precomposed are one word) or ``"as-given"``
+        (:func:`wordlens.contexts.normalized`). Recorded in ``info.details["unicode"]``.
 
     Returns
     -------
@@ -203,14 +209,18 @@ def load_model(
     """
     spec_text = str(spec)
     check_device(device)
+    normalized("", unicode)  # refuses an unknown form before anything loads
     options = {"device": device, "dtype": dtype, "bos": bos, "token_budget": token_budget}
     model = _resolve(spec_text, options, revision, trust_remote_code)
+    model.unicode_form = unicode
+    model.info.details["unicode"] = unicode
     if _is_hf(model):
         call = {
             **options,
             "device": model.info.details["device"],  # the device used: "auto" resolved
             "revision": revision,
             "trust_remote_code": trust_remote_code,
+            "unicode": unicode,
         }
         model.load_spec = ModelSpec.of("model", _portable_source(spec_text), call)
     return model

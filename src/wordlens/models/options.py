@@ -1,8 +1,8 @@
 """How to load a model, declared once for every command, the study file and the Python API.
 
 :class:`ModelOptions` holds the model (alias, local path or hub id) and its loading options
-(device, dtype, BOS policy, token budget, activation cache, trust-remote-code); its fields are
-declared with :func:`wordlens.options.option`, so the command line's ``--device`` and a
+(device, dtype, BOS policy, token budget, activation cache, trust-remote-code, Unicode form); its
+fields are declared with :func:`wordlens.options.option`, so the command line's ``--device`` and a
 study's ``device:`` are generated from the same declaration. A method asks it for what it needs:
 :meth:`ModelOptions.embedder`, :meth:`ModelOptions.scorer` or :meth:`ModelOptions.cache`.
 
@@ -24,6 +24,7 @@ from wordlens._files import ensure_writable_dir
 from wordlens.errors import CacheError, WordlensError
 from wordlens.models.device import DEVICE_CHOICES, check_device
 from wordlens.options import option
+from wordlens.unicode_forms import UNICODE_FORMS, UnicodeForm
 
 if TYPE_CHECKING:
     from wordlens.models.base import BosPolicy, WordEmbedder
@@ -36,7 +37,7 @@ BosName = Literal["auto", "always", "never"]
 Status = Callable[[str], AbstractContextManager[object]]
 """Shows ``text`` while a model loads (the command line's spinner); no-op by default."""
 
-LOADING_OPTIONS = ("device", "dtype", "bos", "token_budget", "trust_remote_code")
+LOADING_OPTIONS = ("device", "dtype", "bos", "token_budget", "trust_remote_code", "unicode")
 """The options that shape how weights load and run (a study takes them from a model entry)."""
 CACHE_OPTIONS = ("no_cache", "cache_dir")
 """The activation-cache options (a study sets the cache for all its cells)."""
@@ -55,8 +56,9 @@ class ModelOptions:
     model
         Alias (``wordlens models``), local path or hub id; None only for methods that can run
         without one (``sense-bias --senses``).
-    device, dtype, bos, token_budget, trust_remote_code
-        As :func:`wordlens.models.loading.load_model`.
+    device, dtype, bos, token_budget, trust_remote_code, unicode
+        As :func:`wordlens.models.loading.load_model` (``unicode`` applies to word vectors;
+        sentence scores read sentences as given).
     no_cache, cache_dir
         The activation cache (:class:`wordlens.models.cache.ActivationCache`).
     """
@@ -85,6 +87,11 @@ class ModelOptions:
     trust_remote_code: bool = option(
         False, "Allow a hub model's own code to run (only for repositories you trust)."
     )
+    unicode: UnicodeForm = option(
+        "NFC",
+        "Unicode form words and their texts are read in: NFC (composed and decomposed 'café' "
+        "are one word) or as-given.",
+    )
 
     def __post_init__(self) -> None:
         check_device(self.device)
@@ -92,6 +99,10 @@ class ModelOptions:
             raise WordlensError(f"unknown dtype {self.dtype!r}: use float32, float16 or bfloat16")
         if self.bos not in get_args(BosName):
             raise WordlensError(f"unknown BOS policy {self.bos!r}: use auto, always or never")
+        if self.unicode not in UNICODE_FORMS:
+            raise WordlensError(
+                f"unknown Unicode form {self.unicode!r}: use {' or '.join(UNICODE_FORMS)}"
+            )
 
     def replace(self, **changes: object) -> ModelOptions:
         """The same options with some changed (e.g. another ``model`` or ``bos``)."""
@@ -117,6 +128,7 @@ class ModelOptions:
                 bos=bos or self.bos,
                 token_budget=self.token_budget,
                 trust_remote_code=self.trust_remote_code,
+                unicode=self.unicode,
             )
 
     def scorer(self, *, status: Status = _quiet) -> LMScorer:

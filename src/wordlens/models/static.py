@@ -31,7 +31,14 @@ from wordlens.errors import (
     VocabularyError,
     WordlensError,
 )
-from wordlens.models.base import Embeddings, ModelInfo, Pooling, WordEmbedder, check_pooling
+from wordlens.models.base import (
+    Embeddings,
+    ModelInfo,
+    Pooling,
+    WordEmbedder,
+    check_pooling,
+    indistinct_words,
+)
 from wordlens.models.static_formats import (
     VECTORS_FILE,
     VOCAB_FILE,
@@ -142,7 +149,9 @@ class StaticEmbedder(WordEmbedder):
         return self._case
 
     def _row(self, word: str) -> int | None:
-        """The matrix row of ``word`` under the case policy, or None when it is missing."""
+        """The matrix row of ``word`` (in :attr:`unicode_form`) under the case policy, or None
+        when it is missing."""
+        word = self.spelling(word)
         if self._case == "exact":
             return self._index.get(word)
         if self._case == "lower":
@@ -154,9 +163,20 @@ class StaticEmbedder(WordEmbedder):
         """Whether each word is in the vocabulary (under the case policy)."""
         return [self._row(word) is not None for word in words]
 
-    def missing_words(self, words: Sequence[str]) -> list[str]:
-        """The distinct words not in the vocabulary, in order of first appearance."""
-        return list(dict.fromkeys(word for word in words if self._row(word) is None))
+    def missing_reasons(self, words: Sequence[str]) -> dict[str, str]:
+        """The distinct words not in the vocabulary, and those that look up the same row as
+        another of ``words`` under the case policy (``"AIDS"`` and ``"aids"`` under ``lower``:
+        :func:`~wordlens.models.base.indistinct_words`), in order of first appearance."""
+        distinct = list(dict.fromkeys(words))
+        rows = [self._row(word) for word in distinct]
+        same = indistinct_words(
+            distinct, rows, f"the same vector (case policy {self._case!r})", self.spelling
+        )
+        return {
+            word: "not in the vocabulary" if row is None else same[word]
+            for word, row in zip(distinct, rows, strict=True)
+            if row is None or word in same
+        }
 
     def rows(self, words: Sequence[str]) -> npt.NDArray[np.int64]:
         """Matrix rows ``[len(words)]`` of the words.

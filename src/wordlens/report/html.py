@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import base64
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,6 +50,18 @@ def listed(words: Sequence[str], limit: int | None = 20) -> str:
     if limit is None or len(words) <= limit:
         return ", ".join(words)
     return f"{', '.join(words[:limit])} and {len(words) - limit:,} more"
+
+
+def listed_by_reason(
+    words: Sequence[str], reasons: Mapping[str, str], limit: int | None = 20
+) -> str:
+    """``words`` grouped by why each is missing (``reasons``: word → reason; a word without one
+    is "not in the vocabulary"), each group :func:`listed`: ``"only unknown tokens ('[UNK]'):
+    🦄, 🐉; not in the vocabulary: xyz"``."""
+    groups: dict[str, list[str]] = {}
+    for word in words:
+        groups.setdefault(reasons.get(word, "not in the vocabulary"), []).append(word)
+    return "; ".join(f"{reason}: {listed(group, limit)}" for reason, group in groups.items())
 
 
 @dataclass

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 from wordlens._files import DEFAULT_ENCODING, ENCODING_HINT, read_text
 from wordlens.errors import EmptyInputError, LexiconFormatError, WordlensError, shown_word
 from wordlens.resources.registry import Resource, ResourceFile, get_resource, register
+from wordlens.unicode_forms import UnicodeForm, normalized
 
 # numpy and pandas are imported in the functions that use them: the command line imports the
 # resources (its methods' options name them), and `wordlens --help` should not load them.
@@ -140,11 +141,14 @@ def read_lexicon(
     name: str | None = None,
     duplicates: Duplicates | None = None,
     encoding: str = DEFAULT_ENCODING,
+    unicode: UnicodeForm = "NFC",
 ) -> Lexicon:
     """Parse a delimited lexicon file.
 
     The file has a header line (a byte-order mark is ignored). Cells are read as strings, so
-    words such as ``null``, ``NA``, ``TRUE`` stay words.
+    words such as ``null``, ``NA``, ``TRUE`` stay words. Words are put in the Unicode form
+    ``unicode`` (NFC by default, as models read them: :func:`wordlens.contexts.normalized`), so
+    "café" typed with a combining accent and precomposed is one word, listed twice.
 
     Parameters
     ----------
@@ -158,6 +162,8 @@ def read_lexicon(
         Duplicate policy; defaults to ``fmt.duplicates``.
     encoding
         The file's text encoding.
+    unicode
+        ``"NFC"`` or ``"as-given"``: the form words are kept in.
 
     Raises
     ------
@@ -188,7 +194,7 @@ def read_lexicon(
     raw.index = pd.Index(lines, name="line")
     if raw.empty:
         raise EmptyInputError(f"{path}: the lexicon has no entries")
-    words = raw["word"].str.strip()
+    words = raw["word"].str.strip().map(lambda word: normalized(word, unicode))
     _fail_at(path, words == "", lambda line: f"line {line}: empty word")
     data = pd.DataFrame({"word": words})
     for dimension in fmt.columns:
@@ -291,14 +297,15 @@ def _deduplicate(path: Path, data: pd.DataFrame, policy: Duplicates) -> pd.DataF
 
 
 def lexicon_coverage(lexicon: Lexicon, model: Vocabulary) -> dict[str, Any]:
-    """Which of the lexicon's distinct words ``model`` cannot embed (a static model's
-    out-of-vocabulary words; a contextual model embeds every word).
+    """Which of the lexicon's distinct words ``model`` cannot embed or tell apart (a static
+    model's out-of-vocabulary words; words a tokenizer reads only as unknown tokens, or as the
+    same subtokens as another word: :mod:`wordlens.models.readable`).
 
     Returns
     -------
     dict
-        ``n_words`` (distinct words), ``n_missing`` and ``missing`` (the words, in file order):
-        what the results record and the reports list as left out.
+        ``n_words`` (distinct words), ``n_missing``, ``missing`` (the words, in file order) and
+        ``why`` (word → reason): what the results record and the reports list as left out.
 
     Raises
     ------
@@ -306,7 +313,8 @@ def lexicon_coverage(lexicon: Lexicon, model: Vocabulary) -> dict[str, Any]:
         If the model can embed none of the words; names the lexicon, the model and a few words.
     """
     words = list(dict.fromkeys(lexicon.data["word"].astype(str)))
-    missing = model.missing_words(words)
+    why = missing_reasons(model, words)
+    missing = list(why)
     if len(missing) == len(words):
         shown = ", ".join(shown_word(word) for word in missing[:_SHOWN])
         raise EmptyInputError(
@@ -314,7 +322,17 @@ def lexicon_coverage(lexicon: Lexicon, model: Vocabulary) -> dict[str, Any]:
             f"of {model.info.name} (e.g. {shown}); check the lexicon's language and letter case, "
             "or choose another model"
         )
-    return {"n_words": len(words), "n_missing": len(missing), "missing": missing}
+    return {"n_words": len(words), "n_missing": len(missing), "missing": missing, "why": why}
+
+
+def missing_reasons(model: Vocabulary, words: Sequence[str]) -> dict[str, str]:
+    """Why ``model`` leaves out each of ``words`` it lacks (word → reason): the model's own
+    ``missing_reasons`` (:meth:`wordlens.models.base.WordEmbedder.missing_reasons`), or "not in
+    the vocabulary" for a vocabulary that only lists its missing words."""
+    reasons = getattr(model, "missing_reasons", None)
+    if callable(reasons):
+        return dict(reasons(words))
+    return dict.fromkeys(model.missing_words(words), "not in the vocabulary")
 
 
 def load_lexicon(

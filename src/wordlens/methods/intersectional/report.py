@@ -73,7 +73,7 @@ def _left_out_line(valnorm: dict[str, Any] | None, limit: int | None = 20) -> st
         parts.append(f"polar words {listed(valnorm['missing_polar_words'], limit)}")
     if not parts:
         return None
-    return f"not in the model's vocabulary: {'; '.join(parts)}"
+    return f"missing from the model (lacking or indistinct): {'; '.join(parts)}"
 
 
 def _valnorm_section(report: Report, table: pd.DataFrame, meta: dict[str, Any]) -> None:

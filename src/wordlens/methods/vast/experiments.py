@@ -413,7 +413,8 @@ def _build_population_banks(study: _Study, layers: Sequence[int]) -> None:
         poolings=(primary_pooling(study.poolings),),
         name="pc_population",
     )
-    missing = study.model.missing_words(list(population.words))
+    why = study.model.missing_reasons(list(population.words))
+    missing = list(why)
     study.population_info = {
         "name": population.name,
         "description": population.description,
@@ -423,6 +424,7 @@ def _build_population_banks(study: _Study, layers: Sequence[int]) -> None:
         "layers": list(layers),
         "n_missing": len(missing),
         "missing": missing,
+        "why": why,
     }
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 
 from wordlens.report.figures import Panel, line_panels
-from wordlens.report.html import Report, listed, model_lines
+from wordlens.report.html import Report, listed_by_reason, model_lines
 from wordlens.results import Run
 from wordlens.stats import P_VALUE_RULE
 
@@ -108,7 +108,10 @@ def _population_line(population: dict[str, Any]) -> str:
     line = str(population["description"])
     missing = population.get("missing") or []
     if missing:
-        line += f"; {len(missing):,} not in the model's vocabulary, left out: {listed(missing)}"
+        line += (
+            f"; {len(missing):,} the model lacks or cannot tell apart, left out: "
+            f"{listed_by_reason(missing, population.get('why', {}))}"
+        )
     return line
 
 
@@ -116,8 +119,8 @@ def _left_out_parts(coverage: dict[str, Any], limit: int | None) -> list[str]:
     """Per lexicon the model lacks words of: how many of its words and which (at most
     ``limit``; None: all)."""
     return [
-        f"{name}: {counts['n_missing']:,} of {counts['n_words']:,} words not in the model's "
-        f"vocabulary ({listed(counts['missing'], limit)})"
+        f"{name}: {counts['n_missing']:,} of {counts['n_words']:,} words the model lacks or "
+        f"cannot tell apart ({listed_by_reason(counts['missing'], counts.get('why', {}), limit)})"
         for name, counts in coverage.items()
         if counts["n_missing"]
     ]

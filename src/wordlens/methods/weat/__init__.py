@@ -74,6 +74,8 @@ class Weat(Method[WeatConfig]):
     def console(self, run: Run) -> list[RenderableType]:
         from rich.table import Table
 
+        from wordlens.report.html import listed_by_reason
+
         table = run.tables["weat"]
         model_name = run.metadata["model"]["name"]
         grid = Table(
@@ -91,14 +93,15 @@ class Weat(Method[WeatConfig]):
             grid.add_row(str(layer), *cells)
         titles = dict(zip(table["test"], table["title"], strict=False))
         legend = "  ".join(f"T{test_id}: {titles[test_id]}" for test_id in test_ids)
+        why = run.metadata.get("why_dropped", {})
         dropped = [
-            f"test {test_id}: dropped (not in vocabulary): {', '.join(words)}"
+            f"test {test_id}: dropped ({listed_by_reason(words, why, None)})"
             for test_id, words in run.metadata["dropped_words"].items()
         ]
         return [grid, legend, *dropped]
 
     def report(self, run: Run) -> Report:
-        from wordlens.report.html import Report, listed
+        from wordlens.report.html import Report, listed_by_reason
         from wordlens.stats import P_VALUE_RULE
 
         metadata = run.metadata
@@ -109,10 +112,11 @@ class Weat(Method[WeatConfig]):
         )
         report.table(run.tables["weat"])
         report.paragraph(P_VALUE_RULE, note=True)
+        why = metadata.get("why_dropped", {})
         for test_id, words in metadata["dropped_words"].items():
             report.paragraph(
-                f"Test {test_id}: {len(words)} word(s) not in the vocabulary, left out: "
-                f"{listed(words, None)}",
+                f"Test {test_id}: {len(words)} word(s) the model lacks or cannot tell apart, "
+                f"left out: {listed_by_reason(words, why, None)}",
                 note=True,
             )
         return report

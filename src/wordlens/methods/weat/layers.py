@@ -89,7 +89,8 @@ def run_weat(
             for word in word_set.words
         )
     )
-    missing = set(model.missing_words(all_words))
+    why_missing = model.missing_reasons(all_words)
+    missing = set(why_missing)
     present = [word for word in all_words if word not in missing]
     use_context = context == "bleached" and model.info.kind != "static"
     targets = (
@@ -147,6 +148,7 @@ def run_weat(
         },
         "tests": [test.id for test in chosen],
         "dropped_words": dropped,
+        "why_dropped": {word: why_missing[word] for words in dropped.values() for word in words},
         "timings_s": timings.seconds,
     }
     return Run("weat", {"weat": pd.DataFrame(rows)}, metadata)
