@@ -68,26 +68,24 @@ def unread_reasons(
     """
     distinct = list(dict.fromkeys(words))
     ids = word_token_ids(tokenizer, [spelling(word) for word in distinct])
-    unknown = tokenizer.unk_token_id
-    vocabulary_size = len(tokenizer)
+    nothing = _ids_that_read_nothing(tokenizer)
     unread: dict[str, str] = {}
     for word, word_ids in zip(distinct, ids, strict=True):
         if not word_ids:
             unread[word] = "no subtoken: the tokenizer's normalizer removes it"
-        elif all(_reads_nothing(tokenizer, i, unknown, vocabulary_size) for i in word_ids):
+        elif nothing.issuperset(word_ids):
             unread[word] = f"only unknown tokens ({tokenizer.unk_token!r})"
     keys = [None if word in unread else key for word, key in zip(distinct, ids, strict=True)]
     same = indistinct_words(distinct, keys, "the same token ids", spelling)
     return {word: unread.get(word) or same[word] for word in distinct if word in unread | same}
 
 
-def _reads_nothing(
-    tokenizer: Any, token_id: int, unknown: int | None, vocabulary_size: int
-) -> bool:
-    """Whether a subtoken is the unknown token or a bare word-boundary marker."""
-    if token_id == unknown:
-        return True
-    if not 0 <= token_id < vocabulary_size:
-        return False
-    text = tokenizer.convert_ids_to_tokens(token_id)
-    return isinstance(text, str) and not text.strip(_BOUNDARY_MARKERS)
+def _ids_that_read_nothing(tokenizer: Any) -> frozenset[int]:
+    """The unknown token's id and those of bare word-boundary markers (``▁``, ``Ġ``)."""
+    markers = {
+        token_id
+        for token, token_id in tokenizer.get_vocab().items()
+        if not token.strip(_BOUNDARY_MARKERS)
+    }
+    unknown = tokenizer.unk_token_id
+    return frozenset(markers if unknown is None else {*markers, unknown})

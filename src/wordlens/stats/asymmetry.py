@@ -370,8 +370,8 @@ def common_vocabulary_pairs(
         Columns ``a`` and ``b`` (other columns are kept).
     vocabularies
         Word collections (e.g. a set, :attr:`ConceptNet.vocabulary`) or models with
-        ``missing_words`` (e.g. a :class:`~wordlens.models.static.StaticEmbedder`; subword
-        models miss no word).
+        ``missing_words`` (a static model's unknown words; a subword model's words read only
+        as unknown tokens or as another word's subtokens).
 
     Returns
     -------
