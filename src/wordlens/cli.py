@@ -237,16 +237,26 @@ def _embed(model: ModelOptions, options: EmbedOptions, out: Path) -> None:
         result = embedder.embed(
             targets, options.layers, options.pooling, cache=cache, progress=True
         )
+    indistinct = embedder.missing_reasons([target.word for target in targets])
     meta = {
         "model": embedder.info.as_dict(),
         "context": options.context,
         "template": options.template,
+        "indistinct_words": indistinct,
     }
     written = export_embeddings(result, targets, out, meta)
     console.print(
         f"{len(targets)} words x {len(result.layers)} layers x {result.vectors.shape[2]} d "
         f"→ {', '.join(map(str, written))}"
     )
+    if indistinct:
+        from wordlens.report.html import listed_by_reason
+
+        console.print(
+            f"warning: {len(indistinct)} word(s) the model cannot read or tell apart, exported "
+            f"all the same (indistinct_words in the metadata): "
+            f"{listed_by_reason(list(indistinct), indistinct)}"
+        )
 
 
 def _reproduce(model: ModelOptions, options: ReproduceOptions, out: Path) -> None:

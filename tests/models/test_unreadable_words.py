@@ -188,3 +188,21 @@ def test_a_lexicon_reads_composed_and_decomposed_forms_as_one_word(tmp_path: Pat
     averaged = load_lexicon(str(path), duplicates="mean").data
     assert averaged["word"].tolist() == [CAFE_NFC, "tea"]
     assert averaged["valence"].tolist() == [7.0, 5.0]
+
+
+def test_wordlens_embed_warns_of_and_records_unreadable_words(tmp_path: Path) -> None:
+    from tests.test_cli_faults import run_wordlens
+
+    out = tmp_path / "vectors.npy"
+    args = ["embed", "-m", "minilm-l6", "happy", "🦄", "AIDS", "aids", "--no-cache"]
+    done = run_wordlens(*args, "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    printed = " ".join(done.stdout.split())
+    assert "warning: 3 word(s) the model cannot read or tell apart" in printed
+    assert "only unknown tokens ('[UNK]'): 🦄" in printed
+    sidecar = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert sidecar["indistinct_words"] == {
+        "🦄": "only unknown tokens ('[UNK]')",
+        "AIDS": "the same token ids as 'aids'",
+        "aids": "the same token ids as 'AIDS'",
+    }
