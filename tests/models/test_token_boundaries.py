@@ -8,6 +8,7 @@ return_offsets_mapping=True)``) and from Unicode's grapheme clusters (the ``rege
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import regex
 
@@ -91,3 +92,27 @@ def _on_boundaries(target: Target, offsets: list[tuple[int, int]]) -> bool:
     starts = {start for start, end in offsets if end > start}
     ends = {end for start, end in offsets if end > start}
     return target.start in starts and target.end in ends
+
+
+def test_a_clitic_that_shares_tokens_is_embedded_when_allowed_and_counted(
+    minilm: WordEmbedder,
+) -> None:
+    text = "Holly shouldn't."
+    start = text.index("n't")
+    offsets = _offsets(minilm, text)
+    covering = [i for i, (s, e) in enumerate(offsets) if e > s and s < start + 3 and e > start]
+    assert [text[slice(*offsets[i])] for i in covering] == ["shouldn", "'", "t"]
+    strict = Target(text, start, start + 3)
+    shared = Target(text, start, start + 3, shares_tokens=True)
+    with pytest.raises(AlignmentError, match='subtokens that cover it read "shouldn\'t"'):
+        minilm.embed([strict])
+    assert minilm.inside_tokens([strict, target_from_word(text, "Holly"), shared]) == [0, 2]
+    vector = minilm.embed([shared], layers=[2]).vectors[0, 0]
+    # the mean of the three covering subtokens' states, from the model's own forward pass
+    import torch
+
+    tokenizer, model = minilm.tokenizer, minilm.model  # type: ignore[attr-defined]
+    with torch.inference_mode():
+        states = model(**tokenizer(text, return_tensors="pt"), output_hidden_states=True)
+    expected = states.hidden_states[2][0, covering].mean(0).numpy()
+    np.testing.assert_allclose(vector, expected, rtol=1e-5, atol=1e-5)

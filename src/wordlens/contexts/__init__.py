@@ -40,12 +40,19 @@ class Target:
     start, end
         Character offsets (Python string indices, end exclusive) of the word in ``text``:
         integers (NumPy integers are converted to ``int``; booleans and floats are refused) with
-        ``0 <= start < end <= len(text)``.
+        ``0 <= start < end <= len(text)``, on grapheme-cluster boundaries.
+    shares_tokens
+        Whether the span may start or end inside a subtoken it shares with its neighbours (a
+        clitic such as ``n't`` of "shouldn't", which a tokenizer reads as ``shouldn`` ``'`` ``t``);
+        its vector is then that of the whole subtokens that cover it. By default a model refuses
+        such a span (:func:`wordlens.models.align.subtoken_span`): "happy" inside the one token
+        "unhappy" has no vector of its own.
     """
 
     text: str
     start: int
     end: int
+    shares_tokens: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
@@ -180,4 +187,4 @@ def normalized_target(target: Target, form: UnicodeForm) -> Target:
     before = normalized(target.text[: target.start], form)
     word = normalized(target.word, form)
     after = normalized(target.text[target.end :], form)
-    return Target(before + word + after, len(before), len(before) + len(word))
+    return Target(before + word + after, len(before), len(before) + len(word), target.shares_tokens)

@@ -57,7 +57,7 @@ def subtoken_span(target: Target, offsets: Sequence[tuple[int, int]]) -> tuple[i
             f"subtokens of {target.word!r} in {target.text!r} are not contiguous: {hits}"
         )
     first, last = offsets[hits[0]][0], offsets[hits[-1]][1]
-    if _cuts_token(target, first, last):
+    if not target.shares_tokens and _cuts_token(target, first, last):
         raise AlignmentError(
             f"{target.word!r} at [{target.start}, {target.end}) of {target.text!r} does not "
             f"start and end on token boundaries: the subtokens that cover it read "
@@ -96,6 +96,34 @@ def subtoken_spans(
         As :func:`subtoken_span`, for the first target without a contiguous run of overlapping
         tokens on token boundaries.
     """
+    spans, contiguous, inside = _alignment(targets, offsets)
+    shares = np.fromiter((t.shares_tokens for t in targets), dtype=np.bool_, count=len(targets))
+    bad = np.flatnonzero(~contiguous | (inside & ~shares))
+    if len(bad):
+        subtoken_span(targets[bad[0]], offsets[bad[0]])  # raises the target's own error
+    return spans
+
+
+def inside_tokens(
+    targets: Sequence[Target], offsets: Sequence[Sequence[tuple[int, int]]]
+) -> npt.NDArray[np.bool_]:
+    """Which targets start or end inside a subtoken (:attr:`Target.shares_tokens` aside).
+
+    Returns
+    -------
+    numpy.ndarray
+        bool ``[len(targets)]``; False for a target no token covers contiguously, which
+        :func:`subtoken_spans` refuses.
+    """
+    _, contiguous, inside = _alignment(targets, offsets)
+    return contiguous & inside
+
+
+def _alignment(
+    targets: Sequence[Target], offsets: Sequence[Sequence[tuple[int, int]]]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """Token ranges ``[targets, 2]``, whether each target's overlapping tokens form one
+    contiguous run, and whether they reach past its span into more than whitespace."""
     n_targets = len(targets)
     lengths = np.fromiter(map(len, offsets), dtype=np.int64, count=n_targets)
     pairs = np.fromiter(
@@ -113,20 +141,18 @@ def subtoken_spans(
     spans = np.zeros((n_targets, 2), dtype=np.int64)
     found = count > 0
     first_hit = np.cumsum(count) - count
+    last_hit = first_hit + count - 1
     spans[found, 0] = hit_position[first_hit[found]]
-    spans[found, 1] = hit_position[first_hit[found] + count[found] - 1] + 1
+    spans[found, 1] = hit_position[last_hit[found]] + 1
+    contiguous = found & (spans[:, 1] - spans[:, 0] == count)
     hit_index = np.flatnonzero(hit)
-    reach_start = np.zeros(n_targets, dtype=np.int64)
-    reach_end = np.zeros(n_targets, dtype=np.int64)
-    reach_start[found] = pairs[hit_index[first_hit[found]], 0]
-    reach_end[found] = pairs[hit_index[first_hit[found] + count[found] - 1], 1]
-    overreach = np.flatnonzero(found & ((reach_start < starts) | (reach_end > ends)))
-    cut = [i for i in overreach.tolist() if _cuts_token(targets[i], reach_start[i], reach_end[i])]
-    bad = np.flatnonzero(~found | (spans[:, 1] - spans[:, 0] != count))
-    if len(bad) or cut:
-        worst = min([*bad.tolist(), *cut])
-        subtoken_span(targets[worst], offsets[worst])  # raises the target's own error
-    return spans
+    reach = np.zeros((n_targets, 2), dtype=np.int64)  # characters the covering tokens span
+    reach[found, 0] = pairs[hit_index[first_hit[found]], 0]
+    reach[found, 1] = pairs[hit_index[last_hit[found]], 1]
+    inside = np.zeros(n_targets, dtype=np.bool_)
+    for i in np.flatnonzero(contiguous & ((reach[:, 0] < starts) | (reach[:, 1] > ends))).tolist():
+        inside[i] = _cuts_token(targets[i], int(reach[i, 0]), int(reach[i, 1]))
+    return spans, contiguous, inside
 
 
 class SubtokenPooling:

@@ -138,6 +138,13 @@ class WordEmbedder(ABC):
         appearance: the keys of :meth:`missing_reasons`."""
         return list(self.missing_reasons(words))
 
+    def inside_tokens(self, targets: Sequence[Target]) -> list[int]:
+        """Indices of the targets whose span starts or ends inside one of the model's subtokens
+        (:func:`wordlens.models.align.inside_tokens`); ``embed`` refuses them unless they allow
+        it (:attr:`~wordlens.contexts.Target.shares_tokens`). None for a static model, which
+        reads whole words."""
+        return []
+
     def missing_reasons(self, words: Sequence[str]) -> dict[str, str]:
         """Why each word the model cannot embed, or cannot tell apart from another of ``words``,
         is left out: word → reason, in order of first appearance. None by default; models

@@ -42,7 +42,7 @@ import torch
 
 from wordlens.contexts import Target, normalized_target
 from wordlens.errors import AlignmentError, EmptyInputError, TargetError
-from wordlens.models.align import SubtokenPooling, subtoken_spans
+from wordlens.models.align import SubtokenPooling, inside_tokens, subtoken_spans
 from wordlens.models.base import (
     Embeddings,
     ModelInfo,
@@ -424,6 +424,11 @@ class HFEmbedder(WordEmbedder):
         read = [normalized_target(target, self.unicode_form) for target in targets]
         with collection_paused():
             return self._embed_poolings(read, layers, poolings, cache, progress)
+
+    def inside_tokens(self, targets: Sequence[Target]) -> list[int]:
+        read = [normalized_target(target, self.unicode_form) for target in targets]
+        _, offsets = tokenize(self.tokenizer, [target.text for target in read])
+        return np.flatnonzero(inside_tokens(read, offsets)).tolist()
 
     def missing_reasons(self, words: Sequence[str]) -> dict[str, str]:
         """The words the tokenizer reads only as unknown tokens, or as the same subtokens as

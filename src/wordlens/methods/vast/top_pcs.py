@@ -45,7 +45,11 @@ Protocol (after the authors' ``CoLA_Test.py`` and ``helper_functions.pca_transfo
   punctuation instead) and the *previous word* the word token before it (punctuation between them
   is skipped). Targets are built from these character spans directly (``target_from_word``'s
   whole-word search cannot find clitics such as ``n't``). Sentences with fewer than two words are
-  dropped and counted in the metadata.
+  dropped and counted in the metadata. A clitic may lie inside a subtoken it shares with its
+  neighbours (``shouldn`` ``'`` ``t`` in BERT's WordPiece): its vector is that of the whole
+  subtokens that cover it (:attr:`~wordlens.contexts.Target.shares_tokens`), and the metadata
+  counts and lists such targets (``inside_tokens``; 27 of 3,000 training sentences' last words on
+  MiniLM and SmolLM2, all ``n't``).
 - **Labels**: UPOS tags from :func:`wordlens.resources.load_tagger` (NLTK's averaged perceptron
   trained on UD English EWT; 0.938 accuracy on EWT dev with all training sentences) where the
   reference used NLTK's pretrained tagger with the 12-tag universal tagset; the whole sentence is
@@ -77,7 +81,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -262,6 +266,7 @@ def run_pos_probe(
         "tagger": asdict(chosen.info),
         "noun_tags": sorted(NOUN_TAGS),
         "dropped_sentences": {name: split.attrs["dropped"] for name, split in splits.items()},
+        "inside_tokens": _inside_tokens(model, splits),
         "upos_counts": {
             name: split["upos"].value_counts().to_dict() for name, split in splits.items()
         },
@@ -320,14 +325,31 @@ def _last_words(sentences: pd.DataFrame, tagger: PosTagger) -> pd.DataFrame:
             previous, last = words[-2], words[-1]
             rows.append(
                 (
-                    Target(sentence, last.start, last.end),
-                    Target(sentence, previous.start, previous.end),
+                    Target(sentence, last.start, last.end, shares_tokens=True),
+                    Target(sentence, previous.start, previous.end, shares_tokens=True),
                     last.upos,
                 )
             )
     table = pd.DataFrame(rows, columns=[*POS_SOURCES, "upos"])
     table.attrs["dropped"] = len(sentences) - len(table)
     return table
+
+
+def _inside_tokens(
+    model: WordEmbedder, splits: Mapping[ColaSplit, pd.DataFrame]
+) -> dict[str, dict[str, Any]]:
+    """Per split and source, how many targets share a subtoken with their neighbours (a clitic
+    such as ``n't``, whose vector is that of the whole subtokens covering it), and which."""
+    counted: dict[str, dict[str, Any]] = {}
+    for name, split in splits.items():
+        for source in POS_SOURCES:
+            targets = list(split[source])
+            inside = model.inside_tokens(targets)
+            counted.setdefault(name, {})[source] = {
+                "n": len(inside),
+                "words": sorted({targets[i].word for i in inside}),
+            }
+    return counted
 
 
 def _pos_tasks(train: pd.Series, test: pd.Series) -> list[tuple[str, tuple[Labels, Labels]]]:
