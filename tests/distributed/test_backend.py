@@ -101,6 +101,7 @@ def test_loaders_record_their_call(shared: Path, minilm: Any, monkeypatch: Any) 
             "revision": None,
             "token_budget": None,
             "trust_remote_code": False,
+            "unicode": "NFC",
         },
     )
     assert "load_model('minilm-l6'" in spec.describe()

@@ -226,17 +226,17 @@ def indistinct_words(
 ) -> dict[str, str]:
     """The distinct words whose key equals another distinct word's, with the reason.
 
-    Two words a model maps to the same token ids (an uncased tokenizer's "AIDS" and "aids", or
-    two words whose only subtokens are unknown tokens), or to the same vocabulary row, get the
-    same vectors: the model cannot tell them apart, so neither carries its own meaning.
+    Two words a tokenizer maps to the same token ids (an uncased tokenizer's "AIDS" and "aids",
+    two Chinese idioms of one known character and three unknown ones) get the same vectors: the
+    model cannot tell them apart, so neither carries its own meaning.
 
     Parameters
     ----------
     words
         Distinct words.
     keys
-        Per word, what the model sees of it (a tuple of token ids, a row); ``None`` for a word
-        left out for another reason.
+        Per word, what the model sees of it (a tuple of token ids); ``None`` for a word left
+        out for another reason.
     sameness
         How the reason names the shared key, e.g. ``"the same token ids"``.
     spelling

@@ -37,7 +37,6 @@ from wordlens.models.base import (
     Pooling,
     WordEmbedder,
     check_pooling,
-    indistinct_words,
 )
 from wordlens.models.static_formats import (
     VECTORS_FILE,
@@ -164,19 +163,13 @@ class StaticEmbedder(WordEmbedder):
         return [self._row(word) is not None for word in words]
 
     def missing_reasons(self, words: Sequence[str]) -> dict[str, str]:
-        """The distinct words not in the vocabulary, and those that look up the same row as
-        another of ``words`` under the case policy (``"AIDS"`` and ``"aids"`` under ``lower``:
-        :func:`~wordlens.models.base.indistinct_words`), in order of first appearance."""
-        distinct = list(dict.fromkeys(words))
-        rows = [self._row(word) for word in distinct]
-        same = indistinct_words(
-            distinct, rows, f"the same vector (case policy {self._case!r})", self.spelling
+        """The distinct words not in the vocabulary (under the case policy), in order of first
+        appearance. Words the case policy looks up in one row ("Japanese" and "japanese" under
+        ``lower``) are the policy's choice, not missing."""
+        return dict.fromkeys(
+            (word for word in dict.fromkeys(words) if self._row(word) is None),
+            "not in the vocabulary",
         )
-        return {
-            word: "not in the vocabulary" if row is None else same[word]
-            for word, row in zip(distinct, rows, strict=True)
-            if row is None or word in same
-        }
 
     def rows(self, words: Sequence[str]) -> npt.NDArray[np.int64]:
         """Matrix rows ``[len(words)]`` of the words.
