@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from wordlens.errors import FileEncodingError, WordlensError
+from wordlens.errors import FileEncodingError, InputFileError, WordlensError
 
 _CHUNK = 1 << 20
 OFFLINE_ENVS = ("WORDLENS_OFFLINE", "HF_HUB_OFFLINE")
@@ -208,6 +208,32 @@ def read_text(path: Path, encoding: str = DEFAULT_ENCODING, *, hint: str = UTF8_
     """
     with decoding(path, encoding, hint=hint):
         return path.read_bytes().decode(encoding).removeprefix("\ufeff")
+
+
+@contextmanager
+def reading(path: Path, what: str) -> Iterator[None]:
+    """Turn an :class:`OSError` raised while ``path`` is read inside the block (a directory, no
+    permission, an I/O error) into an :class:`~wordlens.errors.InputFileError`.
+
+    Parameters
+    ----------
+    path
+        The file read in the block.
+    what
+        What the file is, for the message (``"lexicon file"``).
+
+    Raises
+    ------
+    InputFileError
+        ``cannot read the <what> <path>: <reason>``.
+    """
+    try:
+        yield
+    except WordlensError:
+        raise
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise InputFileError(f"cannot read the {what} {path}: {reason}") from error
 
 
 @contextmanager

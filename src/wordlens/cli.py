@@ -27,7 +27,7 @@ from rich.table import Table
 
 from wordlens.errors import OutputError, Terminated, WordlensError
 from wordlens.export import EmbedOptions
-from wordlens.methods.base import Method, new_output_dir, output_dir, run_method
+from wordlens.methods.base import Method, new_output_dir, run_method
 from wordlens.methods.registry import registered_methods
 from wordlens.models.options import ModelOptions
 from wordlens.options import OptionSpec, config_from_values, option_specs
@@ -383,8 +383,7 @@ def study_run(
     from wordlens.study.runner import CellProgress, run_study
     from wordlens.study.spec import load_study
 
-    study = load_study(study_file)
-    output_dir(study.out_dir, f"out: in {study_file}")
+    study = load_study(study_file)  # models and inputs checked: nothing has loaded yet
 
     def announce(status: CellProgress) -> None:
         cell = status.cell
@@ -392,7 +391,8 @@ def study_run(
         console.print(f"[bold]{verb}[/] {cell.model.display_name} / {cell.method}")
 
     cells = tuple(part.strip() for part in (only or "").split(",") if part.strip())
-    with make_backend(backend, address, workers) as chosen:
+    out = new_output_dir(study.out_dir, f"out: in {study_file}")  # removed if no cell began
+    with out, make_backend(backend, address, workers) as chosen:
         records = run_study(study, only=cells, force=force, backend=chosen, on_cell=announce)
     _write_study_index(study)
     _print_study_status(study)
@@ -406,7 +406,7 @@ def study_status(study_file: StudyPath) -> None:
     """What is done, running, failed or still to run in a study."""
     from wordlens.study.spec import load_study
 
-    _print_study_status(load_study(study_file))
+    _print_study_status(load_study(study_file, check_inputs=False))
 
 
 @handle_errors
@@ -414,7 +414,7 @@ def study_report(study_file: StudyPath) -> None:
     """Write the study's index.html from the cells' results so far."""
     from wordlens.study.spec import load_study
 
-    study = load_study(study_file)
+    study = load_study(study_file, check_inputs=False)
     written = _write_study_index(study)
     console.print(f"report: {study.out_dir / 'index.html'} ({len(written)} files)")
 

@@ -64,6 +64,11 @@ class LexiconFormatError(WordlensError, ValueError):
     """A lexicon or word-list file is malformed; the message names the file and line."""
 
 
+class InputFileError(WordlensError, OSError):
+    """A user's input file (a lexicon, a similarity set, a SWOW file) exists but cannot be read:
+    a directory, no permission, an I/O error; the message names the file and the reason."""
+
+
 class FileEncodingError(WordlensError, ValueError):
     """A text file is not in the encoding it is read with; the message names the file, the line
     and the encoding, and how to read it otherwise."""

@@ -24,7 +24,7 @@ from wordlens.methods.vast.population import authors_population, authors_weat_te
 from wordlens.models.base import WordEmbedder
 from wordlens.models.hf import HFEmbedder
 from wordlens.options import OptionError, config_from_values
-from wordlens.resources import load_lexicon, load_weat_tests, pleasant_unpleasant
+from wordlens.resources import Lexicon, load_lexicon, load_weat_tests, pleasant_unpleasant
 from wordlens.results import Timings
 from wordlens.stats import pearson, sc_weat, weat
 
@@ -529,7 +529,10 @@ def test_a_warriner_file_is_the_tokenization_experiments_lexicon(tmp_path: Path)
     """A lexicon file named warriner.csv is the Warriner lexicon of the tokenization experiment:
     the registered one (13,915 words) is added only when no lexicon is called warriner (it was
     added whenever the option did not say the registered name, giving two 'warriner' lexica)."""
-    from wordlens.methods.vast.experiments import load_lexica
+    from wordlens.methods.vast.experiments import read_vast_inputs
+
+    def load_lexica(config: VastConfig, *, static: bool) -> list[Lexicon]:
+        return read_vast_inputs(replace(config, similarity=())).scored(static=static)
 
     path = tmp_path / "warriner.csv"
     path.write_text("word,valence\nhappy,8.5\nsad,2.1\nchair,5.0\n", encoding="utf-8")

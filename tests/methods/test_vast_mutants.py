@@ -127,6 +127,8 @@ def test_pos_probe_metadata_times_its_stages(minilm: WordEmbedder, shared: Path)
 def test_a_user_lexicon_is_read_in_the_configured_encoding(tmp_path: Path) -> None:
     lexicon = tmp_path / "accents.csv"
     lexicon.write_bytes("word,valence\ncafé,7.5\nrésumé,5.0\nnaïve,4.0\n".encode("latin-1"))
-    config = VastConfig(lexica=(str(lexicon),), encoding="latin-1", tokenization=False)
-    (loaded,) = vast_experiments.load_lexica(config, static=True)
+    config = VastConfig(
+        lexica=(str(lexicon),), encoding="latin-1", tokenization=False, similarity=()
+    )
+    (loaded,) = vast_experiments.read_vast_inputs(config).lexica
     assert list(loaded.data["word"]) == ["café", "résumé", "naïve"]

@@ -24,17 +24,24 @@ models:
   - glove-6b-50d
   - minilm-l6
   - name: missing
-    model: ./no-such-model
+    model: NOT_A_MODEL
 methods:
   weat: {context: bleached, tests: [1], n_samples: 200}
 """
+
+
+def study_text(folder: Path) -> str:
+    """:data:`STUDY` whose third model is an empty folder: a local path, so the study is
+    valid, but no model, so its cells fail when they load it."""
+    (folder / "not-a-model").mkdir(exist_ok=True)
+    return STUDY.replace("NOT_A_MODEL", str(folder / "not-a-model"))
 
 
 @pytest.fixture(scope="module")
 def study_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("study")
     path = folder / "study.yaml"
-    path.write_text(STUDY)
+    path.write_text(study_text(folder))
     return path
 
 
@@ -59,7 +66,7 @@ def test_every_cell_runs_once_and_failures_are_recorded(
     }
     failed = states["missing"].record
     assert failed is not None and failed.error is not None
-    assert "no such file or directory: ./no-such-model" in failed.error
+    assert f"{study_file.parent / 'not-a-model'} is not a model directory" in failed.error
     for slug in ("glove-6b-50d", "minilm-l6"):
         record = states[slug].record
         assert record is not None and record.seconds is not None and record.error is None
@@ -159,7 +166,8 @@ def test_the_index_is_titled_with_the_study_name(tmp_path: Path) -> None:
 def test_an_unwritable_study_directory_fails_before_any_cell(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("not a directory")
     study_file = tmp_path / "study.yaml"
-    study_file.write_text(STUDY.replace("name: runner", "name: blocked\nout: file/results"))
+    blocked = study_text(tmp_path).replace("name: runner", "name: blocked\nout: file/results")
+    study_file.write_text(blocked)
     result = CliRunner().invoke(app, ["study", "run", str(study_file)])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert f"cannot write results to {tmp_path / 'file' / 'results'} (" in result.output

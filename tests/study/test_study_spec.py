@@ -21,7 +21,7 @@ name: tiny
 models:
   - glove-6b-50d
   - name: mini
-    model: ../shared/models/minilm-l6-mlm
+    model: sentence-transformers/all-MiniLM-L6-v2
     dtype: float16
 methods:
   weat: {context: none, tests: [1, 2], n-samples: 100}
@@ -116,7 +116,7 @@ def test_structural_errors(tmp_path: Path) -> None:
         "name: x y\nmodels: [a]\nmethods: {weat: {}}\n": ":1: name: String should match",
         "- just\n- a list\n": "a study file is a mapping",
         "name: [unclosed\n": "not valid YAML",
-        "name: x\nmodels: [a, ./a]\nmethods: {weat: {}}\n": "model 2 has the same directory",
+        "name: x\nmodels: [a, a]\nmethods: {weat: {}}\n": "model 2 has the same directory",
     }
     for text, expected in cases.items():
         with pytest.raises(StudyFileError, match=expected.replace("[", r"\[")):

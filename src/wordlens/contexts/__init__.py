@@ -156,8 +156,7 @@ def targets_from_template(
     EmptyInputError
         If ``words`` is empty.
     """
-    if template.count(placeholder) != 1:
-        raise TargetError(f"template must contain {placeholder!r} exactly once, got {template!r}")
+    check_template(template, placeholder)
     prefix, suffix = template.split(placeholder)
     targets = []
     for word in words:
@@ -169,6 +168,22 @@ def targets_from_template(
     if not targets:
         raise EmptyInputError("no words given to put into the template")
     return targets
+
+
+def check_template(template: str, placeholder: str = PLACEHOLDER) -> None:
+    """Refuse a template without exactly one ``placeholder`` (where each word goes).
+
+    Raises
+    ------
+    TargetError
+        Naming the template and how many placeholders it has.
+    """
+    count = template.count(placeholder)
+    if count != 1:
+        raise TargetError(
+            f"template must contain {placeholder!r} exactly once, where each word goes "
+            f"(e.g. {'This is ' + placeholder!r}); {template!r} has {count or 'none'}"
+        )
 
 
 def decontextualized_targets(words: Sequence[str]) -> list[Target]:

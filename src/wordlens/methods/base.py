@@ -7,7 +7,8 @@ A method is a small registered object (:mod:`wordlens.methods.registry`) with
   :func:`wordlens.options.option` (the only place a default lives);
 - ``needs``, what it needs from a model, and ``model_options``, which of
   :class:`~wordlens.models.options.ModelOptions` it takes;
-- :meth:`Method.run` (model options, config, context → :class:`~wordlens.results.Run`),
+- :meth:`Method.read_inputs` (the files and data sets a config names, read before any model
+  loads) and :meth:`Method.run` (model options, config, context → :class:`~wordlens.results.Run`),
   :meth:`Method.summary` (the headline numbers and per-layer curves a console and a study show),
   :meth:`Method.report` (its HTML page) and :meth:`Method.console` (tables for the terminal);
   :meth:`Method.headline` and :meth:`Method.figures` show a run in Jupyter (a method is the
@@ -115,6 +116,27 @@ class Method(ABC, Generic[C]):
     def help(self) -> str:
         """The command's help: the class docstring."""
         return " ".join((type(self).__doc__ or self.title).split())
+
+    def read_inputs(self, config: C) -> object:
+        """Read and check the files and data sets ``config`` names (a lexicon, a study of
+        biases, evocation data), so that bad input fails in seconds, before any model loads.
+
+        :meth:`run` calls it before it loads the model and goes on with what it returns (each
+        file is read once); a study calls it for each of its methods when it reads the study
+        file (:func:`wordlens.study.spec.load_study`), before any cell runs. The default reads
+        nothing.
+
+        Returns
+        -------
+        object
+            What :meth:`run` goes on with (None: nothing to read).
+
+        Raises
+        ------
+        WordlensError
+            Naming the file (and line) or the data set that cannot be read.
+        """
+        return None
 
     @abstractmethod
     def run(self, model: ModelOptions, config: C, context: RunContext) -> Run:

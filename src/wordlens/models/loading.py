@@ -256,15 +256,65 @@ def _portable_source(spec_text: str) -> str:
     return str(path.absolute())
 
 
+def model_spec_problem(spec: str) -> str | None:
+    """Why ``spec`` cannot name a model, judged without loading anything or asking the hub.
+
+    A spec may name a model when it is an alias, an existing local path, or a well-formed
+    Hugging Face hub id (``huggingface_hub``'s rules). A hub id without an owner that is close to
+    an alias is taken for a misspelt alias: the hub's models without an owner are a few old ones
+    (``gpt2``, ``bert-base-uncased``), each also reachable as ``owner/name``. Whether a hub id
+    exists is left to loading.
+
+    Parameters
+    ----------
+    spec
+        A model spec, as ``--model`` or a study file's ``model:`` gives it.
+
+    Returns
+    -------
+    str or None
+        The problem, with the closest aliases ("Did you mean ...?"); None when ``spec`` may
+        name a model.
+    """
+    if spec in ALIASES or Path(spec).expanduser().exists():
+        return None
+    kinds = "a model alias, a local path or a Hugging Face hub id (owner/name)"
+    if _looks_like_path(spec):
+        return f"no such file or directory: {spec} (a model is {kinds})"
+    from huggingface_hub.errors import HFValidationError
+    from huggingface_hub.utils import validate_repo_id  # type: ignore[attr-defined]  # lazy export
+
+    try:
+        validate_repo_id(spec)
+    except HFValidationError as error:
+        return f"{spec!r} is not {kinds}: {error}"
+    close = _close_aliases(spec)
+    if "/" in spec or not close:
+        return None
+    return (
+        f"{spec!r} is not a model alias. {_did_you_mean(close)}(A Hugging Face model of that "
+        "name: write it as owner/name.)"
+    )
+
+
+def _close_aliases(spec: str) -> list[str]:
+    """The (at most two) aliases closest to ``spec``."""
+    return difflib.get_close_matches(spec.lower(), ALIASES, n=2) if spec else []
+
+
+def _did_you_mean(close: list[str]) -> str:
+    """``"Did you mean 'a' or 'b'? "``, or nothing without a close alias."""
+    return f"Did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+
+
 def _known_models(spec: str = "") -> str:
     """The aliases, led by the ones closest to ``spec`` ("Did you mean ...?"), and what else a
     spec may be (for :class:`~wordlens.errors.UnknownModelError` messages)."""
     names = ", ".join(ALIASES)
-    close = difflib.get_close_matches(spec.lower(), ALIASES, n=2) if spec else []
-    hint = f"Did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
     return (
-        f"{hint}Known aliases: {names}. Otherwise pass a local model directory, a .gguf file, a "
-        "static vector file, or a Hugging Face hub id such as 'gpt2' or 'bert-base-uncased'."
+        f"{_did_you_mean(_close_aliases(spec))}Known aliases: {names}. Otherwise pass a local "
+        "model directory, a .gguf file, a static vector file, or a Hugging Face hub id such as "
+        "'gpt2' or 'bert-base-uncased'."
     )
 
 

@@ -79,7 +79,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from wordlens._files import decoding
+from wordlens._files import decoding, reading
 from wordlens.errors import LexiconFormatError, ResourceNotFoundError, WordlensError
 from wordlens.resources.registry import Resource, ResourceFile, get_resource, register, single_file
 
@@ -310,7 +310,7 @@ def read_swow(path: Path) -> AssociationNorms:
     """
     if not path.is_file():
         raise WordlensError(f"cannot read the SWOW-EN file {path}: no such file")
-    with decoding(path):
+    with reading(path, "SWOW-EN file"), decoding(path):
         if set(_SWOW_STRENGTH_COLUMNS) <= set(_header(path, "\t")):
             counts, totals = _swow_strength_counts(path)
         elif set(_SWOW_RAW_COLUMNS) <= set(_header(path, ",")):

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
-from wordlens._files import DEFAULT_ENCODING, ENCODING_HINT, read_text
+from wordlens._files import DEFAULT_ENCODING, ENCODING_HINT, read_text, reading
 from wordlens.errors import EmptyInputError, LexiconFormatError, WordlensError, shown_word
 from wordlens.resources.registry import Resource, ResourceFile, get_resource, register
 from wordlens.unicode_forms import UnicodeForm, normalized
@@ -234,8 +234,15 @@ def _read_rows(path: Path, sep: str, encoding: str) -> tuple[list[str], list[lis
 
 
 def _text_stream(path: Path, encoding: str) -> io.StringIO:
-    """The decoded file as a stream for :mod:`csv` (line endings untranslated)."""
-    return io.StringIO(read_text(path, encoding, hint=ENCODING_HINT), newline="")
+    """The decoded file as a stream for :mod:`csv` (line endings untranslated).
+
+    Raises
+    ------
+    InputFileError
+        If the file cannot be read (a directory, no permission).
+    """
+    with reading(path, "lexicon file"):
+        return io.StringIO(read_text(path, encoding, hint=ENCODING_HINT), newline="")
 
 
 def _ratings(path: Path, raw: pd.Series, column: str) -> pd.Series:

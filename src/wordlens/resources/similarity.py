@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wordlens._files import read_text
+from wordlens._files import read_text, reading
 from wordlens.errors import EmptyInputError, LexiconFormatError
 from wordlens.resources.registry import (
     Resource,
@@ -68,11 +68,15 @@ def read_similarity(path: Path, *, name: str | None = None) -> SimilaritySet:
         The file has no pairs.
     FileEncodingError
         The file is not UTF-8; the message names the line.
+    InputFileError
+        The file cannot be read (missing, a directory, no permission).
     """
     import pandas as pd
 
     rows: list[tuple[str, str, float]] = []
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
+    with reading(path, "similarity file"):
+        text = read_text(path)
+    for number, line in enumerate(text.splitlines(), start=1):
         fields = line.split()
         if not fields:
             continue

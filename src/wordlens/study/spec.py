@@ -23,7 +23,10 @@ token_budget, trust_remote_code); the study sets the cache and each cell's outpu
 
 The file is validated (the top level by pydantic, the options by their declarations;
 ``study_json_schema`` prints the JSON Schema) and every error names the file and the line of the
-offending value.
+offending value. Before any cell runs, the models and the inputs are checked too: a model that is
+neither an alias, an existing local path nor a well-formed hub id (a misspelt alias gets "Did you
+mean ...?"), and a method's file or data set that cannot be read (a lexicon with a rating that is
+not a number, an unknown WEAT test), are refused together with the other problems.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from wordlens._files import read_text
 from wordlens.errors import WordlensError
 from wordlens.methods.registry import registered_methods
+from wordlens.models.loading import model_spec_problem
 from wordlens.models.options import LOADING_OPTIONS, ModelOptions
 from wordlens.options import (
     OptionError,
@@ -166,14 +170,28 @@ def slugify(text: str) -> str:
     return slug or "model"
 
 
-def load_study(path: Path) -> Study:
+def load_study(path: Path, *, check_inputs: bool = True) -> Study:
     """Read and validate a study file.
+
+    Every problem is found before any model loads, and all of them are named at once.
+
+    Parameters
+    ----------
+    path
+        The study file.
+    check_inputs
+        Also check what the cells will read: each model is an alias, an existing local path or
+        a well-formed Hugging Face hub id (:func:`~wordlens.models.loading.model_spec_problem`,
+        with the closest alias for a misspelt one), and each method reads its files and data
+        sets (:meth:`~wordlens.methods.base.Method.read_inputs`: lexica, templates, evocation
+        data, ...). ``study status`` and ``study report``, which read results only, turn it off.
 
     Raises
     ------
     StudyFileError
-        If the file is missing, is not YAML, or breaks the schema; the message names the file
-        and the line of each offending value.
+        If the file is missing, is not YAML, breaks the schema, or (``check_inputs``) names a
+        model or an input that cannot be; the message names the file and the line of each
+        offending value.
     """
     try:
         text = read_text(path)
@@ -195,11 +213,11 @@ def load_study(path: Path) -> Study:
         raise StudyFileError(_describe(error, path, lines, ())) from None
     problems: list[str] = []
     models = tuple(
-        _model_entry(entry, index, path, lines, problems)
+        _model_entry(entry, index, path, lines, problems, check_inputs)
         for index, entry in enumerate(parsed.models)
     )
     configs = {
-        method: _method_config(method, options or {}, path, lines, problems)
+        method: _method_config(method, options or {}, path, lines, problems, check_inputs)
         for method, options in parsed.methods.items()
     }
     if problems:
@@ -223,9 +241,11 @@ def _model_entry(
     path: Path,
     lines: Mapping[tuple[str | int, ...], int],
     problems: list[str],
+    check_model: bool = False,
 ) -> ModelEntry | None:
-    """A model entry checked against :data:`MODEL_KEYS` and the options' declarations; None
-    (and a line in ``problems``) when it is invalid."""
+    """A model entry checked against :data:`MODEL_KEYS` and the options' declarations, and
+    (``check_model``) its model against :func:`~wordlens.models.loading.model_spec_problem`;
+    None (and a line in ``problems``) when it is invalid."""
     where: tuple[str | int, ...] = ("models", index)
     name = entry.get("name")
     if name is not None and (not isinstance(name, str) or not name):
@@ -250,6 +270,10 @@ def _model_entry(
     except WordlensError as error:
         problems.append(_located(path, lines, where, str(error)))
         return None
+    problem = model_spec_problem(options.required_model()) if check_model else None
+    if problem is not None:
+        problems.append(_located(path, lines, (*where, "model"), problem))
+        return None
     return ModelEntry(options, name)
 
 
@@ -259,9 +283,11 @@ def _method_config(
     path: Path,
     lines: Mapping[tuple[str | int, ...], int],
     problems: list[str],
+    read_inputs: bool = False,
 ) -> Any:
-    """The method's config from a study's options; None (and lines in ``problems``) when the
-    method is unknown or an option is invalid."""
+    """The method's config from a study's options, and (``read_inputs``) the files and data
+    sets it names read (:meth:`~wordlens.methods.base.Method.read_inputs`); None (and lines in
+    ``problems``) when the method is unknown, an option is invalid or an input cannot be read."""
     where: tuple[str | int, ...] = ("methods", method)
     methods = registered_methods()
     if method not in methods:
@@ -284,6 +310,8 @@ def _method_config(
         check = getattr(config, "check", None)
         if check is not None:
             check()
+        if read_inputs:
+            methods[method].read_inputs(config)
     except WordlensError as error:
         problems.append(_located(path, lines, where, str(error)))
         return None

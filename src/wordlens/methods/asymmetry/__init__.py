@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
 
     from wordlens.report.html import Report
+    from wordlens.resources.association_norms import AssociationNorms
 
 __all__ = ["Asymmetry", "AsymmetryConfig"]
 
@@ -45,8 +46,16 @@ class Asymmetry(Method[AsymmetryConfig]):
     model_options = ("device", "dtype", "token_budget", "trust_remote_code")
     table_prefix = "asymmetry_"
 
+    def read_inputs(self, config: AsymmetryConfig) -> dict[str, AssociationNorms]:
+        """The evocation data sets of ``config``, read, and its similarity sets checked
+        (:func:`~wordlens.methods.asymmetry.experiment.read_asymmetry_inputs`)."""
+        from wordlens.methods.asymmetry.experiment import read_asymmetry_inputs
+
+        return read_asymmetry_inputs(config)
+
     def run(self, model: ModelOptions, config: AsymmetryConfig, context: RunContext) -> Run:
-        """Check the work directory (``config.workdir``, else ``OUT/work``), load the model
+        """Check the work directory (``config.workdir``, else ``OUT/work``), read the inputs
+        (:meth:`read_inputs`), load the model
         (:func:`~wordlens.methods.asymmetry.experiment.load_asymmetry_model`) and run; with
         ``config.shard`` the run stops after that shard (not ``complete``)."""
         from wordlens.methods.asymmetry.experiment import load_asymmetry_model, run_asymmetry
@@ -57,9 +66,10 @@ class Asymmetry(Method[AsymmetryConfig]):
             if config.workdir is not None
             else context.out_dir / "work"
         )
+        norms = self.read_inputs(config)
         with context.status(f"loading {model.required_model()}"):
             opened = load_asymmetry_model(model)
-        return run_asymmetry(config, opened, workdir=work, progress=context.progress)
+        return run_asymmetry(config, opened, workdir=work, norms=norms, progress=context.progress)
 
     def summary(self, run: Run) -> Summary:
         from wordlens.methods.asymmetry.experiment import ALL_PAIRS

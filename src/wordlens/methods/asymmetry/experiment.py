@@ -210,6 +210,29 @@ def load_norms(config: AsymmetryConfig) -> dict[str, AssociationNorms]:
     }
 
 
+def read_asymmetry_inputs(config: AsymmetryConfig) -> dict[str, AssociationNorms]:
+    """Read and check the inputs of ``config`` before any model loads: the evocation data sets
+    (:func:`load_norms`, the user's SWOW file among them) and the similarity sets (registered
+    names or files; read again by the run, they are small). The ConceptNet is only checked to
+    exist (:meth:`AsymmetryConfig.check`): ConceptNet 5 takes minutes to read.
+
+    Returns
+    -------
+    dict
+        The evocation data sets by name, for :func:`run_asymmetry`'s ``norms``.
+
+    Raises
+    ------
+    WordlensError
+        If a file cannot be read or is malformed (naming the file and line), or a name is not
+        registered.
+    """
+    norms = load_norms(config)
+    for name in config.similarity:
+        load_similarity(name)
+    return norms
+
+
 def load_asymmetry_model(options: ModelOptions) -> AsymmetryModel:
     """The model of ``options`` as the experiment needs it: a language model with its head
     (:func:`~wordlens.models.scoring.load_scorer`, which refuses a model whose head would be

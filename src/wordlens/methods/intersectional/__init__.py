@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from rich.console import RenderableType
 
+    from wordlens.methods.intersectional.experiments import IntersectionalInputs
     from wordlens.report.html import Report
 
 __all__ = ["Intersectional", "IntersectionalConfig"]
@@ -47,24 +48,32 @@ class Intersectional(Method[IntersectionalConfig]):
     )
     table_prefix = "intersectional_"
 
+    def read_inputs(self, config: IntersectionalConfig) -> IntersectionalInputs:
+        """The study and the lexicon of ``config``, read and checked, and its SVC options
+        checked (:func:`~wordlens.methods.intersectional.experiments.read_intersectional_inputs`).
+        """
+        from wordlens.methods.intersectional.experiments import read_intersectional_inputs
+
+        return read_intersectional_inputs(config)
+
     def run(self, model: ModelOptions, config: IntersectionalConfig, context: RunContext) -> Run:
-        """Read the study and check the SVC options, then load the model with the BOS policy of
-        ``config.conventions`` (:func:`wordlens.conventions.bos_policy`) and run the
-        experiments of ``config``."""
+        """Read the study and the lexicon and check the SVC options (:meth:`read_inputs`), then
+        load the model with the BOS policy of ``config.conventions``
+        (:func:`wordlens.conventions.bos_policy`) and run the experiments of ``config``."""
         from wordlens.conventions import bos_policy
-        from wordlens.methods.intersectional.experiments import (
-            config_study,
-            direction_settings,
-            run_intersectional,
-        )
+        from wordlens.methods.intersectional.experiments import run_intersectional
 
         bos = bos_policy("intersectional", config.conventions, model.bos)
-        study = config_study(config)  # a bad study file or C fails before the model loads
-        direction_settings(config)
+        inputs = self.read_inputs(config)  # a bad study or lexicon fails before the model loads
         cache = model.cache()
         embedder = model.embedder(bos=bos, status=context.status)
         return run_intersectional(
-            embedder, config, study=study, cache=cache, progress=context.progress
+            embedder,
+            config,
+            study=inputs.study,
+            lexicon=inputs.lexicon,
+            cache=cache,
+            progress=context.progress,
         )
 
     def summary(self, run: Run) -> Summary:

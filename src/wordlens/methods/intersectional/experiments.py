@@ -55,6 +55,7 @@ References
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -96,10 +97,12 @@ from wordlens.stats import (
 
 __all__ = [
     "IntersectionalConfig",
+    "IntersectionalInputs",
     "NotContextualError",
     "config_study",
     "direction_settings",
     "fit_context_direction",
+    "read_intersectional_inputs",
     "run_differential_bias",
     "run_intersectional",
     "run_projection_valnorm",
@@ -141,6 +144,48 @@ def config_study(config: IntersectionalConfig) -> IntersectionalStudy:
         If the file cannot be read or the study is invalid (:func:`load_study`).
     """
     return load_study(config.study, strongest_biases=config.strongest, encoding=config.encoding)
+
+
+@dataclass(frozen=True)
+class IntersectionalInputs:
+    """What an intersectional run reads, read and checked before the model loads
+    (:func:`read_intersectional_inputs`).
+
+    Attributes
+    ----------
+    study
+        The config's study (:func:`config_study`).
+    lexicon
+        The ValNorm lexicon (a registered name or a file); None when the ValNorm experiment is
+        not run.
+    """
+
+    study: IntersectionalStudy
+    lexicon: Lexicon | None
+
+
+def read_intersectional_inputs(config: IntersectionalConfig) -> IntersectionalInputs:
+    """Read and check the study and the lexicon of ``config``, and the direction's settings,
+    before any model loads.
+
+    Raises
+    ------
+    StudyFormatError
+        If the study file cannot be read or the study is invalid.
+    LexiconFormatError
+        If the lexicon file is missing or malformed (naming the file and lines).
+    ResourceNotFoundError
+        If the lexicon name is not registered.
+    WordlensError
+        If ``svc_c`` is not positive or ``max_iter`` is below 1.
+    """
+    direction_settings(config)
+    lexicon = (
+        load_lexicon(config.lexicon, duplicates=config.duplicates, encoding=config.encoding)
+        if "valnorm" in config.experiments
+        else None
+    )
+    return IntersectionalInputs(config_study(config), lexicon)
 
 
 def config_metadata(
@@ -451,6 +496,7 @@ def run_intersectional(
     config: IntersectionalConfig | None = None,
     *,
     study: IntersectionalStudy | None = None,
+    lexicon: Lexicon | None = None,
     cache: ActivationCache | None = None,
     progress: bool = False,
 ) -> Run:
@@ -467,6 +513,8 @@ def run_intersectional(
     study
         A study object used as given, instead of the config's (:func:`config_study`:
         ``config.study``'s file or the paper's study, ``config.strongest`` applied).
+    lexicon
+        The ValNorm lexicon used as given, instead of the config's (``config.lexicon``).
     cache
         Activation cache for the embeddings.
     progress
@@ -500,7 +548,9 @@ def run_intersectional(
     sections: dict[str, Any] = {}
     if "valnorm" in config.experiments:
         with timings.stage("valnorm"):
-            valnorm = run_projection_valnorm(model, config, cache=cache, progress=progress)
+            valnorm = run_projection_valnorm(
+                model, config, lexicon=lexicon, cache=cache, progress=progress
+            )
         tables |= valnorm.tables
         sections["valnorm"] = valnorm.metadata
     direction: Direction | None = None

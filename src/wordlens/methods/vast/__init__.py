@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from rich.console import RenderableType
 
+    from wordlens.methods.vast.experiments import VastInputs
     from wordlens.report.html import Report
 
 __all__ = ["Vast", "VastConfig"]
@@ -45,16 +46,25 @@ class Vast(Method[VastConfig]):
     )
     table_prefix = "vast_"
 
+    def read_inputs(self, config: VastConfig) -> VastInputs:
+        """The lexica, template file and similarity sets of ``config``, read and checked
+        (:func:`~wordlens.methods.vast.experiments.read_vast_inputs`)."""
+        from wordlens.methods.vast.experiments import read_vast_inputs
+
+        return read_vast_inputs(config)
+
     def run(self, model: ModelOptions, config: VastConfig, context: RunContext) -> Run:
-        """Load the model with the BOS policy of ``config.conventions``
-        (:func:`wordlens.conventions.bos_policy`) and run every experiment of ``config``."""
+        """Read the inputs (:meth:`read_inputs`), then load the model with the BOS policy of
+        ``config.conventions`` (:func:`wordlens.conventions.bos_policy`) and run every
+        experiment of ``config``."""
         from wordlens.conventions import bos_policy
         from wordlens.methods.vast.experiments import run_vast
 
+        inputs = self.read_inputs(config)
         bos = bos_policy("vast", config.conventions, model.bos)
         cache = model.cache()
         embedder = model.embedder(bos=bos, status=context.status)
-        return run_vast(embedder, config, cache=cache, progress=context.progress)
+        return run_vast(embedder, config, inputs=inputs, cache=cache, progress=context.progress)
 
     def summary(self, run: Run) -> Summary:
         from wordlens.methods.summaries import best, curves, n_layers, series

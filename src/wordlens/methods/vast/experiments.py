@@ -49,7 +49,14 @@ from wordlens.methods.vast.population import (
 from wordlens.models.base import Pooling, WordEmbedder
 from wordlens.models.cache import ActivationCache
 from wordlens.options import config_values
-from wordlens.resources import Lexicon, lexicon_coverage, load_lexicon, load_weat_tests
+from wordlens.resources import (
+    Lexicon,
+    SimilaritySet,
+    lexicon_coverage,
+    load_lexicon,
+    load_similarity,
+    load_weat_tests,
+)
 from wordlens.results import Run, Timings
 from wordlens.stats import correlation_by_layer, fit_principal_components, sc_weat, weat
 
@@ -763,22 +770,73 @@ def multilingual_experiment(study: _Study) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def load_lexica(config: VastConfig, *, static: bool) -> list[Lexicon]:
-    """The lexica of ``config``, and the registered Warriner lexicon when the tokenization
-    experiment needs one and no lexicon given (a name or a file) is called ``warriner``."""
-    lexica = [
+@dataclass(frozen=True)
+class VastInputs:
+    """What a VAST run reads, read and checked before the model loads (:func:`read_vast_inputs`).
+
+    Attributes
+    ----------
+    lexica
+        The lexica of ``config.lexica`` (registered names or files), in order.
+    warriner
+        The registered Warriner lexicon for the tokenization experiment, when it is run and no
+        lexicon given is called ``warriner``; None otherwise.
+    similarity
+        The similarity sets of ``config.similarity`` (registered names or files).
+    """
+
+    lexica: tuple[Lexicon, ...]
+    warriner: Lexicon | None
+    similarity: tuple[SimilaritySet, ...]
+
+    def scored(self, *, static: bool) -> list[Lexicon]:
+        """The lexica a run scores: the config's, then Warriner for the tokenization experiment
+        (not run on static vectors)."""
+        added = [self.warriner] if self.warriner is not None and not static else []
+        return [*self.lexica, *added]
+
+
+def read_vast_inputs(config: VastConfig) -> VastInputs:
+    """Read and check every input of ``config`` before any model loads: its lexica (files are
+    parsed whole, so a missing column or a rating that is not a number fails now), the registered
+    Warriner lexicon when the tokenization experiment needs one, the multilingual lexica and the
+    polar words of their languages, the template file and the similarity sets.
+
+    Raises
+    ------
+    LexiconFormatError
+        If a lexicon or template file is missing or malformed (naming the file and lines).
+    FileEncodingError
+        If a file is not in ``config.encoding``.
+    EmptyInputError
+        If a lexicon file has no entries.
+    ResourceNotFoundError
+        If a registered name is unknown (with close matches) or its data cannot be found, or a
+        multilingual lexicon's language has no polar words.
+    """
+    from wordlens.contexts.valence import load_templates
+
+    lexica = tuple(
         load_lexicon(name, duplicates=config.duplicates, encoding=config.encoding)
         for name in config.lexica
-    ]
-    if config.tokenization and not static and "warriner" not in {lx.name for lx in lexica}:
-        lexica.append(load_lexicon("warriner"))
-    return lexica
+    )
+    needs_warriner = config.tokenization and "warriner" not in {lx.name for lx in lexica}
+    for name in config.multilingual:  # read again by the experiment (registered, small)
+        _polar_pairs(["valence"], load_lexicon(name, duplicates=config.duplicates).language)
+    if config.templates is not None:  # read again where the contexts are built (small)
+        load_templates(config.templates, encoding=config.encoding)
+    return VastInputs(
+        lexica,
+        load_lexicon("warriner") if needs_warriner else None,
+        tuple(load_similarity(name) for name in config.similarity),
+    )
 
 
 def run_vast(
     model: WordEmbedder,
     config: VastConfig | None = None,
     *,
+    inputs: VastInputs | None = None,
     cache: ActivationCache | None = None,
     progress: bool = False,
 ) -> Run:
@@ -794,6 +852,10 @@ def run_vast(
         <wordlens.methods.vast.Vast.run>` applies ``config.conventions``).
     config
         [the defaults] What to run; checked first (:meth:`VastConfig.check`).
+    inputs
+        The lexica and similarity sets of ``config``, already read (:func:`read_vast_inputs`,
+        which :meth:`Vast.run <wordlens.methods.vast.Vast.run>` calls before the model loads);
+        read here when None.
     cache
         Activation cache.
     progress
@@ -812,11 +874,8 @@ def run_vast(
 
     config = config or VastConfig()
     config.check()
-    lexica = load_lexica(config, static=model.info.kind == "static")
-    if config.templates is not None:  # a bad file fails now, not after the first settings
-        from wordlens.contexts.valence import load_templates
-
-        load_templates(config.templates, encoding=config.encoding)
+    inputs = inputs or read_vast_inputs(config)
+    lexica = inputs.scored(static=model.info.kind == "static")
     dimensions = [d for lexicon in lexica for d in _dimensions(lexicon)]
     study = _Study(
         model, config, cache, progress, Timings(), lexica, _polar_pairs(["valence", *dimensions])
@@ -849,7 +908,7 @@ def run_vast(
         with study.timings.stage("similarity"):
             tables["similarity"] = run_similarity(
                 model,
-                list(config.similarity),
+                list(inputs.similarity),
                 layers=config.layers,
                 k_nullified=[None, k_best],
                 pooling=primary_pooling(study.poolings),

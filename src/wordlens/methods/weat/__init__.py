@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
 
     from wordlens.report.html import Report
+    from wordlens.resources import WeatTest
 
 __all__ = ["Weat", "WeatConfig"]
 
@@ -40,11 +41,16 @@ class Weat(Method[WeatConfig]):
     needs = "any model: a language model's word vectors in context, or static vectors"
     table_prefix = ""
 
-    def run(self, model: ModelOptions, config: WeatConfig, context: RunContext) -> Run:
-        from wordlens.methods.weat.layers import run_weat
+    def read_inputs(self, config: WeatConfig) -> list[WeatTest]:
+        """The tests of ``config`` (Caliskan et al.'s, packaged)."""
         from wordlens.resources import load_weat_tests
 
-        tests = load_weat_tests(config.tests)
+        return load_weat_tests(config.tests)
+
+    def run(self, model: ModelOptions, config: WeatConfig, context: RunContext) -> Run:
+        from wordlens.methods.weat.layers import run_weat
+
+        tests = self.read_inputs(config)
         cache = model.cache()
         embedder = model.embedder(status=context.status)
         return run_weat(embedder, tests, config, cache=cache, progress=context.progress)

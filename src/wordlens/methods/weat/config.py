@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from wordlens import help_texts
-from wordlens.contexts import BLEACHED_TEMPLATE
+from wordlens.contexts import BLEACHED_TEMPLATE, check_template
 from wordlens.models.base import Pooling
 from wordlens.options import option
 
@@ -49,3 +49,20 @@ class WeatConfig:
     n_samples: int = option(100_000, "Permutation partitions (exact enumeration when fewer exist).")
     seed: int = option(0, "Seed of the random partitions.")
     ddof: int = option(1, "Effect size std: 1 = sample std (papers).")
+
+    def check(self) -> None:
+        """Refuse a template without exactly one ``{word}`` and a test number that is not one of
+        Caliskan et al.'s, before any model loads (the template is checked whatever
+        ``context`` says: it is never right without its ``{word}``).
+
+        Raises
+        ------
+        TargetError
+            If the template does not contain ``{word}`` exactly once.
+        WordlensError
+            If a test number is not one of the tests (naming every such number).
+        """
+        from wordlens.resources import load_weat_tests
+
+        check_template(self.template)
+        load_weat_tests(self.tests)
