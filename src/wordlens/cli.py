@@ -226,7 +226,7 @@ def models() -> None:
 
 def _embed(model: ModelOptions, options: EmbedOptions, out: Path) -> None:
     """Export vectors of words (in a template, or alone) for the chosen layers."""
-    from wordlens.export import EXPORT_SUFFIXES, export_embeddings
+    from wordlens.export import EXPORT_SUFFIXES, export_embeddings, indistinct_warning
 
     targets = options.targets()
     if out.suffix not in EXPORT_SUFFIXES:
@@ -237,26 +237,14 @@ def _embed(model: ModelOptions, options: EmbedOptions, out: Path) -> None:
         result = embedder.embed(
             targets, options.layers, options.pooling, cache=cache, progress=True
         )
-    indistinct = embedder.missing_reasons([target.word for target in targets])
-    meta = {
-        "model": embedder.info.as_dict(),
-        "context": options.context,
-        "template": options.template,
-        "indistinct_words": indistinct,
-    }
+    meta = options.metadata(embedder, targets)
     written = export_embeddings(result, targets, out, meta)
     console.print(
         f"{len(targets)} words x {len(result.layers)} layers x {result.vectors.shape[2]} d "
         f"→ {', '.join(map(str, written))}"
     )
-    if indistinct:
-        from wordlens.report.html import listed_by_reason
-
-        console.print(
-            f"warning: {len(indistinct)} word(s) the model cannot read or tell apart, exported "
-            f"all the same (indistinct_words in the metadata): "
-            f"{listed_by_reason(list(indistinct), indistinct)}"
-        )
+    if meta["indistinct_words"]:
+        console.print(indistinct_warning(meta["indistinct_words"]))
 
 
 def _reproduce(model: ModelOptions, options: ReproduceOptions, out: Path) -> None:

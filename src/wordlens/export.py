@@ -28,7 +28,7 @@ from wordlens.contexts import (
     targets_from_template,
 )
 from wordlens.errors import EmptyInputError, OutputError, WordlensError
-from wordlens.models.base import Embeddings, Pooling
+from wordlens.models.base import Embeddings, Pooling, WordEmbedder
 from wordlens.options import option
 
 #: The output formats :func:`export_embeddings` writes.
@@ -83,6 +83,16 @@ class EmbedOptions:
         if self.context == "none":
             return decontextualized_targets(words)
         return targets_from_template(words, self.template)
+
+    def metadata(self, model: WordEmbedder, targets: Sequence[Target]) -> dict[str, Any]:
+        """What the export records beside the vectors: the model, the context, and the words
+        the model cannot read or tell apart (``indistinct_words``: word → reason)."""
+        return {
+            "model": model.info.as_dict(),
+            "context": self.context,
+            "template": self.template,
+            "indistinct_words": model.missing_reasons([target.word for target in targets]),
+        }
 
 
 def export_embeddings(
@@ -188,3 +198,15 @@ def _write_parquet(
                 pa.FixedSizeListArray.from_arrays(pa.array(flat, pa.float32()), dim),
             ]
             writer.write_table(pa.Table.from_arrays(columns, schema=schema))
+
+
+def indistinct_warning(indistinct: dict[str, str]) -> str:
+    """The line ``wordlens embed`` prints for words the model cannot read or tell apart (word →
+    reason: :meth:`~wordlens.models.base.WordEmbedder.missing_reasons`), exported all the same."""
+    from wordlens.report.html import listed_by_reason
+
+    return (
+        f"warning: {len(indistinct)} word(s) the model cannot read or tell apart, exported all "
+        f"the same (indistinct_words in the metadata): "
+        f"{listed_by_reason(list(indistinct), indistinct)}"
+    )
