@@ -60,6 +60,11 @@ class EmptyInputError(WordlensError, ValueError):
     """A word list, lexicon or target list that must not be empty is empty."""
 
 
+class WordSetError(WordlensError, ValueError):
+    """The word sets of a WEAT test are not sets: a set lists a word twice, or the two target sets
+    (or the two attribute sets) share words; the message names the words and the sets."""
+
+
 class LexiconFormatError(WordlensError, ValueError):
     """A lexicon or word-list file is malformed; the message names the file and line."""
 
