@@ -99,6 +99,21 @@ class CacheError(WordlensError, OSError):
     """The activation cache cannot be read or written (e.g. an unwritable directory)."""
 
 
+class WordlensWarning(UserWarning):
+    """Base class of the warnings wordlens gives about a result that may mislead."""
+
+
+class FewPartitionsWarning(WordlensWarning):
+    """A permutation test has fewer than
+    :data:`~wordlens.stats.permutation.MIN_PARTITIONS` partitions to count over, so its p-value
+    cannot be small: the message says how many and the smallest p possible."""
+
+
+class UndefinedStatisticWarning(WordlensWarning):
+    """An effect size or p-value is NaN; the message gives the reason (a NaN or zero vector, or
+    scores that are all equal)."""
+
+
 class CacheDamageWarning(UserWarning):
     """An activation cache shard failed its check (truncated, overwritten, no checksum); it was
     moved aside and its targets are computed again."""

@@ -10,14 +10,20 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.errors import (
+    EmptyInputError,
+    FewPartitionsWarning,
+    UndefinedStatisticWarning,
+    WordlensError,
+)
 from wordlens.stats import iter_partitions, permutation, permutation_test, weat
 
 RNG = np.random.default_rng(7)
 
 
 def _brute_force_p(scores: np.ndarray, n_x: int) -> tuple[float, float]:
-    """One- and two-sided p over all partitions, by enumeration (scores: one layer, [n]).
+    """One- and two-sided p over all partitions, by enumeration (scores: one layer, [n]): the
+    share at least as extreme as the observed partition, which counts itself.
 
     The null mean m is taken as the mean of the enumerated statistics, which also checks the
     closed form m = (n_x - n_y) * mean(scores) used by the implementation.
@@ -33,7 +39,7 @@ def _brute_force_p(scores: np.ndarray, n_x: int) -> tuple[float, float]:
     assert len(statistics) == math.comb(n, n_x)
     m = statistics.mean()
     tie = 1e-9
-    one = np.mean(statistics > observed + tie)
+    one = np.mean(statistics >= observed - tie)
     two = np.mean(np.abs(statistics - m) >= np.abs(observed - m) - tie)
     return float(one), float(two)
 
@@ -189,12 +195,12 @@ def test_random_p_values_approach_the_exact_ones_and_depend_on_the_seed() -> Non
     assert not np.array_equal(other.p_two_sided, sampled.p_two_sided)
 
 
-def test_ties_count_as_not_greater_for_one_sided_and_as_extreme_for_two_sided() -> None:
+def test_ties_count_as_at_least_as_extreme_on_both_sides() -> None:
     """Exact rational enumeration against float64 with decimal scores that tie in fact.
 
-    Many partitions have the observed statistic in exact arithmetic but come out a few ulps above
-    or below it in float64: without the tie tolerance 17 (not 11) of the 70 would exceed it and 28
-    (not 38) would be as extreme.
+    Many partitions have the observed statistic in exact arithmetic (8 of the 70, the observed one
+    included) but come out a few ulps above or below it in float64: the tie tolerance counts each
+    of them as at least as extreme, one-sided (11 above + 8 tied = 19) and two-sided (38).
     """
     values = ["0.15", "0.05", "0.6", "0.3", "0.3", "0.1", "0.1", "0.1"]
     scores = np.array([float(v) for v in values])
@@ -205,9 +211,10 @@ def test_ties_count_as_not_greater_for_one_sided_and_as_extreme_for_two_sided() 
         Fraction(2 * sum(exact[i] for i in chosen) - sum(exact))
         for chosen in itertools.combinations(range(8), n_x)
     ]
-    one = Fraction(sum(s > observed for s in statistics), len(statistics))
+    one = Fraction(sum(s >= observed for s in statistics), len(statistics))
     two = Fraction(sum(abs(s) >= abs(observed) for s in statistics), len(statistics))  # m = 0
-    assert (one, two) == (Fraction(11, 70), Fraction(38, 70))
+    assert sum(s > observed for s in statistics) == 11
+    assert (one, two) == (Fraction(19, 70), Fraction(38, 70))
     result = permutation_test(scores[:n_x], scores[n_x:], n_samples=1000)
     assert float(result.p_one_sided) == pytest.approx(float(one), abs=1e-15)
     assert float(result.p_two_sided) == pytest.approx(float(two), abs=1e-15)
@@ -223,8 +230,8 @@ def test_integer_scores_with_many_ties() -> None:
 def test_observed_partition_is_counted_in_n() -> None:
     """With n_samples=1 only the observed partition is left (m = 0 random ones): p = 1/1.
 
-    Enumerated, the one-sided p is Caliskan's share of partitions exceeding the observed one, 0
-    when it is the largest.
+    Enumerated, the one-sided p counts the observed partition too: 1 / N when it is the largest
+    (Caliskan et al.'s strict > would give 0).
     """
     result = permutation_test([3.0, 2.0], [0.0, 1.0, -1.0], n_samples=1)
     assert result.n_partitions == 1
@@ -232,7 +239,7 @@ def test_observed_partition_is_counted_in_n() -> None:
     assert (float(result.p_one_sided), float(result.p_two_sided)) == (1.0, 1.0)
     largest = permutation_test([3.0, 2.0], [0.0, 1.0, -1.0])  # the largest of all 10
     assert largest.exact
-    assert float(largest.p_one_sided) == 0.0
+    assert float(largest.p_one_sided) == pytest.approx(1 / 10)
     # m = (2 - 3) * mean = -1; only the observed {3, 2} and {0, -1} are >= |5 - m| from m
     assert float(largest.p_two_sided) == pytest.approx(0.2)
 
@@ -255,7 +262,7 @@ def test_sampled_p_is_never_zero_even_when_no_partition_reaches_the_observed_one
 @pytest.mark.parametrize(("n_samples", "seed"), [(200, 3), (37, 0)])
 def test_sampled_p_is_b_plus_one_over_m_plus_one_by_hand(n_samples: int, seed: int) -> None:
     """The drawn partitions scored one by one: p = (b + 1) / (m + 1), m = n_samples - 1 random
-    partitions besides the observed one, b those more extreme (one-sided: s_i > s_obs;
+    partitions besides the observed one, b those at least as extreme (one-sided: s_i >= s_obs;
     two-sided: |s_i - mu| >= |s_obs - mu|)."""
     n_x, n_y = 6, 7  # C(13, 6) = 1,716 partitions
     scores = np.random.default_rng(5).normal(0.3, 1.0, size=n_x + n_y)
@@ -265,7 +272,7 @@ def test_sampled_p_is_b_plus_one_over_m_plus_one_by_hand(n_samples: int, seed: i
     drawn = [scores[row].sum() - scores[~row].sum() for row in rows[1:]]  # the m random ones
     observed = scores[:n_x].sum() - scores[n_x:].sum()
     mu = (n_x - n_y) * scores.mean()
-    b_one = sum(s > observed for s in drawn)
+    b_one = sum(s >= observed for s in drawn)
     b_two = sum(abs(s - mu) >= abs(observed - mu) for s in drawn)
     assert 0 < b_one < len(drawn)  # a case where the counts matter
     result = permutation_test(scores[:n_x], scores[n_x:], n_samples=n_samples, seed=seed)
@@ -278,9 +285,20 @@ def test_nan_and_constant_scores_give_nan_p_at_their_layer_only() -> None:
     scores_x, scores_y = RNG.normal(size=(4, 3)), RNG.normal(size=(5, 3))
     scores_x[2, 0] = np.nan
     scores_x[:, 1] = scores_y[:, 1] = 0.25
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         result = permutation_test(scores_x, scores_y)
+    assert [warning.category for warning in caught] == [UndefinedStatisticWarning]
+    assert str(caught[0].message) == (
+        "the p-values are NaN at layer 0: the score(s) x[2] are NaN or infinite; at layer 1: all "
+        "9 scores are equal, so every partition has the same statistic"
+    )
+    assert result.nan_reason.tolist() == [
+        "the score(s) x[2] are NaN or infinite",
+        "all 9 scores are equal, so every partition has the same statistic",
+        "",
+    ]
+    assert result.notes == (str(caught[0].message),)
     assert np.isnan(result.p_one_sided[:2]).all()
     assert np.isnan(result.p_two_sided[:2]).all()
     assert np.isfinite([result.p_one_sided[2], result.p_two_sided[2]]).all()
@@ -341,25 +359,33 @@ def test_weat_matches_loops_per_layer(ddof: int) -> None:
 
 
 def test_weat_single_word_sets() -> None:
-    """|X| = |Y| = 1: std over the 2 scores is defined for ddof=1, so d = ±sqrt(2); 2 partitions."""
+    """|X| = |Y| = 1: std over the 2 scores is defined for ddof=1, so d = ±sqrt(2); 2 partitions,
+    the observed one counted: p is 1/2 or 1, never 0 (a FewPartitionsWarning says so)."""
     x, y, a, b = RNG.normal(size=(4, 1, 5))
-    result = weat(x, y, a, b)
+    with pytest.warns(FewPartitionsWarning, match="only 2 distinct partitions"):
+        result = weat(x, y, a, b)
     assert float(np.abs(result.effect_size)) == pytest.approx(np.sqrt(2.0), abs=1e-12)
     assert result.n_partitions == 2
-    assert float(result.p_one_sided) == (0.0 if result.statistic > 0 else 0.5)
+    assert float(result.p_one_sided) == (0.5 if result.statistic > 0 else 1.0)
     assert float(result.p_two_sided) == 1.0
     with pytest.raises(WordlensError, match="ddof"):
         weat(x, y, a, b, ddof=2)
 
 
-def test_weat_of_identical_targets_is_nan_without_warnings() -> None:
+def test_weat_of_identical_targets_is_nan_with_its_reason_and_no_numpy_warning() -> None:
     target = RNG.normal(size=(1, 2, 5))
     a, b = RNG.normal(size=(3, 2, 5)), RNG.normal(size=(3, 2, 5))
     x, y = np.repeat(target, 3, axis=0), np.repeat(target, 4, axis=0)
     y[0, 1] = 0.0  # a zero vector at layer 1
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         result = weat(x, y, a, b)
+    assert [warning.category for warning in caught] == [
+        FewPartitionsWarning,  # C(7, 3) = 35
+        UndefinedStatisticWarning,
+    ]
+    assert result.nan_reason[0].startswith("all 7 target vectors (X and Y) point the same way")
+    assert result.nan_reason[1].startswith("the vector(s) of Y[0] are zero")
     for name in ("effect_size", "p_one_sided", "p_two_sided"):
         assert np.isnan(getattr(result, name)).all(), name
     assert np.isfinite(result.statistic[0])

