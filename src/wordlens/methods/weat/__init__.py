@@ -95,7 +95,7 @@ class Weat(Method[WeatConfig]):
             f"test {test_id}: dropped (not in vocabulary): {', '.join(words)}"
             for test_id, words in run.metadata["dropped_words"].items()
         ]
-        return [grid, legend, *dropped]
+        return [grid, legend, *dropped, *_notes(run)]
 
     def report(self, run: Run) -> Report:
         from wordlens.report.html import Report, listed
@@ -115,7 +115,15 @@ class Weat(Method[WeatConfig]):
                 f"{listed(words, None)}",
                 note=True,
             )
+        for note in _notes(run):
+            report.paragraph(note, note=True)
         return report
+
+
+def _notes(run: Run) -> list[str]:
+    """The warnings the run gave, test by test (none in runs made before they were kept)."""
+    notes: dict[str, list[str]] = run.metadata.get("notes", {})
+    return [note for test_notes in notes.values() for note in test_notes]
 
 
 def _top_and_peak(rows: pd.DataFrame) -> tuple[float, float]:
