@@ -105,8 +105,10 @@ class WordlensWarning(UserWarning):
 
 class FewPartitionsWarning(WordlensWarning):
     """A permutation test has fewer than
-    :data:`~wordlens.stats.permutation.MIN_PARTITIONS` partitions to count over, so its p-value
-    cannot be small: the message says how many and the smallest p possible."""
+    :data:`~wordlens.stats.diagnostics.MIN_PARTITIONS` partitions to count over, so its p-value
+    is coarse: the message says how many and what the one-sided p can be (under Caliskan et al.'s
+    strict rule, multiples of 1/N from 0, where 0 only says no partition exceeds the observed
+    one)."""
 
 
 class UndefinedStatisticWarning(WordlensWarning):

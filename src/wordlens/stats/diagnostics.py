@@ -1,8 +1,10 @@
 r"""Why a WEAT or permutation result may mislead: too few partitions, or a NaN statistic.
 
-A permutation p-value counts over the ``N = C(n_x + n_y, n_x)`` partitions of the items into
-groups of the observed sizes (Caliskan et al. 2017 [1]_, Methods), the observed one included, so it
-is at least ``1 / N``: with one target word per side there are 2 partitions and no p below 1/2.
+With ``N = C(n_x + n_y, n_x)`` partitions of the items into groups of the observed sizes, the exact
+one-sided p of Caliskan et al. 2017 [1]_ (Methods), ``#{i : s_i > s_obs} / N``, can only be a
+multiple of ``1 / N`` from 0 to ``(N - 1) / N``: the smallest nonzero p is ``1 / N``, and p = 0
+only says that no partition exceeds the observed one, which happens by chance at least ``1 / N``
+of the time (with one target word per side, 2 partitions: half the time).
 :func:`few_partitions_warning` says so when ``N`` is below :data:`MIN_PARTITIONS`.
 
 The effect size
@@ -44,32 +46,42 @@ _SHOWN_VECTORS = 5
 
 
 def few_partitions_warning(
-    n_x: int, n_y: int, items: str = "scores", ddof: int | None = None
+    n_x: int,
+    n_y: int,
+    items: str = "scores",
+    ddof: int | None = None,
+    n_samples: int | None = None,
 ) -> FewPartitionsWarning | None:
     """The warning for a permutation test with fewer than :data:`MIN_PARTITIONS` partitions.
 
     Parameters
     ----------
     n_x, n_y
-        Sizes of the two groups.
+        Sizes of the two groups, at least 1 each.
     items
         What the groups hold, for the message (``"scores"``, ``"target words"``).
     ddof
         The effect size's delta degrees of freedom, to say that with ``n_x = n_y = 1`` it can
         only be ``±sqrt(2 (2 - ddof))`` (``±sqrt(2)`` for ddof 1); None: no effect size.
+    n_samples
+        The test's `n_samples`: when the ``N`` partitions do not fit in it they are sampled and
+        the message says what a sampled p can be; None: all are enumerated.
 
     Returns
     -------
     FewPartitionsWarning or None
-        None when there are at least :data:`MIN_PARTITIONS` partitions.
+        None when there are at least :data:`MIN_PARTITIONS` partitions. The message gives ``N``
+        and the values the one-sided p can take: enumerated (Caliskan et al.'s strict ``>``),
+        multiples of ``1 / N`` from 0 to ``(N - 1) / N``, 0 meaning only that no partition
+        exceeds the observed one; sampled, ``(b + 1) / n_samples``.
     """
     n_partitions = math.comb(n_x + n_y, n_x)
     if n_partitions >= MIN_PARTITIONS:
         return None
     message = (
         f"only {n_partitions} distinct partitions of the {n_x} + {n_y} {items} "
-        f"(C({n_x + n_y}, {n_x}) = {n_partitions}, fewer than {MIN_PARTITIONS}): no p-value can "
-        f"be below 1/{n_partitions} = {1 / n_partitions:.3g}"
+        f"(C({n_x + n_y}, {n_x}) = {n_partitions}, fewer than {MIN_PARTITIONS}): "
+        + _possible_p(n_partitions, n_samples)
     )
     if n_x == n_y == 1 and ddof is not None:
         message += (
@@ -77,6 +89,33 @@ def few_partitions_warning(
             f"±{math.sqrt(2 * (2 - ddof)):.4g} (ddof={ddof})"
         )
     return FewPartitionsWarning(f"{message}; more {items} give more partitions")
+
+
+def _possible_p(n_partitions: int, n_samples: int | None) -> str:
+    """What the one-sided p of a test with `n_partitions` partitions can be, in words."""
+    if n_samples == 1 and n_partitions > 1:
+        return "only the observed one is used (n_samples = 1), so the one-sided p is 1"
+    if n_samples is not None and n_partitions > n_samples:
+        return (
+            f"{n_samples} of them are used, the observed one and {n_samples - 1} drawn at "
+            f"random, so the one-sided p is (b + 1) / {n_samples}, at least "
+            f"1/{n_samples} = {1 / n_samples:.3g}"
+        )
+    if n_partitions == 2:
+        return (
+            "the one-sided p can only be 0 or 1/2 (0 here means the observed partition is the "
+            "larger of the two, as it is half the time by chance, not significance)"
+        )
+    values = (
+        "0, 1/3 or 2/3"
+        if n_partitions == 3
+        else f"0, 1/{n_partitions}, 2/{n_partitions}, ..., {n_partitions - 1}/{n_partitions}"
+    )
+    return (
+        f"the one-sided p can only be {values}; the smallest nonzero p is 1/{n_partitions} = "
+        f"{1 / n_partitions:.3g}, and p = 0 only says that no partition exceeds the observed one, "
+        f"which happens by chance at least 1/{n_partitions} of the time"
+    )
 
 
 def nan_warning(

@@ -8,23 +8,22 @@ replacement, from the partitions other than the observed one, by
 ``numpy.random.default_rng(seed)``. Either way the observed partition is one of the ``N``
 partitions the p-values are counted over, exactly once.
 
-**p-values** (:func:`permutation_test`). The share of the ``N`` partitions, the observed one
-included, whose statistic is at least the observed one: ``#{i : s_i >= s_obs} / N``, so p is at
-least ``1 / N`` and never 0. Exact, that is the exact permutation p-value (as
-``scipy.stats.permutation_test``). Sampled, it is ``(b + 1) / (m + 1)``, ``b`` counting the ``m``
-random partitions at least as extreme and the observed one counted as at least as extreme as
-itself (Phipson & Smyth [2]_). As the random partitions are drawn without replacement from the
-others, the observed partition is, under the null hypothesis, a uniformly random member of the
-``m + 1``, and ``(b + 1) / (m + 1)`` is an exact p-value (``P(p <= alpha) <= alpha``), not only a
-conservative one.
+**p-values** (:func:`permutation_test`). Exact: the share of all ``N`` partitions whose statistic
+exceeds the observed one, ``b / N`` (Caliskan et al. [1]_; 0 when the observed statistic is the
+largest of all). Sampled: ``(b + 1) / (m + 1)``, ``b`` counting the ``m`` random partitions, the
+observed one counted as at least as extreme as itself (Phipson & Smyth [2]_), so a sampled p is at
+least ``1 / (m + 1) = 1 / N``, never 0. As the random partitions are drawn without replacement
+from the others, the observed partition is, under the null hypothesis, a uniformly random member of
+the ``m + 1``, and ``(b + 1) / (m + 1)`` is an exact p-value (``P(p <= alpha) <= alpha``), not
+only a conservative one; for the one-sided p this holds up to random partitions tied with the
+observed one, which the strict ``>`` of Caliskan et al. does not count (a tie needs partial sums
+of the scores that coincide, as with repeated values).
 
-Caliskan et al. [1]_ define the one-sided p as ``Pr_i[s_i > s_obs]`` (strict ``>``): the
-observed partition and those tied with it do not count, so their p is ours less ``1 / N`` (with
-no ties) and is 0 when the observed statistic is the largest of all, always so with one target
-word per side and ``s_obs > 0`` (2 partitions). Under the null hypothesis ``P(p <= alpha)`` is
-then up to ``1 / N`` above ``alpha``: 1/2 for ``alpha = 0.05`` with 2 partitions. Fewer than
+With few partitions the exact p is coarse: it is a multiple of ``1 / N`` from 0 to
+``(N - 1) / N``, and 0 only says that no partition exceeds the observed one (with one target
+word per side, 2 partitions, it is 0 whenever ``s_obs > 0``). Fewer than
 :data:`~wordlens.stats.diagnostics.MIN_PARTITIONS` partitions give a
-:class:`~wordlens.errors.FewPartitionsWarning` saying how many.
+:class:`~wordlens.errors.FewPartitionsWarning` saying how many and what p can be.
 
 Each partition costs one row of a 0/1 indicator matrix times the ``[n, n_layers]`` matrix of
 per-word scores, since
@@ -78,12 +77,12 @@ BoolArray = npt.NDArray[np.bool_]
 
 #: How the p-values are counted, for reports and result metadata.
 P_VALUE_RULE = (
-    "Permutation p over partitions of the two groups: the share of the N partitions used, the "
-    "observed one included, at least as extreme as the observed one, so p >= 1 / N, never 0. "
-    "All N enumerated (exact): one-sided p = #{s_i >= s_obs} / N (Caliskan et al. 2017's strict "
-    "> leaves out the observed partition: 1 / N less). Otherwise the observed partition and "
+    "Permutation p over partitions of the two groups. All N enumerated (exact): one-sided "
+    "p = #{s_i > s_obs} / N (Caliskan et al. 2017). Otherwise the observed partition and "
     "m = N - 1 distinct random others (drawn without replacement): p = (b + 1) / (m + 1), b "
-    "counting the random ones (Phipson & Smyth 2010). Two-sided: |s_i - mean| >= |s_obs - mean|."
+    "counting the random ones, the observed one counted itself (Phipson & Smyth 2010), so "
+    "p >= 1 / N, never 0. Two-sided: b counts |s_i - mean| >= |s_obs - mean|, the observed "
+    "partition included, over N in both cases."
 )
 
 _CHUNK_ELEMENTS = 1 << 21
@@ -99,9 +98,10 @@ class PermutationResult:
     statistic : FloatArray, shape ``[n_layers]`` or ``()``
         Observed ``sum(scores_x) - sum(scores_y)``.
     p_one_sided : FloatArray, shape ``[n_layers]`` or ``()``
-        ``#{i : s_i >= s_obs} / N``, the share of partitions whose statistic is at least the
-        observed one (ties within the tolerance count); the observed partition counts, so
-        ``p >= 1/N`` (sampled: ``(b + 1) / (m + 1)``, Phipson & Smyth 2010).
+        Exact: ``#{i : s_i > s_obs} / N``, the share of partitions whose statistic exceeds the
+        observed one by more than the tie tolerance (Caliskan et al. 2017); the observed
+        partition does not count, so p may be 0. Sampled: ``(#{i : s_i > s_obs} + 1) / N``, the
+        observed partition counted (Phipson & Smyth 2010), so ``p >= 1/N``.
     p_two_sided : FloatArray, shape ``[n_layers]`` or ``()``
         ``#{i : |s_i - mu| >= |s_obs - mu|} / N`` with ``mu`` the mean of the statistic over all
         partitions; ties count, so the observed partition always does and ``p >= 1/N`` (for
@@ -228,7 +228,7 @@ def weat(
     FewPartitionsWarning
         If ``C(n_x + n_y, n_x)`` is below
         :data:`~wordlens.stats.diagnostics.MIN_PARTITIONS`: how many partitions there are and
-        the smallest p possible.
+        what the one-sided p can be.
     UndefinedStatisticWarning
         If the effect size and p-values are NaN at a layer, with the reason (layers are numbered
         from 0 along the layer axis).
@@ -256,7 +256,7 @@ def weat(
     )
     reasons = weat_nan_reasons(sets, np.isnan(d) | np.isnan(p_one_sided), named)
     notes = _warn(
-        few_partitions_warning(n_x, n_y, "target words", ddof),
+        few_partitions_warning(n_x, n_y, "target words", ddof, n_samples),
         nan_warning(
             _drop_layer_axis(reasons, layered),
             range(len(reasons)) if layered else None,
@@ -312,22 +312,30 @@ def permutation_test(
     For WEAT the scores are ``s(w, A, B)`` of the words of ``X`` and ``Y`` and the statistic is
     ``s(X, Y, A, B)``; any per-item score works (e.g. projections on a valence direction).
     Partitions: see :func:`iter_partitions`. With ``s_i`` the statistic of partition ``i``,
-    ``s_obs`` the observed one and ``N`` the number of partitions used, the observed one included
-    (all of them when enumerated, else the observed one and ``m = N - 1`` random ones):
+    ``s_obs`` the observed one and ``N`` the number of partitions (the observed one included),
+    when all partitions are enumerated (exact test):
 
-    .. math:: p_{\text{one}} = \frac{\#\{i : s_i \ge s_{\text{obs}}\}}{N}, \qquad
+    .. math:: p_{\text{one}} = \frac{\#\{i : s_i > s_{\text{obs}}\}}{N}, \qquad
               p_{\text{two}} = \frac{\#\{i : |s_i - \mu| \ge |s_{\text{obs}} - \mu|\}}{N}
 
-    The observed partition is as extreme as itself, so ``p >= 1 / N``, never 0. Enumerated, this
-    is the exact permutation p-value (as ``scipy.stats.permutation_test``); sampled, it is
-    ``(b + 1) / (m + 1)`` with ``b`` counting the random partitions (Phipson & Smyth 2010 [2]_),
-    an exact p-value too (see the module docstring). Caliskan et al. (2017) [1]_ count only
-    ``s_i > s_obs`` over all partitions, which is ``1 / N`` less (with no ties) and 0 when the
-    observed statistic is the largest. ``mu`` is the mean of the statistic over all partitions,
-    ``(n_x - n_y) * mean(scores)`` (0 for equal sizes), also in random mode. Two statistics
-    within ``RELATIVE_TOLERANCE * sum |scores|`` (1e-12) of each other are tied, and a tie counts
-    as at least as extreme, so rounding never makes the observed partition (or a mathematically
-    equal one) fall below itself.
+    and when the observed partition and ``m = N - 1`` random ones are used (Phipson & Smyth
+    2010 [2]_: the observed partition counts as at least as extreme as itself, so p is never 0)
+
+    .. math:: p_{\text{one}} = \frac{\#\{i \ne \text{obs} : s_i > s_{\text{obs}}\} + 1}{m + 1},
+              \qquad
+              p_{\text{two}} = \frac{\#\{i \ne \text{obs} : |s_i - \mu| \ge
+                                |s_{\text{obs}} - \mu|\} + 1}{m + 1}
+
+    (the two-sided formula is the same in both modes: the observed partition is always as extreme
+    as itself). The exact one-sided p is that of Caliskan et al. (2017) [1]_ (strict ``>``, the
+    observed partition not counted: 0 when it is the largest of all). With random partitions
+    drawn without replacement from those other than the observed one, ``(b + 1) / (m + 1)`` is an
+    exact p-value (see the module docstring). ``mu`` is the mean of the statistic over all
+    partitions, ``(n_x - n_y) * mean(scores)`` (0 for equal sizes), also in random mode. Two
+    statistics within ``RELATIVE_TOLERANCE * sum |scores|`` (1e-12) of each other are tied: a tie
+    is not ``>`` but is ``>=``, so rounding never makes the observed partition (or a
+    mathematically equal one) exceed itself; random partitions tied with the observed one are
+    not counted in the one-sided ``b`` (strict ``>``, as in the exact test).
 
     Parameters
     ----------
@@ -352,7 +360,8 @@ def permutation_test(
     -----
     FewPartitionsWarning
         If ``C(n_x + n_y, n_x)`` is below
-        :data:`~wordlens.stats.diagnostics.MIN_PARTITIONS`.
+        :data:`~wordlens.stats.diagnostics.MIN_PARTITIONS`: how many partitions there are and
+        what the one-sided p can be.
     UndefinedStatisticWarning
         If the p-values are NaN at a layer, with the reason.
 
@@ -368,7 +377,7 @@ def permutation_test(
     n_x = len(np.asarray(scores_x))
     n_y = len(np.asarray(scores_y))
     notes = _warn(
-        few_partitions_warning(n_x, n_y),
+        few_partitions_warning(n_x, n_y, n_samples=n_samples),
         nan_warning(
             result.nan_reason,
             range(len(result.nan_reason)) if layered else None,
@@ -398,7 +407,7 @@ def _permutation_test(
     observed = scores[:n_x].sum(axis=0) - scores[n_x:].sum(axis=0)
     null_mean = (n_x - n_y) * scores.mean(axis=0)
     tolerance = RELATIVE_TOLERANCE * np.abs(scores).sum(axis=0)
-    at_least = np.zeros(scores.shape[1], dtype=np.int64)
+    exceeding = np.zeros(scores.shape[1], dtype=np.int64)
     as_extreme = np.zeros(scores.shape[1], dtype=np.int64)
     n_partitions = 0
     rows = max(1, _CHUNK_ELEMENTS // scores.shape[1])
@@ -407,21 +416,24 @@ def _permutation_test(
             for start in range(0, len(chunk), rows):
                 indicator = chunk[start : start + rows].astype(np.float64)
                 statistics = 2.0 * (indicator @ scores) - total  # [rows, L]
-                at_least += np.count_nonzero(statistics >= observed - tolerance, axis=0)
+                exceeding += np.count_nonzero(statistics > observed + tolerance, axis=0)
                 as_extreme += np.count_nonzero(
                     np.abs(statistics - null_mean) >= np.abs(observed - null_mean) - tolerance,
                     axis=0,
                 )
             n_partitions += len(chunk)
+    exact = is_exact(n_x, n_y, n_samples)
+    if not exact:  # the observed partition never exceeds itself; sampled, it counts (P&S 2010)
+        exceeding += 1
     undefined = ~np.isfinite(scores).all(axis=0) | is_constant(scores, axis=0)
-    p_one_sided = np.where(undefined, np.nan, at_least / n_partitions)
+    p_one_sided = np.where(undefined, np.nan, exceeding / n_partitions)
     p_two_sided = np.where(undefined, np.nan, as_extreme / n_partitions)
     return PermutationResult(
         statistic=_drop_layer_axis(observed, layered),
         p_one_sided=_drop_layer_axis(p_one_sided, layered),
         p_two_sided=_drop_layer_axis(p_two_sided, layered),
         n_partitions=n_partitions,
-        exact=is_exact(n_x, n_y, n_samples),
+        exact=exact,
         seed=seed,
         nan_reason=_drop_layer_axis(score_nan_reasons(scores, n_x, undefined), layered),
         notes=(),

@@ -35,12 +35,13 @@ to the permutation statistics. Here :func:`wordlens.stats.permutation_test` coun
 ``N = permutations`` (default 10,000) distinct partitions: the observed one and ``N - 1`` drawn
 without replacement from a seeded generator (exact enumeration when there are few):
 ``p_one_sided`` (tests "first more pleasant") is ``(b + 1) / N`` with ``b`` the random partitions
-whose mean difference is at least the observed one, the observed partition counted (Phipson &
-Smyth 2010, "Permutation p-values should never be zero"; over all partitions when enumerated),
-``p_two_sided`` the share at least as extreme in either direction, the observed partition
-included; no normal approximation. The smallest sampled p is ``1 / N`` (0.0001). Bias-group
-membership is by exact token, where the authors' experiment-2 script uses substring matching
-(``'male' in phrase`` also matches "female"); that bug is not reproduced.
+whose mean difference exceeds the observed one, the observed partition counted (Phipson & Smyth
+2010, "Permutation p-values should never be zero"; ``b / N`` over all partitions when enumerated,
+as Caliskan et al. 2017), ``p_two_sided`` the share at least as extreme in either direction, the
+observed partition included; no normal approximation. The smallest sampled p is ``1 / N``
+(0.0001). Bias-group membership is by exact
+token, where the authors' experiment-2 script uses substring matching (``'male' in phrase`` also
+matches "female"); that bug is not reproduced.
 
 References
 ----------

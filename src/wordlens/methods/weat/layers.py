@@ -3,11 +3,10 @@
 Each test word is embedded once — in the semantically bleached context ``"This is {word}"`` (May et
 al. 2019; the VAST paper's setting for bias tests) or alone — and every test is evaluated at every
 requested layer with :func:`wordlens.stats.weat`: effect size (sample std, ddof=1 by default),
-one-sided permutation p-value, the share of the partitions at least as extreme as the observed one,
-which counts itself (all partitions when they fit in ``n_samples``, else the observed one and
-``m`` random ones: ``(b + 1) / (m + 1)``, Phipson & Smyth 2010), so never 0
-(:mod:`wordlens.stats.permutation`), the two-sided value beside it. The result's metadata states
-the rule (``config.p_values``).
+one-sided permutation p-value as in Caliskan et al. when all partitions are enumerated, and
+``(b + 1) / (m + 1)`` over the observed and ``m`` random partitions otherwise (Phipson & Smyth 2010:
+never 0; :mod:`wordlens.stats.permutation`), the two-sided value beside it. The result's metadata
+states the rule (``config.p_values``).
 
 Words a static vocabulary lacks are dropped from their set and listed in the result's metadata;
 a set left empty is an error. The sets are checked as given, before that, by
@@ -66,7 +65,9 @@ def _tested(
             *vectors, n_samples=config.n_samples, seed=config.seed, ddof=config.ddof, words=words
         )
     found = (
-        few_partitions_warning(len(words[0]), len(words[1]), "target words", config.ddof),
+        few_partitions_warning(
+            len(words[0]), len(words[1]), "target words", config.ddof, config.n_samples
+        ),
         nan_warning(outcome.nan_reason, layers, "the effect size and p-values"),
     )
     notes = []
@@ -114,7 +115,7 @@ def run_weat(
     -----
     FewPartitionsWarning
         For a test with fewer than 100 partitions of its target words (after words the model
-        lacks are left out): how many, and the smallest p possible.
+        lacks are left out): how many, and what the one-sided p can be.
     UndefinedStatisticWarning
         For a test whose effect size is NaN at some layer, with the reason.
 
