@@ -317,10 +317,10 @@ def test_a_run_shows_itself_in_jupyter(tmp_path: Path) -> None:
     d_top = result.tables["weat"].set_index("test").loc[7, "effect_size"]
     assert f"<td>weat7_d_top</td><td>{d_top:.4g}</td>" in page
     assert "Left out: 1 item(s)." in page and "dropped_words › 1: 1 (gladiola)" in page
-    assert "<summary>weat: 2 rows × 13 columns</summary>" in page
+    assert "<summary>weat: 2 rows × 14 columns</summary>" in page
     assert page.count('<table class="dataframe">') == 1
     assert wordlens.read_run(tmp_path)._repr_html_() == page
-    assert repr(result) == "Run(method='weat', model='glove-6b-50d', tables={'weat': 2×13})"
+    assert repr(result) == "Run(method='weat', model='glove-6b-50d', tables={'weat': 2×14})"
 
 
 def test_a_run_without_a_registered_method_still_shows_its_tables() -> None:

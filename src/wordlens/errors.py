@@ -60,6 +60,11 @@ class EmptyInputError(WordlensError, ValueError):
     """A word list, lexicon or target list that must not be empty is empty."""
 
 
+class WordSetError(WordlensError, ValueError):
+    """The word sets of a WEAT test are not sets: a set lists a word twice, or the two target sets
+    (or the two attribute sets) share words; the message names the words and the sets."""
+
+
 class LexiconFormatError(WordlensError, ValueError):
     """A lexicon or word-list file is malformed; the message names the file and line."""
 
@@ -97,6 +102,23 @@ class ChecksumError(WordlensError, ValueError):
 
 class CacheError(WordlensError, OSError):
     """The activation cache cannot be read or written (e.g. an unwritable directory)."""
+
+
+class WordlensWarning(UserWarning):
+    """Base class of the warnings wordlens gives about a result that may mislead."""
+
+
+class FewPartitionsWarning(WordlensWarning):
+    """A permutation test has fewer than
+    :data:`~wordlens.stats.diagnostics.MIN_PARTITIONS` partitions to count over, so its p-value
+    is coarse: the message says how many and what the one-sided p can be (under Caliskan et al.'s
+    strict rule, multiples of 1/N from 0, where 0 only says no partition exceeds the observed
+    one)."""
+
+
+class UndefinedStatisticWarning(WordlensWarning):
+    """An effect size or p-value is NaN; the message gives the reason (a NaN or zero vector, or
+    scores that are all equal)."""
 
 
 class CacheDamageWarning(UserWarning):

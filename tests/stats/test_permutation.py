@@ -10,7 +10,12 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.errors import (
+    EmptyInputError,
+    FewPartitionsWarning,
+    UndefinedStatisticWarning,
+    WordlensError,
+)
 from wordlens.stats import iter_partitions, permutation, permutation_test, weat
 
 RNG = np.random.default_rng(7)
@@ -278,9 +283,20 @@ def test_nan_and_constant_scores_give_nan_p_at_their_layer_only() -> None:
     scores_x, scores_y = RNG.normal(size=(4, 3)), RNG.normal(size=(5, 3))
     scores_x[2, 0] = np.nan
     scores_x[:, 1] = scores_y[:, 1] = 0.25
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         result = permutation_test(scores_x, scores_y)
+    assert [warning.category for warning in caught] == [UndefinedStatisticWarning]
+    assert str(caught[0].message) == (
+        "the p-values are NaN at layer 0: the score(s) x[2] are NaN or infinite; at layer 1: all "
+        "9 scores are equal, so every partition has the same statistic"
+    )
+    assert result.nan_reason.tolist() == [
+        "the score(s) x[2] are NaN or infinite",
+        "all 9 scores are equal, so every partition has the same statistic",
+        "",
+    ]
+    assert result.notes == (str(caught[0].message),)
     assert np.isnan(result.p_one_sided[:2]).all()
     assert np.isnan(result.p_two_sided[:2]).all()
     assert np.isfinite([result.p_one_sided[2], result.p_two_sided[2]]).all()
@@ -341,9 +357,12 @@ def test_weat_matches_loops_per_layer(ddof: int) -> None:
 
 
 def test_weat_single_word_sets() -> None:
-    """|X| = |Y| = 1: std over the 2 scores is defined for ddof=1, so d = ±sqrt(2); 2 partitions."""
+    """|X| = |Y| = 1: std over the 2 scores is defined for ddof=1, so d = ±sqrt(2); 2 partitions,
+    the observed one and its mirror: the strict one-sided p is 0 or 1/2 (a FewPartitionsWarning
+    says so)."""
     x, y, a, b = RNG.normal(size=(4, 1, 5))
-    result = weat(x, y, a, b)
+    with pytest.warns(FewPartitionsWarning, match="only 2 distinct partitions"):
+        result = weat(x, y, a, b)
     assert float(np.abs(result.effect_size)) == pytest.approx(np.sqrt(2.0), abs=1e-12)
     assert result.n_partitions == 2
     assert float(result.p_one_sided) == (0.0 if result.statistic > 0 else 0.5)
@@ -352,14 +371,20 @@ def test_weat_single_word_sets() -> None:
         weat(x, y, a, b, ddof=2)
 
 
-def test_weat_of_identical_targets_is_nan_without_warnings() -> None:
+def test_weat_of_identical_targets_is_nan_with_its_reason_and_no_numpy_warning() -> None:
     target = RNG.normal(size=(1, 2, 5))
     a, b = RNG.normal(size=(3, 2, 5)), RNG.normal(size=(3, 2, 5))
     x, y = np.repeat(target, 3, axis=0), np.repeat(target, 4, axis=0)
     y[0, 1] = 0.0  # a zero vector at layer 1
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         result = weat(x, y, a, b)
+    assert [warning.category for warning in caught] == [
+        FewPartitionsWarning,  # C(7, 3) = 35
+        UndefinedStatisticWarning,
+    ]
+    assert result.nan_reason[0].startswith("all 7 target vectors (X and Y) point the same way")
+    assert result.nan_reason[1].startswith("the vector(s) of Y[0] are zero")
     for name in ("effect_size", "p_one_sided", "p_two_sided"):
         assert np.isnan(getattr(result, name)).all(), name
     assert np.isfinite(result.statistic[0])

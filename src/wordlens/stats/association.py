@@ -18,6 +18,8 @@ References
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import numpy as np
 import numpy.typing as npt
 
@@ -25,6 +27,8 @@ from wordlens.errors import EmptyInputError, WordlensError
 
 FloatArray = npt.NDArray[np.float64]
 """A float64 NumPy array; shapes are given in each docstring."""
+
+_Item = TypeVar("_Item", bound=np.generic)
 
 RELATIVE_TOLERANCE = 1e-12
 """Relative size below which two float64 statistics count as equal.
@@ -310,6 +314,6 @@ def _layers_first(**sets: npt.ArrayLike) -> tuple[dict[str, FloatArray], bool]:
     }, layered
 
 
-def _drop_layer_axis(values: FloatArray, layered: bool) -> FloatArray:
+def _drop_layer_axis(values: npt.NDArray[_Item], layered: bool) -> npt.NDArray[_Item]:
     """Return `values` ``[..., n_layers]`` unchanged, or without the (size-1) layer axis."""
     return values if layered else values[..., 0]

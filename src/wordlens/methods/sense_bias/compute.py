@@ -158,7 +158,8 @@ def run_sense_weat(
     Run
         Table ``weat``: ``test``, ``title``, ``representation`` (``sense``, ``word`` or
         ``baseline``), ``layer``, ``effect_size``, ``statistic``, ``p_one_sided``,
-        ``p_two_sided``, ``n_x``, ``n_y``, ``n_a``, ``n_b``, ``n_partitions``, ``exact``.
+        ``p_two_sided``, ``n_x``, ``n_y``, ``n_a``, ``n_b``, ``n_partitions``, ``exact``,
+        ``nan_reason`` (why d is NaN, ``""`` where it is a number).
         Metadata: the words kept and dropped per test.
 
     Raises
@@ -274,6 +275,7 @@ def _weat_rows(
             **{f"n_{role}": len(vectors) for role, vectors in zip(_ROLES, sets, strict=True)},
             "n_partitions": outcome.n_partitions,
             "exact": outcome.exact,
+            "nan_reason": str(outcome.nan_reason[column]),
         }
         for column, layer in enumerate(layers)
     ]

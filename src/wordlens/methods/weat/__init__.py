@@ -104,7 +104,7 @@ class Weat(Method[WeatConfig]):
             f"test {test_id}: dropped ({listed_by_reason(words, why, None)})"
             for test_id, words in run.metadata["dropped_words"].items()
         ]
-        return [grid, legend, *dropped]
+        return [grid, legend, *dropped, *_notes(run)]
 
     def report(self, run: Run) -> Report:
         from wordlens.report.html import Report, listed_by_reason
@@ -125,7 +125,15 @@ class Weat(Method[WeatConfig]):
                 f"left out: {listed_by_reason(words, why, None)}",
                 note=True,
             )
+        for note in _notes(run):
+            report.paragraph(note, note=True)
         return report
+
+
+def _notes(run: Run) -> list[str]:
+    """The warnings the run gave, test by test (none in runs made before they were kept)."""
+    notes: dict[str, list[str]] = run.metadata.get("notes", {})
+    return [note for test_notes in notes.values() for note in test_notes]
 
 
 def _top_and_peak(rows: pd.DataFrame) -> tuple[float, float]:

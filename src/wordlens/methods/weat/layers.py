@@ -9,11 +9,17 @@ never 0; :mod:`wordlens.stats.permutation`), the two-sided value beside it. The 
 states the rule (``config.p_values``).
 
 Words a static vocabulary lacks are dropped from their set and listed in the result's metadata;
-a set left empty is an error.
+a set left empty is an error. The sets are checked as given, before that, by
+:class:`~wordlens.resources.WeatTest`: a word listed twice, or in both target (or both attribute)
+sets, is a :class:`~wordlens.errors.WordSetError`. A test with fewer than 100 partitions of its
+target words (:class:`~wordlens.errors.FewPartitionsWarning`), or with a NaN effect size
+(:class:`~wordlens.errors.UndefinedStatisticWarning`), gets a warning naming the test, kept in
+the metadata's ``notes``; the table's ``nan_reason`` says why d is NaN at a layer.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -22,12 +28,13 @@ import numpy.typing as npt
 import pandas as pd
 
 from wordlens.contexts import decontextualized_targets, targets_from_template
-from wordlens.errors import EmptyInputError
+from wordlens.errors import EmptyInputError, WordlensWarning
 from wordlens.methods.weat.config import WeatConfig
 from wordlens.models.base import WordEmbedder
 from wordlens.resources import WeatTest, WordSet, load_weat_tests
 from wordlens.results import Run, Timings
-from wordlens.stats import P_VALUE_RULE, weat
+from wordlens.stats import P_VALUE_RULE, WeatResult, weat
+from wordlens.stats.diagnostics import few_partitions_warning, nan_warning
 
 if TYPE_CHECKING:
     from wordlens.models.cache import ActivationCache
@@ -41,6 +48,35 @@ def _kept(word_set: WordSet, missing: set[str], test: WeatTest) -> list[str]:
             "from the model's vocabulary"
         )
     return kept
+
+
+def _tested(
+    test: WeatTest,
+    words: list[list[str]],
+    vectors: list[npt.NDArray[np.float32]],
+    layers: Sequence[int],
+    config: WeatConfig,
+) -> tuple[WeatResult, list[str]]:
+    """:func:`wordlens.stats.weat` of one test, its warnings given with the test's name and the
+    model's layer numbers; their messages."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", WordlensWarning)  # given below, with the test's name
+        outcome = weat(
+            *vectors, n_samples=config.n_samples, seed=config.seed, ddof=config.ddof, words=words
+        )
+    found = (
+        few_partitions_warning(
+            len(words[0]), len(words[1]), "target words", config.ddof, config.n_samples
+        ),
+        nan_warning(outcome.nan_reason, layers, "the effect size and p-values"),
+    )
+    notes = []
+    for warning in found:
+        if warning is not None:
+            note = f"WEAT test {test.id} ({test.title}): {warning}"
+            warnings.warn(type(warning)(note), stacklevel=3)
+            notes.append(note)
+    return outcome, notes
 
 
 def run_weat(
@@ -71,8 +107,22 @@ def run_weat(
     Returns
     -------
     Run
-        Table ``weat``: one row per test and layer with effect size, statistic, p-values and
-        set sizes.
+        Table ``weat``: one row per test and layer with effect size, statistic, p-values, set
+        sizes and ``nan_reason`` (why d is NaN; ``""`` where it is a number). Metadata
+        ``dropped_words`` and ``notes`` (per test, the warnings given).
+
+    Warns
+    -----
+    FewPartitionsWarning
+        For a test with fewer than 100 partitions of its target words (after words the model
+        lacks are left out): how many, and what the one-sided p can be.
+    UndefinedStatisticWarning
+        For a test whose effect size is NaN at some layer, with the reason.
+
+    Raises
+    ------
+    EmptyInputError
+        If no test is chosen or a set loses every word.
     """
     config = config or WeatConfig()
     chosen = list(tests) if tests is not None else load_weat_tests(config.tests)
@@ -107,13 +157,18 @@ def run_weat(
 
     rows: list[dict[str, Any]] = []
     dropped: dict[str, list[str]] = {}
+    notes: dict[str, list[str]] = {}
     with timings.stage("statistics"):
         for test in chosen:
             sets = [_kept(word_set, missing, test) for word_set in (test.x, test.y, test.a, test.b)]
             lost = [w for ws in (test.x, test.y, test.a, test.b) for w in ws.words if w in missing]
             if lost:
                 dropped[str(test.id)] = lost
-            outcome = weat(*(vectors(s) for s in sets), n_samples=n_samples, seed=seed, ddof=ddof)
+            outcome, found = _tested(
+                test, sets, [vectors(s) for s in sets], list(embeddings.layers), config
+            )
+            if found:
+                notes[str(test.id)] = found
             for column, layer in enumerate(embeddings.layers):
                 rows.append(
                     {
@@ -130,6 +185,7 @@ def run_weat(
                         "n_b": len(sets[3]),
                         "n_partitions": outcome.n_partitions,
                         "exact": outcome.exact,
+                        "nan_reason": str(outcome.nan_reason[column]),
                     }
                 )
     metadata = {
@@ -149,6 +205,7 @@ def run_weat(
         "tests": [test.id for test in chosen],
         "dropped_words": dropped,
         "why_dropped": {word: why_missing[word] for words in dropped.values() for word in words},
+        "notes": notes,
         "timings_s": timings.seconds,
     }
     return Run("weat", {"weat": pd.DataFrame(rows)}, metadata)
