@@ -44,8 +44,8 @@ def _kept(word_set: WordSet, missing: set[str], test: WeatTest) -> list[str]:
     kept = [word for word in word_set.words if word not in missing]
     if not kept:
         raise EmptyInputError(
-            f"WEAT test {test.id} ({test.title}): every word of {word_set.name!r} is missing "
-            "from the model's vocabulary"
+            f"WEAT test {test.id} ({test.title}): the model lacks or cannot tell apart every "
+            f"word of {word_set.name!r} (not in its vocabulary, or read only as unknown tokens)"
         )
     return kept
 
