@@ -259,7 +259,10 @@ def test_vast_lexicon_files(tmp_path: Path) -> None:
     assert f"{lexicon}, line 2, column 4: not valid utf-8" in refused.output
     result = runner.invoke(app, [*args, "--encoding", "latin-1"])
     assert result.exit_code == 0, result.output
-    line = "mine: 2 of 8 words not in the model's vocabulary (qzxwvb, blorptastic)"
+    line = (
+        "mine: 2 of 8 words the model lacks or cannot tell apart "
+        "(not in the vocabulary: qzxwvb, blorptastic)"
+    )
     assert f"lexicon words left out: {line}" in result.output
     page = (tmp_path / "out" / "report.html").read_text()
     assert "Lexicon words left out" in page and html.escape(line) in page
@@ -268,6 +271,7 @@ def test_vast_lexicon_files(tmp_path: Path) -> None:
         "n_words": 8,
         "n_missing": 2,
         "missing": ["qzxwvb", "blorptastic"],
+        "why": dict.fromkeys(["qzxwvb", "blorptastic"], "not in the vocabulary"),
     }
     assert set(pd.read_parquet(tmp_path / "out" / "vast_layers.parquet")["n"]) == {6}
 
@@ -299,7 +303,7 @@ def test_intersectional_lists_the_lexicon_words_left_out(tmp_path: Path) -> None
     args += ["--lexicon", str(lexicon), "--out", str(tmp_path / "out"), "--encoding", "latin-1"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
-    line = "not in the model's vocabulary: 1 of the 7 mine words (qzxwvb)"
+    line = "missing from the model (lacking or indistinct): 1 of the 7 mine words (qzxwvb)"
     assert f"words left out: {line}" in result.output
     assert html.escape(f"Left out, {line}.") in (tmp_path / "out" / "report.html").read_text()
 

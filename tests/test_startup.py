@@ -83,6 +83,7 @@ def test_a_hugging_face_model_still_records_its_load_spec(
             "token_budget": None,
             "revision": None,
             "trust_remote_code": False,
+            "unicode": "NFC",
         },
     )
     with pytest.raises(WordlensError, match="no load spec"):

@@ -133,10 +133,10 @@ class WordEmbedder(ABC):
             raise EmptyInputError("no layers requested")
         return tuple(dict.fromkeys(resolved))
 
-    def missing_words(self, words: Sequence[str]) -> list[str]:
+    def missing_words(self, words: Sequence[str], *, tell_apart: bool = True) -> list[str]:
         """The distinct words the model cannot embed or cannot tell apart, in order of first
         appearance: the keys of :meth:`missing_reasons`."""
-        return list(self.missing_reasons(words))
+        return list(self.missing_reasons(words, tell_apart=tell_apart))
 
     def inside_tokens(self, targets: Sequence[Target]) -> list[int]:
         """Indices of the targets whose span starts or ends inside one of the model's subtokens
@@ -145,10 +145,15 @@ class WordEmbedder(ABC):
         reads whole words."""
         return []
 
-    def missing_reasons(self, words: Sequence[str]) -> dict[str, str]:
+    def missing_reasons(self, words: Sequence[str], *, tell_apart: bool = True) -> dict[str, str]:
         """Why each word the model cannot embed, or cannot tell apart from another of ``words``,
         is left out: word → reason, in order of first appearance. None by default; models
-        override this (a static vocabulary's unknown words, a tokenizer's unknown tokens)."""
+        override this (a static vocabulary's unknown words, a tokenizer's unknown tokens).
+
+        ``tell_apart`` also leaves out words the model reads as another word's subtokens: right
+        when the words are read alone or in one template; off when each word is read in its own
+        contexts (sense vectors from glosses), which tell them apart.
+        """
         return {}
 
     @abstractmethod

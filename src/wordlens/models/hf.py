@@ -430,10 +430,10 @@ class HFEmbedder(WordEmbedder):
         _, offsets = tokenize(self.tokenizer, [target.text for target in read])
         return np.flatnonzero(inside_tokens(read, offsets)).tolist()
 
-    def missing_reasons(self, words: Sequence[str]) -> dict[str, str]:
-        """The words the tokenizer reads only as unknown tokens, or as the same subtokens as
-        another word (:func:`~wordlens.models.readable.unread_reasons`)."""
-        return unread_reasons(self.tokenizer, words, self.spelling)
+    def missing_reasons(self, words: Sequence[str], *, tell_apart: bool = True) -> dict[str, str]:
+        """The words the tokenizer reads only as unknown tokens, or (``tell_apart``) as the same
+        subtokens as another word (:func:`~wordlens.models.readable.unread_reasons`)."""
+        return unread_reasons(self.tokenizer, words, self.spelling, tell_apart=tell_apart)
 
     def _embed_poolings(
         self,

@@ -46,7 +46,11 @@ def word_token_ids(tokenizer: Any, words: Sequence[str]) -> list[tuple[int, ...]
 
 
 def unread_reasons(
-    tokenizer: Any, words: Sequence[str], spelling: Callable[[str], str] = str
+    tokenizer: Any,
+    words: Sequence[str],
+    spelling: Callable[[str], str] = str,
+    *,
+    tell_apart: bool = True,
 ) -> dict[str, str]:
     """The distinct ``words`` the tokenizer reads nothing of, or reads as another word, with why.
 
@@ -59,6 +63,8 @@ def unread_reasons(
     spelling
         The form in which the model reads a word (:meth:`WordEmbedder.spelling
         <wordlens.models.base.WordEmbedder.spelling>`): the tokenizer reads that form.
+    tell_apart
+        Also give the words whose token ids equal another word's.
 
     Returns
     -------
@@ -76,7 +82,7 @@ def unread_reasons(
         elif nothing.issuperset(word_ids):
             unread[word] = f"only unknown tokens ({tokenizer.unk_token!r})"
     keys = [None if word in unread else key for word, key in zip(distinct, ids, strict=True)]
-    same = indistinct_words(distinct, keys, "the same token ids", spelling)
+    same = indistinct_words(distinct, keys, "the same token ids", spelling) if tell_apart else {}
     return {word: unread.get(word) or same[word] for word in distinct if word in unread | same}
 
 

@@ -448,7 +448,8 @@ def build_sense_vectors(
         raise EmptyInputError("no sense keys to build vectors for")
     source = wordnet or load_wordnet()
     senses = [source.sense(key) for key in unique_keys]
-    missing = set(model.missing_words([sense.lemma for sense in senses]))
+    # each lemma is read in its own gloss and examples, which tell "black" from "Black" apart
+    missing = set(model.missing_words([sense.lemma for sense in senses], tell_apart=False))
     kept = [sense for sense in senses if sense.lemma not in missing]
     if not kept:
         raise EmptyInputError(

@@ -162,10 +162,10 @@ class StaticEmbedder(WordEmbedder):
         """Whether each word is in the vocabulary (under the case policy)."""
         return [self._row(word) is not None for word in words]
 
-    def missing_reasons(self, words: Sequence[str]) -> dict[str, str]:
+    def missing_reasons(self, words: Sequence[str], *, tell_apart: bool = True) -> dict[str, str]:
         """The distinct words not in the vocabulary (under the case policy), in order of first
         appearance. Words the case policy looks up in one row ("Japanese" and "japanese" under
-        ``lower``) are the policy's choice, not missing."""
+        ``lower``) are the policy's choice, not missing, whatever ``tell_apart`` says."""
         return dict.fromkeys(
             (word for word in dict.fromkeys(words) if self._row(word) is None),
             "not in the vocabulary",
