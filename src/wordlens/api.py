@@ -29,7 +29,10 @@ from wordlens.options import config_from_values, read_values
 from wordlens.results import Run
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from wordlens.models.scoring import LMScorer
+    from wordlens.resources import Query
 
     ModelLike = str | os.PathLike[str] | WordEmbedder | LMScorer | None
     OutPath = str | os.PathLike[str] | None
@@ -100,7 +103,8 @@ def run(
     **options
         The fields of the method's config (``list_methods()[method].config_type``) by their
         Python names, as Python values (``tests=[1, 7]``, ``layers=[0, -1]``) or as the command
-        line writes them (``layers="2-5"``); when ``model`` is a name, also its loading options
+        line writes them (``layers="2-5"``; WEAT's ``query`` also as a mapping or a
+        :class:`~wordlens.resources.Query`); when ``model`` is a name, also its loading options
         (``device``, ``dtype``, ``bos``, ``token_budget``, ``trust_remote_code``) and the
         activation cache's (``no_cache``, ``cache_dir``), as far as the method takes them.
 
@@ -133,6 +137,17 @@ def run(
     wordlens.options.OptionError: n_sampels: not an option (layers, context, ..., seed, ddof)
     """
     chosen = get_method(method)
+    # WEAT's own word sets given as a Python object (a mapping or a Query, not a file's path) go
+    # to the method (``with_query``) instead of its config, whose fields are command-line values
+    query = options.get("query")
+    with_query = getattr(chosen, "with_query", None)
+    if query is not None and with_query is not None:
+        if isinstance(query, str | os.PathLike):
+            options["query"] = os.fspath(query)
+        else:
+            from wordlens.resources import Query
+
+            chosen = with_query(Query.coerce(options.pop("query")))
     loading = {name: options.pop(name) for name in list(options) if name in chosen.model_options}
     config = config_from_values(chosen.config_type, options)
     model_options = _model_options(chosen, model, loading)
@@ -173,7 +188,14 @@ def read_run(directory: str | os.PathLike[str]) -> Run:
     return Run.read(Path(directory))
 
 
-def weat(model: ModelLike, *, out: OutPath = None, progress: bool = False, **options: Any) -> Run:
+def weat(
+    model: ModelLike,
+    *,
+    query: Query | Mapping[str, Any] | str | os.PathLike[str] | None = None,
+    out: OutPath = None,
+    progress: bool = False,
+    **options: Any,
+) -> Run:
     """WEAT bias tests at every layer of a model.
 
     Caliskan, Bryson & Narayanan (2017, *Science* 356(6334)) measured human-like biases in word
@@ -186,6 +208,13 @@ def weat(model: ModelLike, *, out: OutPath = None, progress: bool = False, **opt
     model
         A model name (alias, local path or hub id) or a word embedder from
         :func:`wordlens.load_model` (used as it is).
+    query
+        Your own word sets, run instead of Caliskan et al.'s tests (not with ``tests``): a
+        mapping ``{"targets": {name: [words], name: [words]}, "attributes": {name: [words],
+        name: [words]}}`` (optionally with ``"title"``), a :class:`~wordlens.resources.Query`,
+        or the path of a YAML or JSON file of that form (as ``wordlens weat --query FILE``).
+        The table's ``test`` is 0 and its ``title`` the query's; ``metadata["query"]`` holds
+        the sets.
     out
         Directory to write the tables, ``run.json`` and ``report.html`` into, as
         ``wordlens weat --out``; None (default) writes nothing.
@@ -214,8 +243,21 @@ def weat(model: ModelLike, *, out: OutPath = None, progress: bool = False, **opt
     1     7      0         1.50
     >>> result.metadata["dropped_words"]
     {'1': ['gladiola']}
+
+    Your own target and attribute sets:
+
+    >>> mine = wordlens.weat("glove-6b-50d", query={
+    ...     "title": "Instruments vs. weapons",
+    ...     "targets": {"instruments": ["guitar", "violin", "piano", "flute", "drum"],
+    ...                 "weapons": ["gun", "sword", "rifle", "bomb", "knife"]},
+    ...     "attributes": {"pleasant": ["love", "peace", "joy", "gentle", "happy"],
+    ...                    "unpleasant": ["hate", "war", "death", "evil", "ugly"]},
+    ... })
+    >>> mine.tables["weat"][["test", "title", "effect_size"]].round(2)
+       test                    title  effect_size
+    0     0  Instruments vs. weapons         1.84
     """
-    return run("weat", model, out=out, progress=progress, **options)
+    return run("weat", model, out=out, progress=progress, query=query, **options)
 
 
 def vast(model: ModelLike, *, out: OutPath = None, progress: bool = False, **options: Any) -> Run:

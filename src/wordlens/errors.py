@@ -65,6 +65,11 @@ class WordSetError(WordlensError, ValueError):
     (or the two attribute sets) share words; the message names the words and the sets."""
 
 
+class QueryError(WordlensError, ValueError):
+    """A WEAT query (a user's own target and attribute sets) is malformed: a missing key, not
+    two sets, an empty set, a word that is not text; the message names the file and the key."""
+
+
 class LexiconFormatError(WordlensError, ValueError):
     """A lexicon or word-list file is malformed; the message names the file and line."""
 

@@ -38,6 +38,7 @@ from wordlens.resources.lexica import (
     load_lexicon,
     read_lexicon,
 )
+from wordlens.resources.queries import QUERY_ID, Query
 from wordlens.resources.registry import (
     Resource,
     ResourceFile,
@@ -72,6 +73,7 @@ from wordlens.resources.wordsets import (
 
 __all__ = [
     "DIMENSIONS",
+    "QUERY_ID",
     "AssociationNorms",
     "ConceptNet",
     "Corpus",
@@ -84,6 +86,7 @@ __all__ = [
     "OriginalFinding",
     "PolarWords",
     "PosTagger",
+    "Query",
     "Resource",
     "ResourceFile",
     "SimilaritySet",

@@ -91,6 +91,9 @@ class WeatTest:
     the words as given, before words a model lacks are left out. A word may be both a target and
     an attribute.
 
+    ``original_finding`` is the human result a packaged test replicates; None for a user's own
+    sets (see :class:`~wordlens.resources.queries.Query`, which makes such a test).
+
     Raises
     ------
     EmptyInputError
@@ -106,7 +109,7 @@ class WeatTest:
     y: WordSet
     a: WordSet
     b: WordSet
-    original_finding: OriginalFinding
+    original_finding: OriginalFinding | None = None
 
     def __post_init__(self) -> None:
         sets = dict(zip(_ROLES, (self.x, self.y, self.a, self.b), strict=True))

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
 
     from wordlens.report.html import Report
-    from wordlens.resources import WeatTest
+    from wordlens.resources import Query, WeatTest
 
 __all__ = ["Weat", "WeatConfig"]
 
@@ -40,11 +40,38 @@ class Weat(Method[WeatConfig]):
     config_type = WeatConfig
     needs = "any model: a language model's word vectors in context, or static vectors"
     table_prefix = ""
+    query: Query | None = None
+    """A query given in Python (:meth:`with_query`), run instead of ``config``'s tests."""
+
+    def with_query(self, query: Query) -> Weat:
+        """This method running ``query`` (a user's own word sets given in Python, not as a
+        file) instead of the tests of its config."""
+        method = Weat()
+        method.query = query
+        return method
 
     def read_inputs(self, config: WeatConfig) -> list[WeatTest]:
-        """The tests of ``config`` (Caliskan et al.'s, packaged)."""
-        from wordlens.resources import load_weat_tests
+        """The tests of ``config``: the query (:attr:`query`, or the file ``config.query``), or
+        Caliskan et al.'s packaged tests.
 
+        Raises
+        ------
+        QueryError, WordSetError
+            If the query file is not a query (naming the file).
+        WordlensError
+            If a query is given with ``config.tests`` or ``config.query``.
+        """
+        from wordlens.errors import WordlensError
+        from wordlens.resources import Query, load_weat_tests
+
+        if self.query is not None:
+            if config.tests is not None or config.query is not None:
+                raise WordlensError(
+                    "query: give the word sets in one way: query=..., or tests=..., not both"
+                )
+            return [self.query.to_weat_test()]
+        if config.query is not None:
+            return [Query.from_file(config.query).to_weat_test()]
         return load_weat_tests(config.tests)
 
     def run(self, model: ModelOptions, config: WeatConfig, context: RunContext) -> Run:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from wordlens import help_texts
 from wordlens.contexts import BLEACHED_TEMPLATE, check_template
+from wordlens.errors import WordlensError
 from wordlens.models.base import Pooling
 from wordlens.options import option
 
@@ -28,7 +30,11 @@ class WeatConfig:
     template
         The bleached context, with one ``{word}``.
     tests
-        Caliskan et al. test numbers; None for all ten.
+        Caliskan et al. test numbers; None for all ten (or, with ``query``, none of them).
+    query
+        A YAML or JSON file of your own two target and two attribute sets
+        (:class:`~wordlens.resources.Query`), run instead of Caliskan et al.'s tests (giving
+        ``tests`` too is an error); None: the tests.
     pooling
         Subtoken pooling.
     n_samples, seed, ddof
@@ -45,6 +51,12 @@ class WeatConfig:
     tests: tuple[int, ...] | None = option(
         None, "Caliskan et al. test numbers, or 'all'.", none="all"
     )
+    query: Path | None = option(
+        None,
+        "YAML or JSON file of your own word sets (targets: two named sets, attributes: two "
+        "named sets), run instead of --tests.",
+        none="none",
+    )
     pooling: Pooling = option("mean", help_texts.POOLING)
     n_samples: int = option(100_000, "Permutation partitions (exact enumeration when fewer exist).")
     seed: int = option(0, "Seed of the random partitions.")
@@ -52,17 +64,23 @@ class WeatConfig:
 
     def check(self) -> None:
         """Refuse a template without exactly one ``{word}`` and a test number that is not one of
-        Caliskan et al.'s, before any model loads (the template is checked whatever
-        ``context`` says: it is never right without its ``{word}``).
+        Caliskan et al.'s, or both ``tests`` and ``query``, before any model loads (the template
+        is checked whatever ``context`` says: it is never right without its ``{word}``).
 
         Raises
         ------
         TargetError
             If the template does not contain ``{word}`` exactly once.
         WordlensError
-            If a test number is not one of the tests (naming every such number).
+            If a test number is not one of the tests (naming every such number), or both
+            ``tests`` and ``query`` are given.
         """
         from wordlens.resources import load_weat_tests
 
         check_template(self.template)
         load_weat_tests(self.tests)
+        if self.query is not None and self.tests is not None:
+            raise WordlensError(
+                "--query and --tests: give one of them (a query runs your own word sets instead "
+                "of Caliskan et al.'s tests)"
+            )

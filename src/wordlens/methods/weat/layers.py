@@ -50,6 +50,23 @@ def _kept(word_set: WordSet, missing: set[str], test: WeatTest) -> list[str]:
     return kept
 
 
+def _query_sets(tests: Sequence[WeatTest]) -> dict[str, Any]:
+    """``{"query": ...}``: the title and word sets of a user's own test (one without an original
+    finding, e.g. a :class:`~wordlens.resources.Query`'s) as given, or {} if none."""
+    own = [test for test in tests if test.original_finding is None]
+    if not own:
+        return {}
+    test = own[0]
+    return {
+        "query": {
+            "test": test.id,
+            "title": test.title,
+            "targets": {test.x.name: list(test.x.words), test.y.name: list(test.y.words)},
+            "attributes": {test.a.name: list(test.a.words), test.b.name: list(test.b.words)},
+        }
+    }
+
+
 def _tested(
     test: WeatTest,
     words: list[list[str]],
@@ -109,7 +126,8 @@ def run_weat(
     Run
         Table ``weat``: one row per test and layer with effect size, statistic, p-values, set
         sizes and ``nan_reason`` (why d is NaN; ``""`` where it is a number). Metadata
-        ``dropped_words`` and ``notes`` (per test, the warnings given).
+        ``dropped_words`` and ``notes`` (per test, the warnings given), and for a test of your
+        own (no ``original_finding``, e.g. a query's) ``query``: its title and word sets.
 
     Warns
     -----
@@ -203,6 +221,7 @@ def run_weat(
             "p_values": P_VALUE_RULE,
         },
         "tests": [test.id for test in chosen],
+        **_query_sets(chosen),
         "dropped_words": dropped,
         "why_dropped": {word: why_missing[word] for words in dropped.values() for word in words},
         "notes": notes,
