@@ -25,7 +25,7 @@ from wordlens.methods.base import Method, run_method
 from wordlens.methods.registry import get_method, registered_methods
 from wordlens.models.base import WordEmbedder
 from wordlens.models.options import LoadedModel, ModelOptions
-from wordlens.options import config_from_values, read_values
+from wordlens.options import OptionError, config_from_values, read_values
 from wordlens.results import Run
 
 if TYPE_CHECKING:
@@ -141,6 +141,17 @@ def run(
     # to the method (``with_query``) instead of its config, whose fields are command-line values
     query = options.get("query")
     with_query = getattr(chosen, "with_query", None)
+    tests = options.get("tests")
+    if (
+        with_query is not None
+        and isinstance(tests, list | tuple)
+        and any(not isinstance(test, int | str) for test in tests)
+    ):
+        raise OptionError(
+            "tests",
+            "Caliskan et al.'s test numbers (1-10); give your own word sets as query="
+            "{'targets': {name: [words], name: [words]}, 'attributes': {...}}",
+        )
     if query is not None and with_query is not None:
         if isinstance(query, str | os.PathLike):
             options["query"] = os.fspath(query)

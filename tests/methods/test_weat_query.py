@@ -24,6 +24,7 @@ from wordlens.errors import QueryError, WordlensError, WordSetError
 from wordlens.methods.weat import WeatConfig
 from wordlens.methods.weat.layers import run_weat
 from wordlens.models.base import WordEmbedder
+from wordlens.options import OptionError
 from wordlens.resources import QUERY_ID, Query, WeatTest, WordSet
 from wordlens.resources import queries as queries_module
 
@@ -109,6 +110,11 @@ def test_query_and_tests_together_are_refused(glove: WordEmbedder, tmp_path: Pat
     path.write_text(YAML)
     with pytest.raises(WordlensError, match="--query and --tests: give one of them"):
         wordlens.weat(glove, query=path, tests=[1])
+
+
+def test_word_sets_given_as_tests_point_to_query(glove: WordEmbedder) -> None:
+    with pytest.raises(OptionError, match=r"^tests: .* give your own word sets as query="):
+        wordlens.weat(glove, tests=[QUERY])
 
 
 def test_the_query_class_doctest() -> None:

@@ -49,7 +49,7 @@ class WeatConfig:
     )
     template: str = option(BLEACHED_TEMPLATE, "Bleached context.")
     tests: tuple[int, ...] | None = option(
-        None, "Caliskan et al. test numbers, or 'all'.", none="all"
+        None, "Caliskan et al. test numbers, or 'all' (your own word sets: --query).", none="all"
     )
     query: Path | None = option(
         None,
