@@ -31,7 +31,7 @@ def test_intersectional_command_on_smollm2(tmp_path: Path) -> None:
     out = tmp_path / "out"
     args = ["intersectional", "-m", "smollm2-135m", "--study", str(study), "--layers", "0,-1"]
     args += ["--lexicon", str(lexicon)]
-    options = ["--permutations", "500", "--seed", "3", "--fraction", "0.25", "--c", "1.0"]
+    options = ["--permutations", "500", "--seed", "3", "--fraction", "0.25", "--svc-c", "1.0"]
     options += ["--no-normalize", "--class-weight", "balanced", "--conventions", "paper"]
     result = runner.invoke(app, [*args, *options, "--no-cache", "--out", str(out)])
     assert result.exit_code == 0, result.output

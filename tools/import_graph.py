@@ -6,8 +6,9 @@ usage: python tools/import_graph.py [--svg docs/import-graph.svg]
 Reads every module's imports (function-local ones too; nothing is run), maps each module to its
 component (``wordlens.models.hf`` → ``models``) and each component to a layer of :data:`LAYERS`,
 top to bottom. An import may go down or stay within a layer, never up; the file graph has no
-cycle; nothing imports the entry points (:data:`ENTRY_POINTS`: the CLI, and the Python API but
-from the package's ``__init__``, which re-exports it). Prints the violations (exit status 1 when
+cycle; nothing imports the entry points (:data:`ENTRY_POINTS`: the CLI but from ``__main__``
+(``python -m wordlens``), and the Python API but from the package's ``__init__``, which
+re-exports it). Prints the violations (exit status 1 when
 any) and, with ``--svg``, writes the picture of the components and the imports between them.
 """
 
@@ -23,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "wordlens"
 LAYERS: dict[str, tuple[str, ...]] = {
-    "entry points": ("cli", "api", "__init__"),
+    "entry points": ("cli", "cli_parts", "api", "__init__", "__main__"),
     "study": ("study", "distributed", "reproduce"),
     "methods": ("methods",),
     "probing and reports": ("probing", "report", "export", "conventions"),
@@ -39,11 +40,13 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "_version",
         "progress",
         "unicode_forms",
+        "_plural",
     ),
 }
 """Layers, top first, and the components (subpackages or top-level modules) in each."""
 ENTRY_POINTS: dict[str, tuple[str, ...]] = {
-    f"{PACKAGE}.cli": (),
+    f"{PACKAGE}.cli": (f"{PACKAGE}.__main__",),
+    f"{PACKAGE}.__main__": (),
     f"{PACKAGE}.api": (PACKAGE,),
 }
 """Entry-point modules → the only modules that may import them."""

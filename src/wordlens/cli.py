@@ -25,12 +25,22 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from wordlens._plural import counted
+from wordlens.cli_parts import (
+    CONTEXT,
+    Command,
+    Group,
+    out_parameter,
+    parameters,
+    root_options,
+    take_deprecated,
+)
 from wordlens.errors import OutputError, Terminated, WordlensError
 from wordlens.export import EmbedOptions
 from wordlens.methods.base import Method, new_output_dir, run_method
 from wordlens.methods.registry import registered_methods
 from wordlens.models.options import ModelOptions
-from wordlens.options import OptionSpec, config_from_values, option_specs
+from wordlens.options import config_from_values, option_specs
 from wordlens.reproduce.runner import ReproduceOptions
 
 # Tables are wide (a column per WEAT test): do not squeeze them to 80 columns when piped.
@@ -99,16 +109,15 @@ def options_command(
     model_specs = [
         spec for spec in option_specs(ModelOptions) if spec.name in ("model", *model_options)
     ]
-    parameters = [
-        _parameter(model_specs[0], required=model_required),
-        out,
-        *(_parameter(spec) for spec in option_specs(config_type)),
-        *(_parameter(spec) for spec in model_specs[1:]),
-    ]
+    specs = [*option_specs(config_type), *model_specs[1:]]
+    found = [*parameters(model_specs[0], required=model_required), out]
+    found += [parameter for spec in specs for parameter in parameters(spec)]
     model_names = [spec.name for spec in model_specs]
     arguments = [spec.name for spec in option_specs(config_type) if spec.info.argument]
 
     def command(**values: Any) -> None:
+        for warning in take_deprecated(values, specs):
+            errors.print(f"[yellow]warning:[/] {warning}", highlight=False)
         for name in arguments:  # no positional arguments given: typer passes None
             if values[name] is None:
                 del values[name]
@@ -116,8 +125,8 @@ def options_command(
         model = config_from_values(ModelOptions, {name: values.pop(name) for name in model_names})
         body(model, config_from_values(config_type, values), out_path)
 
-    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    command.__annotations__ = {parameter.name: parameter.annotation for parameter in parameters}
+    command.__signature__ = inspect.Signature(found)  # type: ignore[attr-defined]
+    command.__annotations__ = {parameter.name: parameter.annotation for parameter in found}
     command.__doc__ = help
     return handle_errors(command)
 
@@ -137,7 +146,7 @@ def method_command(method: Method[Any]) -> Callable[..., None]:
         elif written:
             console.print(f"results: {', '.join(map(str, written))}")
 
-    out = _out_parameter(
+    out = out_parameter(
         Path(f"wordlens-results/{method.name}"), "Output directory (tables + report.html)."
     )
     return options_command(
@@ -147,42 +156,6 @@ def method_command(method: Method[Any]) -> Callable[..., None]:
         model_options=method.model_options,
         model_required=method.model_required,
         out=out,
-    )
-
-
-def _out_parameter(default: Path | None, help: str) -> inspect.Parameter:
-    return inspect.Parameter(
-        "out",
-        inspect.Parameter.KEYWORD_ONLY,
-        default=inspect.Parameter.empty if default is None else default,
-        annotation=Annotated[Path, typer.Option(help=help)],
-    )
-
-
-def _parameter(spec: OptionSpec, *, required: bool = False) -> inspect.Parameter:
-    """A typer option for ``spec``: lists, choices and ``None`` words are read as text
-    (:meth:`OptionSpec.read`), everything else as its own type."""
-    if spec.info.argument:
-        annotation: Any = Annotated[list[str] | None, typer.Argument(help=spec.info.help)]
-        return inspect.Parameter(
-            spec.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=annotation
-        )
-    textual = spec.is_list or bool(spec.choices) or (spec.optional and spec.info.none is not None)
-    default = spec.text(spec.default) if textual else spec.default
-    kind: Any = str if textual else spec.base
-    if spec.optional and default is None:
-        kind = kind | None
-    declarations = []
-    if spec.info.flag is not None or spec.info.short is not None:
-        flag = spec.info.flag or spec.name.replace("_", "-")
-        declarations.append("/".join(f"--{half}" for half in flag.split("/")))
-    if spec.info.short is not None:
-        declarations.append(f"-{spec.info.short}")
-    return inspect.Parameter(
-        spec.name,
-        inspect.Parameter.KEYWORD_ONLY,
-        default=inspect.Parameter.empty if required else default,
-        annotation=Annotated[kind, typer.Option(*declarations, help=spec.info.help)],
     )
 
 
@@ -240,7 +213,8 @@ def _embed(model: ModelOptions, options: EmbedOptions, out: Path) -> None:
     meta = options.metadata(embedder, targets)
     written = export_embeddings(result, targets, out, meta)
     console.print(
-        f"{len(targets)} words x {len(result.layers)} layers x {result.vectors.shape[2]} d "
+        f"{counted(len(targets), 'word')} x {counted(len(result.layers), 'layer')} x "
+        f"{result.vectors.shape[2]} d "
         f"→ {', '.join(map(str, written))}"
     )
     if meta["indistinct_words"]:
@@ -440,18 +414,21 @@ def build_app() -> typer.Typer:
         help="Measure what language models and word embeddings know about words, layer by layer.",
         no_args_is_help=True,
         pretty_exceptions_enable=False,
+        cls=Group,
+        context_settings=CONTEXT,
     )
-    root.command()(methods)
-    root.command()(models)
+    root.callback()(root_options)
+    root.command(cls=Command)(methods)
+    root.command(cls=Command)(models)
     embed = options_command(
         EmbedOptions,
         _embed,
         help="Export vectors of words (in a template, or alone) for the chosen layers.",
         model_options=tuple(spec.name for spec in option_specs(ModelOptions)),
         model_required=True,
-        out=_out_parameter(None, "Output file: .npy (+ .json sidecar) or .parquet."),
+        out=out_parameter(None, "Output file: .npy (+ .json sidecar) or .parquet."),
     )
-    root.command("embed")(embed)
+    root.command("embed", cls=Command)(embed)
     reproduce = options_command(
         ReproduceOptions,
         _reproduce,
@@ -459,14 +436,14 @@ def build_app() -> typer.Typer:
         "number beside ours, the findings checked (reproduction table + report.html).",
         model_options=tuple(spec.name for spec in option_specs(ModelOptions)),
         model_required=True,
-        out=_out_parameter(
+        out=out_parameter(
             Path("wordlens-results/reproduce"),
             "Output directory (one per paper when several are given).",
         ),
     )
-    root.command("reproduce")(reproduce)
+    root.command("reproduce", cls=Command)(reproduce)
     for method in registered_methods().values():
-        root.command(method.name, help=method.help)(method_command(method))
+        root.command(method.name, help=method.help, cls=Command)(method_command(method))
     groups: dict[str, tuple[str, dict[str, Callable[..., Any]]]] = {
         "data": (
             "List, inspect and fetch the registered data sets.",
@@ -487,9 +464,9 @@ def build_app() -> typer.Typer:
         ),
     }
     for group, (text, commands) in groups.items():
-        sub = typer.Typer(help=text, no_args_is_help=True)
+        sub = typer.Typer(help=text, no_args_is_help=True, cls=Group)
         for name, function in commands.items():
-            sub.command(name)(function)
+            sub.command(name, cls=Command)(function)
         root.add_typer(sub, name=group)
     return root
 

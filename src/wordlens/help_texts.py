@@ -1,7 +1,10 @@
 """Help texts of options that several methods share (each config declares its own field with
 :func:`wordlens.options.option`; the words they show users are written once, here)."""
 
-LAYERS = "Layers: 'all', or a comma list such as '0,6,-1' (0 = embeddings)."
+LAYERS = (
+    "Layers: 'all', or a comma list of indices and ranges such as '0,6,-1' or '2-5' "
+    "(0 = embeddings, -1 = the last layer)."
+)
 POOLING = "Subtoken pooling: first, last, mean or max."
 DUPLICATES = (
     "A word listed more than once in a lexicon: error, mean (average its ratings) or first "

@@ -66,6 +66,12 @@ class OptionInfo:
         (``shard``): they are on the command line only.
     argument
         On the command line, the positional arguments (a tuple field) instead of an option.
+    deprecated
+        Former flags (without dashes) still read, hidden from ``--help``: the command line
+        accepts ``--<old>`` (with a warning) and a study file the key ``<old>``.
+
+    A ``none`` word of ``"default"`` stands for a default decided at run time: ``--help`` shows
+    no ``[default: default]`` for it, so its help says what the default is.
     """
 
     help: str
@@ -75,6 +81,7 @@ class OptionInfo:
     parse: Parse = "list"
     study: bool = True
     argument: bool = False
+    deprecated: tuple[str, ...] = ()
 
 
 def option(
@@ -87,9 +94,10 @@ def option(
     parse: Parse = "list",
     study: bool = True,
     argument: bool = False,
+    deprecated: tuple[str, ...] = (),
 ) -> Any:
     """A config field with its default and help (see :class:`OptionInfo`)."""
-    info = OptionInfo(help, flag, short, none, parse, study, argument)
+    info = OptionInfo(help, flag, short, none, parse, study, argument, deprecated)
     return dataclasses.field(default=default, metadata={"option": info})
 
 
@@ -139,8 +147,15 @@ class OptionSpec:
         return tuple(get_args(item)) if get_origin(item) is Literal else ()
 
     def aliases(self) -> tuple[str, ...]:
-        """Names a study file may use for this option: field name, flag, both with ``-``/``_``."""
-        names = (self.name, self.name.replace("_", "-"), self.flag, self.flag.replace("-", "_"))
+        """Names a study file may use for this option: field name, flag and deprecated flags,
+        each with ``-`` and ``_``."""
+        flags = (self.flag, *self.info.deprecated)
+        names = (
+            self.name,
+            self.name.replace("_", "-"),
+            *flags,
+            *(flag.replace("-", "_") for flag in flags),
+        )
         return tuple(dict.fromkeys(names))
 
     def text(self, value: Any) -> str | None:

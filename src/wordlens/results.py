@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from wordlens._files import atomic_write_text, atomic_writer
+from wordlens._plural import counted
 from wordlens.errors import OutputError
 
 if TYPE_CHECKING:  # imported where tables are read: the command line's methods import Run
@@ -311,8 +312,9 @@ class Run:
         about = [view.citation] if view is not None else []
         if isinstance(model, dict):
             about.append(
-                f"model {model.get('name')} ({model.get('kind')}, {model.get('n_layers')} "
-                f"layers, {model.get('hidden_size')} d), fingerprint {model.get('fingerprint')}"
+                f"model {model.get('name')} ({model.get('kind')}, "
+                f"{counted(model.get('n_layers', 0), 'layer')}, {model.get('hidden_size')} d), "
+                f"fingerprint {model.get('fingerprint')}"
             )
         parts.append(f"<p>{_text('. '.join(map(str, about)))}</p>" if about else "")
         if not self.complete:

@@ -65,6 +65,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from wordlens._files import atomic_writer, decoding
+from wordlens._plural import counted
 from wordlens.contexts import GLOSS_TEMPLATE, Target, target_from_word
 from wordlens.errors import EmptyInputError, OutputError, TargetError, WordlensError
 from wordlens.models import output
@@ -119,8 +120,8 @@ class SenseVectors:
             )
         if self.vectors.shape[0] != len(self.keys) or self.vectors.shape[1] != len(self.layers):
             raise WordlensError(
-                f"{len(self.keys)} keys and {len(self.layers)} layers do not match vectors of "
-                f"shape {self.vectors.shape}"
+                f"{counted(len(self.keys), 'key')} and {counted(len(self.layers), 'layer')} do not "
+                f"match vectors of shape {self.vectors.shape}"
             )
         if not self.keys:
             raise EmptyInputError("a sense-vector store needs at least one sense")

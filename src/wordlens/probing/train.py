@@ -60,6 +60,7 @@ import pandas as pd
 import torch
 from torch import Tensor, nn
 
+from wordlens._plural import counted
 from wordlens.errors import EmptyInputError, TargetError, WordlensError
 from wordlens.probing.metrics import micro_f1
 from wordlens.probing.model import EdgeProbe, check_spans
@@ -597,7 +598,8 @@ def _check_compatible(model: EdgeProbe, train: ProbingSplit, dev: ProbingSplit) 
             model.two_spans,
         ):
             raise WordlensError(
-                f"the {name} split has {split.n_layers} layers of {split.dim} dimensions and "
+                f"the {name} split has {counted(split.n_layers, 'layer')} of "
+                f"{counted(split.dim, 'dimension')} and "
                 f"{'two spans' if split.two_spans else 'one span'} per target; the probe expects "
                 f"{model.n_layers} x {model.input_dim} and "
                 f"{'two spans' if model.two_spans else 'one span'}"

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from wordlens._files import atomic_write_text
+from wordlens._plural import counted
 from wordlens.conventions import describe_bos
 from wordlens.errors import OutputError
 from wordlens.results import Figure
@@ -38,7 +39,7 @@ def model_lines(meta: dict[str, Any]) -> dict[str, object]:
     with (``meta["conventions"]["bos"]``, :func:`wordlens.conventions.describe_bos`)."""
     model = meta["model"]
     return {
-        "model": f"{model['name']} ({model['kind']}, {model['n_layers']} layers, "
+        "model": f"{model['name']} ({model['kind']}, {counted(model['n_layers'], 'layer')}, "
         f"{model['hidden_size']} d)",
         "fingerprint": model["fingerprint"],
         "texts start with": describe_bos(meta["conventions"]["bos"], model["kind"]),

@@ -59,6 +59,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from wordlens._plural import counted
 from wordlens.reproduce.base import (
     Z95,
     Cells,
@@ -400,8 +401,8 @@ def check_svc_beats_cosine(cells: Cells) -> Check:
             judge(
                 overall,
                 float(spread.mean()),
-                f"{name}: projection r above cosine r at {int((gap > 0).sum())} of {len(gap)} "
-                f"layers, mean gap {overall:+.3f}",
+                f"{name}: projection r above cosine r at {int((gap > 0).sum())} of "
+                f"{counted(len(gap), 'layer')}, mean gap {overall:+.3f}",
             )
         )
         parts.append(

@@ -82,7 +82,7 @@ class IntersectionalConfig:
     experiments: tuple[Experiment, ...] = option(
         EXPERIMENTS, "Experiments: valnorm, differential, strongest."
     )
-    svc_c: float = option(5.0, "C of the linear SVC.", flag="c")
+    svc_c: float = option(5.0, "C of the linear SVC.", deprecated=("c",))
     normalize: bool = option(True, "Scale feature columns to unit L2 norm before the SVC.")
     class_weight: ClassWeightName = option("none", "SVC class weights: none or balanced.")
     max_iter: int = option(10_000, "Most SVC solver iterations.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from wordlens._plural import counted
 from wordlens.report.bias_figures import grouped_bars
 from wordlens.report.figures import Panel, line_panels
 from wordlens.report.html import Report
@@ -21,7 +22,8 @@ def build_probing_report(run: Run) -> Report:
     report = Report(f"Edge probing — {task['name']} — {model['name']}", metadata=meta)
     report.definitions(
         {
-            "model": f"{model['name']} ({model['kind']}, {model['n_layers']} hidden states)",
+            "model": f"{model['name']} ({model['kind']}, "
+            f"{counted(model['n_layers'], 'hidden state')})",
             "fingerprint": model["fingerprint"],
             "task": f"{task['name']}: {task['description']}",
             "labels": len(meta["labels"]),

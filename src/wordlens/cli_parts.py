@@ -1,0 +1,159 @@
+"""Pieces of the ``wordlens`` command line kept out of :mod:`wordlens.cli` (which stays thin).
+
+- :class:`Command` and :class:`Group`: typer's command classes whose ``--help`` shows help texts
+  as written (typer reads them as Rich markup, which drops bracketed text such as ``[default:
+  paper's]``) and no type beside a flag (``--no-cache``, ``--help``).
+- :data:`CONTEXT`: ``-h`` as well as ``--help`` (inherited by every command).
+- :func:`root_options`: the ``--version`` option of the ``wordlens`` command.
+- :func:`parameters`: the typer parameters of one :class:`~wordlens.options.OptionSpec`, with
+  hidden ones for its deprecated flags, and :func:`take_deprecated` to read those back.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from typer.core import TyperCommand, TyperGroup
+
+from wordlens._version import __version__
+from wordlens.options import OptionSpec
+
+CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
+"""Context settings of the ``wordlens`` group: its commands inherit them."""
+DEPRECATED = "__deprecated_"
+"""Infix of the parameter name of a deprecated flag (``svc_c__deprecated_0`` for ``--c``)."""
+
+
+@contextmanager
+def _as_written(command: Any, ctx: Any) -> Iterator[None]:
+    """While ``command``'s help is rendered: its help, its options' and its subcommands' help
+    escaped for Rich markup (shown as written), and no type shown beside a flag."""
+    params = [*command.get_params(ctx)]
+    texts = [command, *params, *getattr(command, "commands", {}).values()]
+    saved_help = [(item, item.help) for item in texts]
+    flags = [param for param in params if getattr(param, "is_flag", False)]
+    saved_metavar = [(param, param.metavar) for param in flags]
+    try:
+        for item in texts:
+            if item.help:
+                item.help = escape(item.help)
+        for param in flags:
+            param.metavar = ""  # typer shows `<bool>` unless a metavar is set
+        yield
+    finally:
+        for item, text in saved_help:
+            item.help = text
+        for param, metavar in saved_metavar:
+            param.metavar = metavar
+
+
+class Command(TyperCommand):
+    """A command whose ``--help`` shows its texts as written and flags without a type."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        with _as_written(self, ctx):
+            super().format_help(ctx, formatter)
+
+
+class Group(TyperGroup):
+    """A group whose ``--help`` shows its texts as written and flags without a type."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        with _as_written(self, ctx):
+            super().format_help(ctx, formatter)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"wordlens {__version__}")
+        raise typer.Exit()
+
+
+def root_options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the version and exit.",
+            is_eager=True,
+            callback=_print_version,
+        ),
+    ] = False,
+) -> None:
+    """The options of ``wordlens`` itself (before the command)."""
+
+
+def out_parameter(default: Path | None, help: str) -> inspect.Parameter:
+    """The ``--out`` option (required when ``default`` is None)."""
+    return inspect.Parameter(
+        "out",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=inspect.Parameter.empty if default is None else default,
+        annotation=Annotated[Path, typer.Option(help=help)],
+    )
+
+
+def parameters(spec: OptionSpec, *, required: bool = False) -> list[inspect.Parameter]:
+    """The typer parameter for ``spec`` (lists, choices and ``None`` words are read as text,
+    :meth:`OptionSpec.read`; everything else as its own type), then a hidden one per deprecated
+    flag (see :func:`take_deprecated`)."""
+    if spec.info.argument:
+        annotation: Any = Annotated[list[str] | None, typer.Argument(help=spec.info.help)]
+        return [
+            inspect.Parameter(
+                spec.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=annotation
+            )
+        ]
+    textual = spec.is_list or bool(spec.choices) or (spec.optional and spec.info.none is not None)
+    default = spec.text(spec.default) if textual else spec.default
+    kind: Any = str if textual else spec.base
+    if spec.optional and default is None:
+        kind = kind | None
+    declarations = []
+    if spec.info.flag is not None or spec.info.short is not None:
+        flag = spec.info.flag or spec.name.replace("_", "-")
+        declarations.append("/".join(f"--{half}" for half in flag.split("/")))
+    if spec.info.short is not None:
+        declarations.append(f"-{spec.info.short}")
+    # a None decided at run time: the help says what it is, not "[default: default]"
+    shown = not (spec.default is None and spec.info.none == "default")
+    found = [
+        inspect.Parameter(
+            spec.name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=inspect.Parameter.empty if required else default,
+            annotation=Annotated[
+                kind, typer.Option(*declarations, help=spec.info.help, show_default=shown)
+            ],
+        )
+    ]
+    for index, old in enumerate(spec.info.deprecated):
+        option = typer.Option(f"--{old}", hidden=True, help=f"Deprecated: --{spec.flag}.")
+        found.append(
+            inspect.Parameter(
+                f"{spec.name}{DEPRECATED}{index}",
+                inspect.Parameter.KEYWORD_ONLY,
+                default=None,
+                annotation=Annotated[(str if textual else spec.base) | None, option],
+            )
+        )
+    return found
+
+
+def take_deprecated(values: dict[str, Any], specs: Sequence[OptionSpec]) -> list[str]:
+    """Move the values given with deprecated flags to their options (removing the hidden
+    parameters from ``values``); returns a warning per deprecated flag used."""
+    warnings = []
+    for spec in specs:
+        for index, old in enumerate(spec.info.deprecated):
+            value = values.pop(f"{spec.name}{DEPRECATED}{index}", None)
+            if value is not None:
+                values[spec.name] = value
+                warnings.append(f"--{old} is deprecated: use --{spec.flag}")
+    return warnings
