@@ -7,9 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
+import pytest
+
 from tests.conftest import REPO
 from tests.models.test_cache import worker_env
 from wordlens.models.loading import load_note
+from wordlens.report import format_p
+from wordlens.report.html import Report
 
 WORDLENS = [sys.executable, "-c", "from wordlens.cli import app; app(prog_name='wordlens')"]
 
@@ -60,3 +65,43 @@ def test_likelihood_bias_output_starts_with_its_table(shared: Path, tmp_path: Pa
     assert_no_load_report(result.stderr)
     assert result.stderr.strip() == "", result.stderr  # the scorer's load needs no note
 
+
+@pytest.mark.parametrize(
+    ("p", "n_partitions", "digits", "shown"),
+    [
+        (0.0, None, 3, "< 0.001"),
+        (0.0004, None, 3, "< 0.001"),
+        (0.001, None, 3, "0.001"),
+        (0.0123, None, 3, "0.012"),
+        (1.0, None, 3, "1.000"),
+        (float("nan"), None, 3, "n/a"),
+        (None, None, 3, "n/a"),
+        (0.0, 70, 3, "< 1/70"),  # exact enumeration of 70 partitions: 1/70 > 0.001
+        (1 / 70, 70, 3, "0.014"),
+        (0.0, 100_000, 3, "< 0.001"),  # 1/N below 0.001: the decimals bound it
+        (0.0, float("nan"), 3, "< 0.001"),
+        (0.00004, None, 4, "< 0.0001"),
+        (0.01234, None, 4, "0.0123"),
+    ],
+)
+def test_format_p_never_shows_zero(
+    p: float | None, n_partitions: float | None, digits: int, shown: str
+) -> None:
+    assert format_p(p, n_partitions, digits) == shown
+
+
+def test_html_tables_show_p_values_bounded() -> None:
+    report = Report("t")
+    frame = pd.DataFrame(
+        {
+            "test": ["a", "b", "c"],
+            "p_one_sided": [0.0, 0.0, 0.0456],
+            "p_value": [0.0002, float("nan"), 0.5],
+            "n_partitions": [70, 100_000, 100_000],
+            "p_a_given_b": [0.0, 0.0, 0.0],  # a probability, not a p-value: plain
+        }
+    )
+    report.table(frame)
+    page = report.render()
+    assert "< 1/70" in page.replace("&lt;", "<") and page.count("&lt; 0.001") == 2
+    assert "0.046" in page and "n/a" in page and page.count("0.000") == 3
