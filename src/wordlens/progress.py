@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -28,6 +29,11 @@ def progress_bar(enabled: bool, total: int, description: str) -> Iterator[Callab
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, transient=True) as bar:
+    # on stderr, so stdout holds only results; a bar drawn where no terminal shows it would
+    # only leave a blank line behind
+    console = Console(stderr=True)
+    with Progress(
+        *columns, console=console, transient=True, disable=not console.is_terminal
+    ) as bar:
         task = bar.add_task(description, total=total)
         yield lambda n: bar.advance(task, n)

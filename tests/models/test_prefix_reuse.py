@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import inspect
 import itertools
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -27,6 +28,7 @@ from wordlens.models.hf import HFEmbedder, plan_batches
 from wordlens.models.prefix import (
     LEAVES,
     PrefixTree,
+    cache_keyword,
     common_prefix_length,
     own_lengths,
     subtoken_locations,
@@ -427,3 +429,41 @@ def test_an_encoder_computes_one_row_for_every_target_of_a_sentence(
     for index, target in enumerate(targets):
         alone = minilm.embed([target], layers=[0, 3, 6], pooling="mean")
         assert_close_per_layer(together.vectors[[index]], alone.vectors)
+
+
+@pytest.mark.filterwarnings("error::FutureWarning")
+def test_passes_raise_no_deprecation_warning(smollm2: HFEmbedder, minilm: HFEmbedder) -> None:
+    """The prefix path hands the tree cache under the keyword the installed transformers takes
+    (``cache``, not the deprecated ``past_key_values``): no FutureWarning, and vectors still
+    equal one plain pass; the encoder path warns neither."""
+    targets = vast_targets()
+    calls: list[int] = []
+    original = hf_module.tree_cache
+
+    def counted(*args: object) -> object:
+        calls.append(1)
+        return original(*args)  # type: ignore[arg-type]
+
+    hf_module.tree_cache = counted  # type: ignore[assignment]
+    try:
+        reused = smollm2.embed(targets, layers=[0, 15, 30]).vectors
+    finally:
+        hf_module.tree_cache = original
+    assert calls  # the tree path ran
+    smollm2.prefix_reuse = False
+    try:
+        plain = smollm2.embed(targets, layers=[0, 15, 30]).vectors
+    finally:
+        smollm2.prefix_reuse = True
+    assert_close_per_layer(reused, plain)
+    minilm.embed(targets, layers=[0, 6])
+
+
+def test_cache_keyword_follows_the_forward_signature(smollm2: HFEmbedder) -> None:
+    class Older:
+        def forward(self, input_ids: object = None, past_key_values: object = None) -> None:
+            """A model of a transformers before ``cache``."""
+
+    parameters = inspect.signature(type(smollm2.model).forward).parameters
+    assert cache_keyword(smollm2.model) == ("cache" if "cache" in parameters else "past_key_values")
+    assert cache_keyword(Older()) == "past_key_values"

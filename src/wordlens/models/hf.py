@@ -64,6 +64,7 @@ from wordlens.models.prefix import (
     KeyValuePool,
     PrefixTree,
     TreePass,
+    cache_keyword,
     subtoken_locations,
     supports_prefix_reuse,
     token_batches,
@@ -216,6 +217,9 @@ class HFEmbedder(WordEmbedder):
         self.model = model
         self.tokenizer = tokenizer
         self._info = info
+        #: What loading initialized or left unused, and whether it matters (one line; ``None``:
+        #: every weight loaded and used); :func:`~wordlens.models.loading.load_model` warns it.
+        self.load_note: str | None = None
         self.bos_token_id = bos_token_id
         self.device = torch.device(device)
         self.token_budget = token_budget or default_token_budget(self.device, model)
@@ -378,11 +382,8 @@ class HFEmbedder(WordEmbedder):
         writes keys and values through ``pool``; the only pass of a tree is a plain padded pass."""
         kwargs: dict[str, Any] = {"output_hidden_states": located is not None}
         if through_pool:
-            kwargs.update(
-                past_key_values=tree_cache(pool, tree_pass),
-                use_cache=True,
-                position_ids=tree_pass.position_ids,
-            )
+            kwargs[cache_keyword(self.model)] = tree_cache(pool, tree_pass)
+            kwargs.update(use_cache=True, position_ids=tree_pass.position_ids)
         elif self.info.kind == "causal":
             kwargs["use_cache"] = False
         outputs = self.model(

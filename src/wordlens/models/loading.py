@@ -223,6 +223,8 @@ def load_model(
             "unicode": unicode,
         }
         model.load_spec = ModelSpec.of("model", _portable_source(spec_text), call)
+        if model.load_note is not None:
+            warnings.warn(model.load_note, LoadNoteWarning, stacklevel=2)
     return model
 
 
@@ -490,8 +492,11 @@ def _load_hf(
             f"{source}"
         )
     torch_dtype = getattr(torch, options["dtype"])
-    with _custom_code_refused(name, source):
-        model = AutoModel.from_pretrained(source, dtype=torch_dtype, **common)
+    with _custom_code_refused(name, source), quiet_transformers():
+        model, loading = AutoModel.from_pretrained(
+            source, dtype=torch_dtype, output_loading_info=True, **common
+        )
+    note = load_note(name, type(model).__name__, loading)
     if kind == "encoder-decoder":
         model = model.get_encoder()
     model.eval().to(device)
@@ -536,13 +541,74 @@ def _load_hf(
             "model_class": model_class,
         },
     )
-    return HFEmbedder(
+    embedder = HFEmbedder(
         model,
         tokenizer,
         info,
         bos_token_id=bos_token_id,
         token_budget=options["token_budget"],
         device=device,
+    )
+    embedder.load_note = note
+    return embedder
+
+
+class LoadNoteWarning(UserWarning):
+    """Which weights loading a model initialized or left unused, and whether they matter."""
+
+
+@contextmanager
+def quiet_transformers() -> Iterator[None]:
+    """Hide transformers' log output (its ANSI-coloured LOAD REPORT among it) below errors while
+    active; wordlens says what matters of a load itself (:func:`load_note`)."""
+    from transformers.utils import logging as transformers_logging
+
+    verbosity = transformers_logging.get_verbosity()
+    transformers_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+    try:
+        yield
+    finally:
+        transformers_logging.set_verbosity(verbosity)
+
+
+#: Modules of a base model outside the path to its hidden states: wordlens never runs them.
+UNUSED_MODULES = ("pooler",)
+
+
+def load_note(name: str, model_class: str, loading: dict[str, Any]) -> str | None:
+    """One plain line on the weights loading ``name`` as ``model_class`` newly initialized (the
+    checkpoint lacks them or holds them in another shape) or left unused (the checkpoint's own,
+    e.g. a language-model head the base class lacks), and whether they matter to hidden states;
+    ``None`` when every weight was loaded and used."""
+    mismatched = {key for key, *_shapes in loading.get("mismatched_keys", ())}
+    new = sorted({*loading.get("missing_keys", ()), *mismatched})
+    unused = sorted(loading.get("unexpected_keys", ()))
+    if not new and not unused:
+        return None
+    harmless = [key for key in new if key.split(".")[0] in UNUSED_MODULES]
+    matter = [key for key in new if key not in harmless]
+    parts = []
+    if new:
+        parts.append(f"newly initialized {_modules(new)}")
+    if unused:
+        parts.append(f"left unused {_modules(unused)} of the checkpoint")
+    line = f"{name} as {model_class}: {' and '.join(parts)}; "
+    if matter:
+        return line + (
+            f"{_modules(matter)} compute the hidden states, so its vectors come partly from "
+            "random weights: use a checkpoint that includes them"
+        )
+    return line + "these do not affect hidden states or word vectors (none of them is run)"
+
+
+def _modules(keys: list[str]) -> str:
+    """Weight names grouped by top-level module: "pooler.* (2 weights), cls.* (5 weights)"."""
+    counts: dict[str, int] = {}
+    for key in keys:
+        counts[key.split(".")[0]] = counts.get(key.split(".")[0], 0) + 1
+    return ", ".join(
+        f"{module}.* ({count} weight{'s' if count != 1 else ''})"
+        for module, count in counts.items()
     )
 
 
@@ -688,7 +754,8 @@ def _convert_gguf(gguf_path: Path, destination: Path) -> None:
     staging = Path(tempfile.mkdtemp(prefix=f".{destination.name}.", dir=destination.parent))
     try:
         load: Callable[..., Any] = AutoModelForCausalLM.from_pretrained
-        model = load(str(gguf_path.parent), gguf_file=gguf_path.name)
+        with quiet_transformers():
+            model = load(str(gguf_path.parent), gguf_file=gguf_path.name)
         tokenizer = AutoTokenizer.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name)
         # The weights are already dequantized to float32 in memory; drop the GGUF quantizer
         # marker so transformers saves them as plain safetensors.

@@ -52,6 +52,7 @@ only their first tokens 52 and 65.
 from __future__ import annotations
 
 import bisect
+import inspect
 import itertools
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
@@ -799,6 +800,25 @@ class _TreeLayer(CacheLayerMixin):  # type: ignore[no-untyped-call]
     def get_max_length(self) -> int:
         """No maximum (-1)."""
         return -1
+
+
+def cache_keyword(model: Any) -> str:
+    """The keyword argument by which ``model``'s forward takes a key/value cache: ``cache`` where
+    the installed transformers has it (it deprecates ``past_key_values``, to be removed in 5.40),
+    else ``past_key_values``. Read once per model class from its forward signature."""
+    model_class = type(model)
+    keyword = _CACHE_KEYWORDS.get(model_class)
+    if keyword is None:
+        try:
+            parameters = inspect.signature(model_class.forward).parameters
+        except (TypeError, ValueError):  # no readable signature: the older name
+            parameters = {}  # type: ignore[assignment]
+        keyword = "cache" if "cache" in parameters else "past_key_values"
+        _CACHE_KEYWORDS[model_class] = keyword
+    return keyword
+
+
+_CACHE_KEYWORDS: dict[type, str] = {}
 
 
 def tree_cache(pool: KeyValuePool, tree_pass: TreePass) -> Cache:

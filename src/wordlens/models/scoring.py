@@ -69,6 +69,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -90,7 +91,7 @@ from wordlens.models.base import ModelInfo, ModelKind
 from wordlens.models.budget import default_token_budget
 from wordlens.models.device import resolve_device
 from wordlens.models.hf import HFEmbedder
-from wordlens.models.loading import DType, load_model
+from wordlens.models.loading import DType, LoadNoteWarning, load_model, quiet_transformers
 from wordlens.models.spec import ModelSpec
 from wordlens.progress import progress_bar
 
@@ -893,7 +894,9 @@ def load_scorer(
         or ``dtype`` is unknown (an unknown or absent ``device``: its subclass ``DeviceError``).
     """
     device = resolve_device(device)
-    with _quiet_transformers():
+    with quiet_transformers(), warnings.catch_warnings():
+        # the base model's note: its pooler and the checkpoint's head are not what scores
+        warnings.simplefilter("ignore", LoadNoteWarning)
         embedder = load_model(
             spec,
             device=device,
@@ -911,7 +914,7 @@ def load_scorer(
     source = embedder.load_spec.source if embedder.load_spec is not None else spec
     del embedder  # its base model's weights; the language model is loaded next
     kind: ModelKind = "causal" if base.kind == "causal" else "masked"
-    with _quiet_transformers():
+    with quiet_transformers():
         model, new_weights = _load_language_model(base, kind, trust_remote_code)
     if new_weights and not allow_new_head:
         raise UntrainedHeadError(_untrained_message(base, type(model).__name__, new_weights))
@@ -931,21 +934,6 @@ def load_scorer(
     }
     scorer.load_spec = ModelSpec.of("scorer", source, call)
     return scorer
-
-
-@contextmanager
-def _quiet_transformers() -> Iterator[None]:
-    """Hide transformers' loading reports while active: the base model's (load_model reads the
-    encoder without its head, which the scorer does not use) and the language model's, whose
-    newly initialized weights :func:`load_scorer` reports itself."""
-    from transformers.utils import logging as transformers_logging
-
-    verbosity = transformers_logging.get_verbosity()
-    transformers_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
-    try:
-        yield
-    finally:
-        transformers_logging.set_verbosity(verbosity)
 
 
 def _check_dtype(dtype: str) -> DType:

@@ -19,6 +19,7 @@ from wordlens._files import atomic_write_text
 from wordlens._plural import counted
 from wordlens.conventions import describe_bos
 from wordlens.errors import OutputError
+from wordlens.report import P_VALUE_COLUMNS, PERMUTATION_P_COLUMNS, format_p
 from wordlens.results import Figure
 
 _STYLE = """
@@ -91,6 +92,10 @@ class Report:
         self.parts.append(f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{encoded}">')
 
     def table(self, frame: pd.DataFrame, *, float_format: str = "{:.3f}") -> None:
+        """``frame`` as a table: floats in ``float_format``, p-values (:data:`P_VALUE_COLUMNS`)
+        by :func:`~wordlens.report.format_p` (over the row's ``n_partitions`` where it has one):
+        ``< 0.001``, never ``0.000``."""
+        frame = _p_values_shown(frame)
         formatters = {
             column: float_format.format
             for column in frame.columns
@@ -138,3 +143,25 @@ class Report:
         except OSError as error:
             raise OutputError(f"cannot write report {path}: {error}") from error
         return path
+
+
+def _p_values_shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its float p-value columns as text (:func:`format_p`)."""
+    columns = [
+        column
+        for column in frame.columns
+        if column in P_VALUE_COLUMNS and pd.api.types.is_float_dtype(frame[column])
+    ]
+    if not columns:
+        return frame
+    partitions = frame["n_partitions"] if "n_partitions" in frame.columns else None
+    shown = frame.copy()
+    for column in columns:
+        # the partitions bound the permutation p-values; a test's p_value has its own source
+        counts = (
+            list(partitions)
+            if partitions is not None and column in PERMUTATION_P_COLUMNS
+            else [None] * len(frame)
+        )
+        shown[column] = [format_p(p, n) for p, n in zip(frame[column], counts, strict=True)]
+    return shown

@@ -60,6 +60,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from wordlens._plural import counted
+from wordlens.report import format_p
 from wordlens.reproduce.base import (
     Z95,
     Cells,
@@ -516,7 +517,8 @@ def _records(table: pd.DataFrame) -> list[Row]:
 
 
 def _described(row: Row) -> str:
-    return f"{row['test']} d = {row['effect_size']:+.3f}, p = {row['p_one_sided']:.4f}"
+    p = format_p(row["p_one_sided"], row.get("n_partitions"), digits=4)
+    return f"{row['test']} d = {row['effect_size']:+.3f}, p {p if p.startswith('<') else '= ' + p}"
 
 
 def p_half_width(row: Row) -> float:

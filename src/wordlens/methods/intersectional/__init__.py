@@ -22,6 +22,7 @@ from wordlens.methods.base import Method, RunContext, Summary
 from wordlens.methods.intersectional.config import NAME, IntersectionalConfig
 from wordlens.methods.registry import register
 from wordlens.models.options import ModelOptions
+from wordlens.report import format_p
 from wordlens.results import Run
 
 if TYPE_CHECKING:
@@ -179,8 +180,8 @@ def _differential_grid(differential: pd.DataFrame, model_name: str) -> Renderabl
         grid.add_row(
             str(row.test),
             f"{row.effect_size:.3f}",
-            f"{row.p_one_sided:.4f}",
-            f"{row.p_two_sided:.4f}",
+            format_p(row.p_one_sided, getattr(row, "n_partitions", None), digits=4),
+            format_p(row.p_two_sided, getattr(row, "n_partitions", None), digits=4),
         )
     return grid
 

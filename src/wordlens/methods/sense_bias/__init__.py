@@ -21,6 +21,7 @@ from wordlens.methods.base import Method, RunContext, Summary
 from wordlens.methods.registry import register
 from wordlens.methods.sense_bias.config import NAME, SenseBiasConfig, check_source
 from wordlens.models.options import ModelOptions
+from wordlens.report import format_p
 from wordlens.results import Run
 
 if TYPE_CHECKING:
@@ -161,7 +162,7 @@ def _weat_grid(top: pd.DataFrame) -> Table:
             str(row.test),
             str(row.representation),
             f"{row.effect_size:+.3f}",
-            f"{row.p_one_sided:.4f}",
+            format_p(row.p_one_sided, row.n_partitions, digits=4),
             sizes,
         )
     return grid

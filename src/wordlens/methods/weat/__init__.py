@@ -18,6 +18,7 @@ from wordlens.methods.base import Method, RunContext, Summary
 from wordlens.methods.registry import register
 from wordlens.methods.weat.config import WeatConfig
 from wordlens.models.options import ModelOptions
+from wordlens.report import format_p
 from wordlens.results import Run
 
 if TYPE_CHECKING:
@@ -122,7 +123,9 @@ class Weat(Method[WeatConfig]):
             cells = []
             for test_id in test_ids:
                 row = rows[rows["test"] == test_id].iloc[0]
-                cells.append(f"{row.effect_size:+.2f} ({row.p_one_sided:.3f})")
+                cells.append(
+                    f"{row.effect_size:+.2f} ({format_p(row.p_one_sided, row.n_partitions)})"
+                )
             grid.add_row(str(layer), *cells)
         titles = dict(zip(table["test"], table["title"], strict=False))
         legend = "  ".join(f"T{test_id}: {titles[test_id]}" for test_id in test_ids)
