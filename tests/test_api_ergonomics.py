@@ -60,6 +60,13 @@ def test_a_config_rule_names_the_keyword_in_python_and_the_flag_on_the_command_l
         config_from_values(LikelihoodBiasConfig, {"bootstrap": "-1"})
 
 
+def test_a_sample_size_names_the_keyword(glove: WordEmbedder) -> None:
+    with pytest.raises(OptionError, match=r"^pairs: at least 1 pair"):
+        wordlens.asymmetry(glove, pairs="0")
+    with pytest.raises(OptionError, match=r"^similarity_pairs: a number"):
+        wordlens.asymmetry(glove, similarity_pairs="some")
+
+
 def test_the_command_line_keeps_its_flags() -> None:
     from wordlens.methods.weat import WeatConfig
 
