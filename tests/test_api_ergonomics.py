@@ -150,3 +150,13 @@ def test_loaders_take_text_and_pathlike(shared: Path) -> None:
 def test_a_wordlens_error_is_still_the_base(glove: WordEmbedder) -> None:
     with pytest.raises(WordlensError):
         wordlens.weat(glove, n_sample=10)
+
+
+def test_repr_of_a_model_without_info_does_not_raise(glove: WordEmbedder) -> None:
+    class Broken(type(glove)):  # type: ignore[misc]
+        @property
+        def info(self) -> None:  # type: ignore[override]
+            raise RuntimeError("not loaded")
+
+    broken = object.__new__(Broken)
+    assert repr(broken).startswith("<") and "Broken object at" in repr(broken)

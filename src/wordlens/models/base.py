@@ -119,7 +119,10 @@ class WordEmbedder(ABC):
     def __repr__(self) -> str:
         """One line: class, name, kind, layers, width and, for a torch model, where it runs
         (``<HFEmbedder minilm-l6: encoder, 7 layers, 384 d, cpu, float32>``)."""
-        info = self.info
+        try:
+            info = self.info
+        except Exception:  # a half-built model still prints
+            return object.__repr__(self)
         parts = [info.kind, f"{info.n_layers} layer{'' if info.n_layers == 1 else 's'}"]
         parts.append(f"{info.hidden_size} d")
         if info.details.get("dtype") is not None:  # a static model's "cpu" says nothing
