@@ -71,10 +71,10 @@ def test_likelihood_bias_command(shared: Path, tmp_path: Path) -> None:
 def test_likelihood_bias_errors(shared: Path, tmp_path: Path) -> None:
     model = str(shared / "models" / "minilm-l6-mlm")
     cases = [
-        (["--bootstrap", "-1"], "--bootstrap must be >= 0"),
+        (["--bootstrap", "-1"], "--bootstrap: must be >= 0"),
         (["--methods", "causal_sum"], "cannot score with causal_sum"),
         (["--dtype", "float8"], "unknown dtype 'float8'"),
-        (["--sample", "0"], "sample must be at least 1 pair per benchmark"),
+        (["--sample", "0"], "--sample: at least 1 pair per benchmark"),
     ]
     for options, message in cases:
         result = runner.invoke(

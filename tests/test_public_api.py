@@ -177,7 +177,7 @@ def test_options_are_read_as_the_command_line_reads_them() -> None:
     ("call", "error", "message"),
     [
         (lambda: wordlens.run("nonesuch", "glove-6b-50d"), UnknownMethodError, "known: weat"),
-        (lambda: wordlens.weat("glove-6b-50d", tests="1,x"), OptionError, "--tests: not an int"),
+        (lambda: wordlens.weat("glove-6b-50d", tests="1,x"), OptionError, "^tests: not an int"),
         (lambda: wordlens.weat("glove-6b-50d", bogus=1), OptionError, "bogus: not an option"),
         (
             lambda: wordlens.vast("glove-6b-50d", settings=["aligned"]),

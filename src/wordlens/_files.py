@@ -31,6 +31,24 @@ ENCODING_HINT = (
 #: The same where the encoding is fixed.
 UTF8_HINT = "save it as UTF-8"
 
+#: A path as the public API takes it: text or any ``os.PathLike`` (``pathlib.Path``).
+StrPath = str | os.PathLike[str]
+
+
+def as_path(path: StrPath) -> Path:
+    """``path`` (text, ``pathlib.Path`` or any ``os.PathLike``) as a :class:`~pathlib.Path`.
+
+    Raises
+    ------
+    TypeError
+        If ``path`` is neither text nor path-like (naming its type).
+    """
+    if isinstance(path, Path):
+        return path
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"expected a path (str or os.PathLike), got {type(path).__name__}")
+    return Path(os.fspath(path))
+
 
 def is_offline() -> bool:
     """True when ``$WORDLENS_OFFLINE`` or ``$HF_HUB_OFFLINE`` is 1/true/yes/on: never download."""

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wordlens._files import as_path
 from wordlens.errors import WordlensError
 from wordlens.methods.base import Method, run_method
 from wordlens.methods.registry import get_method, registered_methods
@@ -120,7 +120,8 @@ def run(
     wordlens.methods.registry.UnknownMethodError
         If no method has that name (the message lists them).
     wordlens.options.OptionError
-        If an option is unknown or its value cannot be read (naming the option).
+        If an option is unknown (suggesting the closest one) or its value cannot be read,
+        naming the option by its Python keyword (``tests``, not ``--tests``).
     wordlens.errors.WordlensError
         If the options break a method's rule or the model cannot be loaded or used.
 
@@ -134,7 +135,7 @@ def run(
     >>> wordlens.run("weat", "glove-6b-50d", tests=[7], n_sampels=10)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    wordlens.options.OptionError: n_sampels: not an option (layers, context, ..., seed, ddof)
+    wordlens.options.OptionError: n_sampels: not an option (...); did you mean n_samples?
     """
     chosen = get_method(method)
     # WEAT's own word sets given as a Python object (a mapping or a Query, not a file's path) go
@@ -160,10 +161,10 @@ def run(
 
             chosen = with_query(Query.coerce(options.pop("query")))
     loading = {name: options.pop(name) for name in list(options) if name in chosen.model_options}
-    config = config_from_values(chosen.config_type, options)
+    config = config_from_values(chosen.config_type, options, python=True)
     model_options = _model_options(chosen, model, loading)
     result, _ = run_method(
-        chosen, model_options, config, None if out is None else Path(out), progress=progress
+        chosen, model_options, config, None if out is None else as_path(out), progress=progress
     )
     return result
 
@@ -196,7 +197,7 @@ def read_run(directory: str | os.PathLike[str]) -> Run:
     ('weat', ['weat'])
     """
     registered_methods()  # the run's method shows its headline numbers and figures
-    return Run.read(Path(directory))
+    return Run.read(as_path(directory))
 
 
 def weat(
@@ -568,15 +569,15 @@ def _model_options(method: Method[Any], model: ModelLike, loading: dict[str, Any
     if model is None:
         if method.model_required:
             raise WordlensError(f"{method.name} needs a model: a name, a path or a loaded model")
-        return config_from_values(ModelOptions, loading)
+        return config_from_values(ModelOptions, loading, python=True)
     if isinstance(model, str | os.PathLike):
-        return config_from_values(ModelOptions, {"model": os.fspath(model), **loading})
+        return config_from_values(ModelOptions, {"model": os.fspath(model), **loading}, python=True)
     if not isinstance(model, WordEmbedder) and not _is_scorer(model):
         raise WordlensError(
             f"model must be a name, a path, or a model from load_model or load_scorer; got "
             f"{type(model).__name__}"
         )
-    return LoadedModel.around(model, **read_values(ModelOptions, loading))
+    return LoadedModel.around(model, **read_values(ModelOptions, loading, python=True))
 
 
 def _is_scorer(model: object) -> bool:

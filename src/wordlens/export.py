@@ -16,6 +16,8 @@ from wordlens import help_texts
 from wordlens._files import (
     DEFAULT_ENCODING,
     ENCODING_HINT,
+    StrPath,
+    as_path,
     atomic_write_text,
     atomic_writer,
     check_encoding,
@@ -98,7 +100,7 @@ class EmbedOptions:
 def export_embeddings(
     embeddings: Embeddings,
     targets: Sequence[Target],
-    path: Path,
+    path: StrPath,
     metadata: dict[str, Any],
 ) -> list[Path]:
     """Save vectors of ``targets`` to ``path`` (``.npy`` or ``.parquet``).
@@ -111,6 +113,7 @@ def export_embeddings(
     (:func:`~wordlens.models.output.row_blocks`), so a result spilled to disk is not read into
     memory whole.
     """
+    path = as_path(path)
     described = {
         "layers": list(embeddings.layers),
         "pooling": embeddings.pooling,

@@ -21,6 +21,7 @@ ranges (``parse="layers"``: ``'0,6,-1'``, ``'2-5'``).
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -235,7 +236,11 @@ def option_specs(config_type: type[Any]) -> tuple[OptionSpec, ...]:
 
 
 def read_values(
-    config_type: type[Any], values: Mapping[str, Any], *, study: bool = False
+    config_type: type[Any],
+    values: Mapping[str, Any],
+    *,
+    study: bool = False,
+    python: bool = False,
 ) -> dict[str, Any]:
     """Option values given by name, flag or alias, read as their fields' types.
 
@@ -249,6 +254,9 @@ def read_values(
     study
         The values come from a study file: errors name the key as written, and options
         declared ``study=False`` are refused.
+    python
+        The values are a Python call's keywords (:mod:`wordlens.api`): errors name the
+        keyword (``tests``), not the command-line flag (``--tests``).
 
     Returns
     -------
@@ -258,7 +266,8 @@ def read_values(
     Raises
     ------
     OptionError
-        If a key is not an option (naming the known ones) or a value cannot be read.
+        If a key is not an option (naming the known ones and, when one is close, suggesting
+        it: ``did you mean n_samples?``) or a value cannot be read.
     """
     specs = option_specs(config_type)
     by_alias = {alias: spec for spec in specs for alias in spec.aliases()}
@@ -266,18 +275,25 @@ def read_values(
     for key, value in values.items():
         spec = by_alias.get(key)
         if spec is None or (study and not spec.info.study):
-            allowed = ", ".join(spec.name for spec in specs if spec.info.study or not study)
-            raise OptionError(key, f"not an option{' of a study' if study else ''} ({allowed})")
+            known = [spec.name for spec in specs if spec.info.study or not study]
+            detail = f"not an option{' of a study' if study else ''} ({', '.join(known)})"
+            close = difflib.get_close_matches(str(key).replace("-", "_"), known, n=1)
+            raise OptionError(key, detail + (f"; did you mean {close[0]}?" if close else ""))
         try:
             chosen[spec.name] = spec.read(value)
         except OptionError as error:
-            raise OptionError(key if study else error.option, error.detail) from None
+            raise OptionError(key if study or python else error.option, error.detail) from None
     return chosen
 
 
-def config_from_values(config_type: type[C], values: Mapping[str, Any]) -> C:
+def config_from_values(
+    config_type: type[C], values: Mapping[str, Any], *, python: bool = False
+) -> C:
     """A config from option values (:func:`read_values`); the others keep their defaults.
     The config's own ``check()`` (cross-option rules), if it has one, runs last.
+
+    With ``python`` (a Python call's keywords), an :class:`OptionError` of the config's own
+    rules names the field (``bootstrap``) instead of its flag (``--bootstrap``).
 
     Raises
     ------
@@ -286,10 +302,17 @@ def config_from_values(config_type: type[C], values: Mapping[str, Any]) -> C:
     WordlensError
         From ``check()``.
     """
-    config = config_type(**read_values(config_type, values))
-    check: Callable[[], None] | None = getattr(config, "check", None)
-    if check is not None:
-        check()
+    read = read_values(config_type, values, python=python)
+    try:
+        config = config_type(**read)
+        check: Callable[[], None] | None = getattr(config, "check", None)
+        if check is not None:
+            check()
+    except OptionError as error:
+        if not python:
+            raise
+        names = {f"--{spec.flag}": spec.name for spec in option_specs(config_type)}
+        raise OptionError(names.get(error.option, error.option), error.detail) from None
     return config
 
 

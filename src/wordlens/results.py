@@ -33,7 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from wordlens._files import atomic_write_text, atomic_writer
+from wordlens._files import StrPath, as_path, atomic_write_text, atomic_writer
 from wordlens._plural import counted
 from wordlens.errors import OutputError
 
@@ -95,14 +95,16 @@ class Result:
             **self.metadata,
         }
 
-    def write(self, out_dir: Path) -> list[Path]:
-        """Write ``<name>.parquet``, ``<name>.csv`` and ``<name>.json`` into ``out_dir``.
+    def write(self, out_dir: StrPath) -> list[Path]:
+        """Write ``<name>.parquet``, ``<name>.csv`` and ``<name>.json`` into ``out_dir`` (text
+        or a path).
 
         Raises
         ------
         OutputError
             If the directory cannot be created or written.
         """
+        out_dir = as_path(out_dir)
         paths = [out_dir / f"{self.name}.{suffix}" for suffix in ("parquet", "csv", "json")]
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
@@ -119,10 +121,11 @@ class Result:
         return paths
 
     @classmethod
-    def read(cls, out_dir: Path, name: str) -> Result:
+    def read(cls, out_dir: StrPath, name: str) -> Result:
         """Read a result written by :meth:`write`."""
         import pandas as pd
 
+        out_dir = as_path(out_dir)
         table = pd.read_parquet(out_dir / f"{name}.parquet")
         metadata = json.loads((out_dir / f"{name}.json").read_text())
         return cls(name, table, metadata)
@@ -146,14 +149,15 @@ class Figure:
     def _repr_png_(self) -> bytes:
         return self.png
 
-    def save(self, path: Path) -> Path:
-        """Write the PNG to ``path`` (atomically).
+    def save(self, path: StrPath) -> Path:
+        """Write the PNG to ``path`` (text or a path; atomically).
 
         Raises
         ------
         OutputError
             If it cannot be written.
         """
+        path = as_path(path)
         try:
             with atomic_writer(path) as stream:
                 stream.write(self.png)
@@ -239,14 +243,16 @@ class Run:
     metadata: dict[str, Any] = field(default_factory=dict)
     complete: bool = True
 
-    def write(self, out_dir: Path, prefix: str = "") -> list[Path]:
-        """Write every table as ``<prefix><name>`` (:meth:`Result.write`), then ``run.json``.
+    def write(self, out_dir: StrPath, prefix: str = "") -> list[Path]:
+        """Write every table as ``<prefix><name>`` (:meth:`Result.write`), then ``run.json``,
+        into ``out_dir`` (text, e.g. ``"out/"``, or a path).
 
         Raises
         ------
         OutputError
             If the directory cannot be created or written.
         """
+        out_dir = as_path(out_dir)
         written: list[Path] = []
         stems = {name: f"{prefix}{name}" for name in self.tables}
         for name, table in self.tables.items():
@@ -266,7 +272,7 @@ class Run:
         return [*written, path]
 
     @classmethod
-    def read(cls, out_dir: Path) -> Run:
+    def read(cls, out_dir: StrPath) -> Run:
         """Read a run written by :meth:`write` (its manifest, then each table).
 
         Raises
@@ -276,6 +282,7 @@ class Run:
         """
         import pandas as pd
 
+        out_dir = as_path(out_dir)
         path = out_dir / RUN_MANIFEST
         try:
             manifest = json.loads(path.read_text(encoding="utf-8"))

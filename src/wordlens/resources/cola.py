@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, get_args
 
-from wordlens._files import read_text
+from wordlens._files import StrPath, read_text
 from wordlens.errors import EmptyInputError, LexiconFormatError, WordlensError
 from wordlens.resources.registry import Resource, ResourceFile, get_resource, register
 
@@ -85,7 +85,7 @@ def _parse_line(path: Path, number: int, line: str) -> tuple[str, int, str, str]
     return source, int(label), mark.strip(), sentence.strip()
 
 
-def load_cola(split: ColaSplit = "in_domain_train", *, path: Path | None = None) -> pd.DataFrame:
+def load_cola(split: ColaSplit = "in_domain_train", *, path: StrPath | None = None) -> pd.DataFrame:
     """One split of the registered ``cola`` resource (see :func:`read_cola` for the columns).
 
     Parameters

@@ -82,7 +82,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wordlens._files import decoding
+from wordlens._files import StrPath, decoding
 from wordlens.errors import LexiconFormatError, WordlensError
 from wordlens.progress import progress_bar
 from wordlens.resources.registry import (
@@ -205,7 +205,7 @@ class ConceptNet:
 
 
 def load_conceptnet(
-    name: str = CONCEPTNET_100K, path: Path | None = None, **options: Any
+    name: str = CONCEPTNET_100K, path: StrPath | None = None, **options: Any
 ) -> ConceptNet:
     """A registered ConceptNet (``conceptnet-100k``, ``conceptnet5``), from ``path`` or the data
     roots; `options` go to its reader (e.g. ``progress=True`` for :func:`read_conceptnet5`)."""

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TextIO
 
+from wordlens._files import StrPath
 from wordlens.errors import LexiconFormatError
 from wordlens.resources.registry import Resource, ResourceFile, get_resource, register
 
@@ -91,7 +92,7 @@ class Corpus:
     segmented: bool
 
 
-def load_corpus(name: str, *, path: Path | None = None) -> Corpus:
+def load_corpus(name: str, *, path: StrPath | None = None) -> Corpus:
     """Load the corpus resource ``name`` (see ``list_resources("corpus")``).
 
     Parameters

@@ -30,7 +30,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from wordlens._files import read_text
+from wordlens._files import StrPath, read_text
 from wordlens.errors import LexiconFormatError, WordlensError
 from wordlens.resources.registry import Resource, ResourceFile, get_resource, register, single_file
 
@@ -55,7 +55,9 @@ PAIR_SETS = ("gn-glove-gender-pairs", "debiaswe-definitional-pairs")
 """Registered pair lists (:func:`load_gender_pairs`)."""
 
 
-def load_gender_pairs(name: str = "gn-glove-gender-pairs", path: Path | None = None) -> GenderPairs:
+def load_gender_pairs(
+    name: str = "gn-glove-gender-pairs", path: StrPath | None = None
+) -> GenderPairs:
     """A registered list of ``(male, female)`` pairs, from ``path`` (a data root) or the roots."""
     if name not in PAIR_SETS:
         raise WordlensError(f"unknown gender pairs {name!r}; choose one of {', '.join(PAIR_SETS)}")

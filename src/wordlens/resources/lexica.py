@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
-from wordlens._files import DEFAULT_ENCODING, ENCODING_HINT, read_text, reading
+from wordlens._files import DEFAULT_ENCODING, ENCODING_HINT, StrPath, read_text, reading
 from wordlens.errors import EmptyInputError, LexiconFormatError, WordlensError, shown_word
 from wordlens.resources.registry import Resource, ResourceFile, get_resource, register
 from wordlens.unicode_forms import UnicodeForm, normalized
@@ -345,7 +345,7 @@ def missing_reasons(model: Vocabulary, words: Sequence[str]) -> dict[str, str]:
 def load_lexicon(
     source: str | os.PathLike[str],
     *,
-    path: Path | None = None,
+    path: StrPath | None = None,
     duplicates: Duplicates | None = None,
     scale: Scale | Mapping[str, Scale] | None = None,
     language: str | None = None,

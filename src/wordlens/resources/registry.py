@@ -49,7 +49,14 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
-from wordlens._files import atomic_writer, ensure_writable_dir, is_offline, user_home
+from wordlens._files import (
+    StrPath,
+    as_path,
+    atomic_writer,
+    ensure_writable_dir,
+    is_offline,
+    user_home,
+)
 from wordlens._version import __version__
 from wordlens.errors import CacheError, ChecksumError, ResourceNotFoundError, WordlensError
 
@@ -158,13 +165,13 @@ class Resource:
         """Upstream origin of the files, ``owner/repo@commit:path`` joined by ``; ``."""
         return "; ".join(file.source for file in self.files)
 
-    def locate(self, path: Path | None = None) -> list[Path | None]:
+    def locate(self, path: StrPath | None = None) -> list[Path | None]:
         """Where each file resolves now without downloading (``None``: not available)."""
         return [_search(self, file, path)[0] for file in self.files]
 
     def paths(
         self,
-        path: Path | None = None,
+        path: StrPath | None = None,
         *,
         progress: Progress | None = None,
         timeout: float = DEFAULT_TIMEOUT,
@@ -174,7 +181,7 @@ class Resource:
             resolve(self, file, path, progress=progress, timeout=timeout) for file in self.files
         ]
 
-    def load(self, path: Path | None = None, **options: Any) -> object:
+    def load(self, path: StrPath | None = None, **options: Any) -> object:
         """Resolve the files and parse them with :attr:`loader`."""
         return self.loader(self.paths(path), **options)
 
@@ -314,7 +321,7 @@ def cache_path(file: ResourceFile) -> Path:
 def resolve(
     resource: Resource,
     file: ResourceFile,
-    path: Path | None = None,
+    path: StrPath | None = None,
     *,
     progress: Progress | None = None,
     timeout: float = DEFAULT_TIMEOUT,
@@ -376,10 +383,11 @@ def resolve(
 
 
 def _search(
-    resource: Resource, file: ResourceFile, path: Path | None
+    resource: Resource, file: ResourceFile, path: StrPath | None
 ) -> tuple[Path | None, list[str]]:
     """First existing local candidate for ``file`` (steps 1-3) and the places looked."""
     if path is not None:
+        path = as_path(path)
         if path.is_dir():
             candidates = [(path / file.relpath, "explicit data root")]
         elif len(resource.files) == 1:

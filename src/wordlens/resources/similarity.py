@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wordlens._files import read_text, reading
+from wordlens._files import StrPath, read_text, reading
 from wordlens.errors import EmptyInputError, LexiconFormatError
 from wordlens.resources.registry import (
     Resource,
@@ -97,7 +97,9 @@ def read_similarity(path: Path, *, name: str | None = None) -> SimilaritySet:
     return SimilaritySet(name=name or path.stem, data=data)
 
 
-def load_similarity(source: str | os.PathLike[str], *, path: Path | None = None) -> SimilaritySet:
+def load_similarity(
+    source: str | os.PathLike[str], *, path: StrPath | None = None
+) -> SimilaritySet:
     """Load a registered similarity set by name, or a user's ``word1 word2 score`` file.
 
     Parameters

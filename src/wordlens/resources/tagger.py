@@ -51,7 +51,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from wordlens._files import atomic_write_text, sha256_file_cached, user_home
+from wordlens._files import StrPath, atomic_write_text, sha256_file_cached, user_home
 from wordlens.errors import EmptyInputError, LexiconFormatError, WordlensError
 from wordlens.resources.registry import get_resource, resolve
 
@@ -224,7 +224,7 @@ def _word(path: Path, number: int, fields: list[str]) -> tuple[str, str]:
     return fields[1], fields[3]
 
 
-def load_ewt(split: EwtSplit = "train", *, path: Path | None = None) -> list[TaggedSentence]:
+def load_ewt(split: EwtSplit = "train", *, path: StrPath | None = None) -> list[TaggedSentence]:
     """One split of UD English EWT as ``(form, upos)`` sentences (see :func:`read_conllu`).
 
     Parameters
@@ -237,7 +237,7 @@ def load_ewt(split: EwtSplit = "train", *, path: Path | None = None) -> list[Tag
     return read_conllu(ewt_path(split, path))
 
 
-def ewt_path(split: EwtSplit, path: Path | None = None) -> Path:
+def ewt_path(split: EwtSplit, path: StrPath | None = None) -> Path:
     """Local path of one EWT split, resolved through the registered ``corpus-ud-ewt`` files.
 
     Raises
@@ -257,7 +257,7 @@ def load_tagger(
     *,
     n_iter: int = 5,
     seed: int = 0,
-    path: Path | None = None,
+    path: StrPath | None = None,
     cache: bool = True,
 ) -> PosTagger:
     """The EWT-trained UPOS tagger, from the cache or trained now (and then cached).

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wordlens._files import StrPath
 from wordlens.errors import ResourceNotFoundError, WordlensError
 
 WORDNET_ENV = "WORDLENS_WORDNET"
@@ -277,7 +278,7 @@ class WordNet:
         return f"; the senses of {lemma!r} are {', '.join(keys)}"
 
 
-def load_wordnet(root: Path | None = None) -> WordNet:
+def load_wordnet(root: StrPath | None = None) -> WordNet:
     """Open WordNet 3.0 from ``root``, ``$WORDLENS_WORDNET`` or ``/usr/share/wordnet``.
 
     The database is read once per directory and process (about a second).
@@ -313,7 +314,7 @@ def _open_wordnet(directory: Path) -> WordNet:
     return wordnet
 
 
-def _wordnet_dir(root: Path | None) -> Path:
+def _wordnet_dir(root: StrPath | None) -> Path:
     """The WordNet directory to use, checked to hold every file the reader opens."""
     explicit = root if root is not None else os.environ.get(WORDNET_ENV)
     directory = Path(explicit).expanduser() if explicit else DEFAULT_WORDNET_DIR

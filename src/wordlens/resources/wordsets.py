@@ -39,7 +39,7 @@ from importlib import resources as package_files
 from pathlib import Path
 from typing import Any
 
-from wordlens._files import read_text
+from wordlens._files import StrPath, read_text
 from wordlens.errors import (
     EmptyInputError,
     LexiconFormatError,
@@ -206,7 +206,7 @@ def load_weat_tests(ids: Iterable[int] | None = None) -> list[WeatTest]:
     return [by_id[i] for i in chosen]
 
 
-def pleasant_unpleasant(language: str = "en", *, path: Path | None = None) -> PolarWords:
+def pleasant_unpleasant(language: str = "en", *, path: StrPath | None = None) -> PolarWords:
     """The VAST polar words: WEAT test 1's 25 pleasant and 25 unpleasant words, or their
     translation.
 

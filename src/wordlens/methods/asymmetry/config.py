@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from wordlens.errors import EmptyInputError, WordlensError
-from wordlens.options import option
+from wordlens.options import OptionError, option
 from wordlens.resources.conceptnet import CONCEPTNET_100K
 
 SampleSize = int | Literal["all"] | None
@@ -162,7 +162,7 @@ def parse_sample_size(text: str | None, option: str) -> SampleSize:
 
     Raises
     ------
-    WordlensError
+    OptionError
         For anything else, naming ``option``.
     """
     value = "default" if text is None else text.strip().lower()
@@ -173,7 +173,7 @@ def parse_sample_size(text: str | None, option: str) -> SampleSize:
     try:
         size = int(value)
     except ValueError:
-        raise WordlensError(f"{option} takes a number, 'all' or 'default'; got {text!r}") from None
+        raise OptionError(option, f"a number, 'all' or 'default'; got {text!r}") from None
     if size < 1:
-        raise WordlensError(f"{option} must be at least 1 pair, 'all' or 'default'; got {text!r}")
+        raise OptionError(option, f"at least 1 pair, 'all' or 'default'; got {text!r}")
     return size

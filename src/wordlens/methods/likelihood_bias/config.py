@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wordlens.errors import WordlensError
-from wordlens.options import option
+from wordlens.options import OptionError, option
 from wordlens.resources.bias_benchmarks import BENCHMARKS
 
 NAME = "likelihood-bias"
@@ -50,6 +49,6 @@ class LikelihoodBiasConfig:
 
     def __post_init__(self) -> None:
         if self.sample is not None and self.sample < 1:
-            raise WordlensError(f"sample must be at least 1 pair per benchmark; got {self.sample}")
+            raise OptionError("--sample", f"at least 1 pair per benchmark; got {self.sample}")
         if self.bootstrap < 0:
-            raise WordlensError(f"--bootstrap must be >= 0; got {self.bootstrap}")
+            raise OptionError("--bootstrap", f"must be >= 0; got {self.bootstrap}")
