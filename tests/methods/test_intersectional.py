@@ -320,7 +320,7 @@ def test_config_reads_command_line_and_study_values() -> None:
         ({"pooling": "median"}, OptionError, "--pooling: unknown pooling 'median'"),
         ({"conventions": "mine"}, OptionError, "--conventions: unknown conventions 'mine'"),
         ({"duplicates": "heavy"}, OptionError, "--duplicates: unknown duplicates 'heavy'"),
-        ({"c": "strong"}, OptionError, "--c: not a number: 'strong'"),
+        ({"c": "strong"}, OptionError, "--svc-c: not a number: 'strong'"),
         ({"experiments": "none"}, EmptyInputError, "no experiment selected"),
         ({"fraction": "0.6"}, WordlensError, r"fraction must be in \(0, 0.5\]; got 0.6"),
         ({"fraction": "0"}, WordlensError, "fraction must be in"),
