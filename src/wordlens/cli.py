@@ -218,7 +218,7 @@ def _embed(model: ModelOptions, options: EmbedOptions, out: Path) -> None:
 
 def _reproduce(model: ModelOptions, options: ReproduceOptions, out: Path) -> None:
     """Run each chosen paper's reproduction and print its findings."""
-    from wordlens.reproduce.report import findings_table
+    from wordlens.reproduce.report import console_summary, experiment_announcer, findings_table
     from wordlens.reproduce.runner import reproduce
 
     papers = options.chosen()
@@ -227,12 +227,10 @@ def _reproduce(model: ModelOptions, options: ReproduceOptions, out: Path) -> Non
         result = reproduce(
             paper, model, where, scale=options.scale, overrides=options.overrides(),
             progress=True, status=errors.status,
-            on_experiment=lambda step: console.print(f"[bold]{step.name}[/] ({step.method})"),
+            on_experiment=experiment_announcer(console.print),
         )  # fmt: skip
         console.print(findings_table(result))
-        measured = int(result.table["measured"].notna().sum())
-        console.print(f"{measured} of {len(result.table)} published numbers measured; report: "
-                      f"{where / 'report.html'}")  # fmt: skip
+        console.print(console_summary(result, where / "report.html"), highlight=False)
 
 
 @handle_errors
