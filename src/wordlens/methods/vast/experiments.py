@@ -49,6 +49,7 @@ from wordlens.methods.vast.population import (
 from wordlens.models.base import Pooling, WordEmbedder
 from wordlens.models.cache import ActivationCache
 from wordlens.options import config_values
+from wordlens.progress import stage
 from wordlens.resources import (
     Lexicon,
     SimilaritySet,
@@ -466,7 +467,14 @@ def _embed_settings(
             )
         if report:
             study.reports[f"{setting}_contexts{suffix.replace(':', '_')}"] = report
-        with study.timings.stage(f"embed:{setting}{suffix}"):
+        what = "the PC population" if name == "pc_population" else "the lexicon words"
+        said = f"embedding {what}: {len(targets):,} words in the {setting} setting"
+        if name == "pc_population" and study.config.pc_population != "lexicon":
+            said += " (the authors' population; pc_population=lexicon embeds only the lexica's)"
+        with (
+            study.timings.stage(f"embed:{setting}{suffix}"),
+            stage(study.progress, said, f"{name} {setting}"),
+        ):
             banks[setting] = embed_bank(
                 study.model,
                 setting,

