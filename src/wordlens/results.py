@@ -27,7 +27,7 @@ import json
 import platform
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -145,14 +145,18 @@ class Figure:
     caption
         What is plotted, for a paper's caption (the title when none was given).
     drawing
-        The :class:`matplotlib.figure.Figure` it was drawn as, for its SVG and PDF and to read
-        its axes back; None for a figure kept only as PNG.
+        The :class:`matplotlib.figure.Figure` it was drawn as, to read its axes back; None for a
+        figure kept only as PNG.
+    render
+        Format (``svg``, ``pdf``) → the figure's bytes in it, in the report's style; None for a
+        figure kept only as PNG.
     """
 
     title: str
     png: bytes = field(repr=False)
     caption: str = ""
     drawing: Any = field(default=None, repr=False, compare=False)
+    render: Callable[[str], bytes] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.caption:
@@ -160,7 +164,7 @@ class Figure:
 
     def save_all(self, stem: StrPath) -> list[Path]:
         """Write the figure as ``<stem>.png``, and as ``<stem>.svg`` and ``<stem>.pdf`` when it
-        has its drawing (in the paper style); the paths written.
+        can be rendered (:attr:`render`); the paths written.
 
         Raises
         ------
@@ -169,15 +173,13 @@ class Figure:
         """
         stem = as_path(stem)
         paths = [self.save(stem.with_name(f"{stem.name}.png"))]
-        if self.drawing is None:
+        if self.render is None:
             return paths
-        from wordlens.report.figures import figure_bytes
-
         for fmt in ("svg", "pdf"):
             path = stem.with_name(f"{stem.name}.{fmt}")
             try:
                 with atomic_writer(path) as stream:
-                    stream.write(figure_bytes(self.drawing, fmt))
+                    stream.write(self.render(fmt))
             except OSError as error:
                 raise OutputError(f"cannot write figure {path}: {error}") from error
             paths.append(path)

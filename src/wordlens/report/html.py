@@ -10,6 +10,7 @@ import base64
 import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -96,7 +97,8 @@ class Report:
 
         drawing = None if isinstance(image, bytes) else image
         png = image if isinstance(image, bytes) else figure_bytes(image)
-        shown = Figure(alt, png, caption, drawing)
+        render = None if drawing is None else partial(figure_bytes, drawing)
+        shown = Figure(alt, png, caption, drawing, render)
         self.figures.append(shown)
         encoded = base64.b64encode(png).decode("ascii")
         self.parts.append(f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{encoded}">')
