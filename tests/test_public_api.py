@@ -339,7 +339,7 @@ def test_figures_show_inline_as_png() -> None:
     )  # fmt: skip
     figures = result.figures()
     assert [figure.title for figure in figures] == [
-        "VAST by layer per setting",
+        "VAST per lexicon",  # a static model: one bar per lexicon (issue 30)
         "VAST by PCs nullified",
     ]
     assert all(isinstance(figure, Figure) for figure in figures)

@@ -25,8 +25,9 @@ import importlib.metadata
 import io
 import json
 import platform
+import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -138,13 +139,51 @@ class Figure:
     Attributes
     ----------
     title
-        What it shows (the report's caption).
+        What it shows, in a few words (the image's alt text; its file name).
     png
         The PNG image.
+    caption
+        What is plotted, for a paper's caption (the title when none was given).
+    drawing
+        The :class:`matplotlib.figure.Figure` it was drawn as, to read its axes back; None for a
+        figure kept only as PNG.
+    render
+        Format (``svg``, ``pdf``) → the figure's bytes in it, in the report's style; None for a
+        figure kept only as PNG.
     """
 
     title: str
     png: bytes = field(repr=False)
+    caption: str = ""
+    drawing: Any = field(default=None, repr=False, compare=False)
+    render: Callable[[str], bytes] | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.caption:
+            object.__setattr__(self, "caption", self.title)
+
+    def save_all(self, stem: StrPath) -> list[Path]:
+        """Write the figure as ``<stem>.png``, and as ``<stem>.svg`` and ``<stem>.pdf`` when it
+        can be rendered (:attr:`render`); the paths written.
+
+        Raises
+        ------
+        OutputError
+            If a file cannot be written.
+        """
+        stem = as_path(stem)
+        paths = [self.save(stem.with_name(f"{stem.name}.png"))]
+        if self.render is None:
+            return paths
+        for fmt in ("svg", "pdf"):
+            path = stem.with_name(f"{stem.name}.{fmt}")
+            try:
+                with atomic_writer(path) as stream:
+                    stream.write(self.render(fmt))
+            except OSError as error:
+                raise OutputError(f"cannot write figure {path}: {error}") from error
+            paths.append(path)
+        return paths
 
     def _repr_png_(self) -> bytes:
         return self.png
@@ -244,8 +283,10 @@ class Run:
     complete: bool = True
 
     def write(self, out_dir: StrPath, prefix: str = "") -> list[Path]:
-        """Write every table as ``<prefix><name>`` (:meth:`Result.write`), then ``run.json``,
-        into ``out_dir`` (text, e.g. ``"out/"``, or a path).
+        """Write every table as ``<prefix><name>`` (:meth:`Result.write`), each figure of
+        :meth:`figures` as ``<prefix>figure_<n>_<title>`` ``.png``, ``.svg`` and ``.pdf``
+        (:meth:`Figure.save_all`), then ``run.json``, into ``out_dir`` (text, e.g. ``"out/"``,
+        or a path).
 
         Raises
         ------
@@ -257,6 +298,8 @@ class Run:
         stems = {name: f"{prefix}{name}" for name in self.tables}
         for name, table in self.tables.items():
             written += Result(stems[name], table, self.metadata).write(out_dir)
+        for number, figure in enumerate(self.figures(), start=1):
+            written += figure.save_all(out_dir / f"{prefix}figure_{number}_{_slug(figure.title)}")
         manifest = {
             "method": self.method,
             "tables": stems,
@@ -336,6 +379,11 @@ class Run:
             state = " open" if index == 0 else ""
             parts.append(f"<details{state}><summary>{_text(shape)}</summary>{head}</details>")
         return f'<div class="wordlens-run">{"".join(parts)}</div>'
+
+
+def _slug(title: str) -> str:
+    """A file name part for a figure's title: lower-case words joined by ``_``."""
+    return "_".join(re.findall(r"[a-z0-9]+", title.lower()))[:60] or "figure"
 
 
 def _text(value: object) -> str:

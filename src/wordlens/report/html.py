@@ -10,8 +10,9 @@ import base64
 import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -21,6 +22,9 @@ from wordlens.conventions import describe_bos
 from wordlens.errors import OutputError
 from wordlens.report import P_VALUE_COLUMNS, PERMUTATION_P_COLUMNS, format_p
 from wordlens.results import Figure
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure as MplFigure
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 1200px; margin: 2em auto; color: #222; }
@@ -86,10 +90,20 @@ class Report:
         css = ' class="note"' if note else ""
         self.parts.append(f"<p{css}>{html.escape(text)}</p>")
 
-    def figure(self, png: bytes, alt: str) -> None:
-        self.figures.append(Figure(alt, png))
+    def figure(self, image: bytes | MplFigure, alt: str, caption: str = "") -> None:
+        """Add a figure: a PNG, or a matplotlib figure (kept, so that it is also written as SVG
+        and PDF); ``caption`` (default: ``alt``) says what is plotted and is shown below it."""
+        from wordlens.report.figures import figure_bytes
+
+        drawing = None if isinstance(image, bytes) else image
+        png = image if isinstance(image, bytes) else figure_bytes(image)
+        render = None if drawing is None else partial(figure_bytes, drawing)
+        shown = Figure(alt, png, caption, drawing, render)
+        self.figures.append(shown)
         encoded = base64.b64encode(png).decode("ascii")
         self.parts.append(f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{encoded}">')
+        if caption:
+            self.parts.append(f'<p class="caption">{html.escape(caption)}</p>')
 
     def table(self, frame: pd.DataFrame, *, float_format: str = "{:.3f}") -> None:
         """``frame`` as a table: floats in ``float_format``, p-values (:data:`P_VALUE_COLUMNS`)

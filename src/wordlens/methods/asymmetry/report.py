@@ -10,7 +10,7 @@ import pandas as pd
 
 from wordlens.methods.asymmetry.experiment import ALL_PAIRS
 from wordlens.report.bias_figures import grouped_bars
-from wordlens.report.figures import Panel, line_panels
+from wordlens.report.figures import Panel, line_figure
 from wordlens.report.html import Report
 from wordlens.results import Run
 
@@ -185,7 +185,7 @@ def _accuracy_section(report: Report, accuracy: pd.DataFrame) -> None:
         )
         for norm, group in accuracy.groupby("norm", sort=False)
     ]
-    report.figure(line_panels(panels), "direction accuracy vs threshold")
+    report.figure(line_figure(panels), "direction accuracy vs threshold")
     shown = accuracy[accuracy["relation"].isin(relations)]
     report.table(
         shown.pivot_table(
@@ -217,7 +217,7 @@ def _factors_section(report: Report, factors: pd.DataFrame) -> None:
         )
         for (norm, factor), group in long.groupby(["norm", "factor"], sort=False)
     ]
-    report.figure(line_panels(panels), "direction accuracy and CAM by factor bin")
+    report.figure(line_figure(panels), "direction accuracy and CAM by factor bin")
     report.table(factors, float_format="{:.3g}")
 
 

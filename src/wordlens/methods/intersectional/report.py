@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from wordlens.report.bias_figures import PairedDots, grouped_bars, paired_dots
-from wordlens.report.figures import Panel, line_panels
+from wordlens.report.figures import Panel, line_figure
 from wordlens.report.html import Report, listed, model_lines
 from wordlens.results import Run
 from wordlens.stats import P_VALUE_RULE
@@ -101,7 +101,7 @@ def _valnorm_section(report: Report, table: pd.DataFrame, meta: dict[str, Any]) 
     panel = Panel(
         "ValNorm", long, "layer", "r", "method", ("ci_low", "ci_high"), ylabel="Pearson's r"
     )
-    report.figure(line_panels([panel], columns=1), "ValNorm by layer")
+    report.figure(line_figure([panel], columns=1), "ValNorm by layer")
     top = table.iloc[[-1]].assign(which="top layer")
     best = table.loc[[table["projection_r"].idxmax()]].assign(which="best projection layer")
     columns = ["which", "layer", "projection_r", "cosine_r", "n", "train_accuracy", "flipped"]

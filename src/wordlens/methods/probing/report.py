@@ -7,7 +7,7 @@ import pandas as pd
 
 from wordlens._plural import counted
 from wordlens.report.bias_figures import grouped_bars
-from wordlens.report.figures import Panel, line_panels
+from wordlens.report.figures import Panel, line_figure
 from wordlens.report.html import Report
 from wordlens.results import Run
 
@@ -77,7 +77,7 @@ def _layer_section(report: Report, scores: pd.DataFrame) -> None:
     )
     report.heading("Layer-wise curve")
     report.figure(
-        line_panels(
+        line_figure(
             [Panel("test micro-F1 by layer", single, "layer", "test_micro_f1", "encoder")],
             columns=1,
         ),
@@ -94,7 +94,7 @@ def _distance_section(report: Report, by_distance: pd.DataFrame) -> None:
     if by_distance["bin"].nunique() > 1:
         by_distance = by_distance.dropna(subset=["micro_f1"])
         report.figure(
-            line_panels(
+            line_figure(
                 [
                     Panel(
                         "F1 by distance",
@@ -119,7 +119,7 @@ def _mix_section(report: Report, mix: pd.DataFrame) -> None:
         "(0 = the embedding output) contributes."
     )
     report.figure(
-        line_panels([Panel("mix weights", mix, "layer", "weight", "representation")], columns=1),
+        line_figure([Panel("mix weights", mix, "layer", "weight", "representation")], columns=1),
         "scalar-mix weights per layer",
     )
     report.table(

@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from wordlens.report.bias_figures import grouped_bars, write_figures
-from wordlens.report.figures import Panel, line_panels
+from wordlens.report.figures import Panel, line_figure, line_panels
 from wordlens.report.html import Report
 from wordlens.results import Run
 from wordlens.stats import P_VALUE_RULE
@@ -127,7 +127,7 @@ def _weat_section(report: Report, table: pd.DataFrame, top: int) -> None:
             )
             for test, rows in layered.groupby("test", sort=True)
         ]
-        report.figure(line_panels(panels, columns=3), "WEAT effect size by layer")
+        report.figure(line_figure(panels, columns=3), "WEAT effect size by layer")
 
 
 def _by_representation(table: pd.DataFrame, value: str, label: str) -> pd.DataFrame:
@@ -167,7 +167,7 @@ def _wat_section(report: Report, table: pd.DataFrame, meta: dict[str, Any], top:
             band=("ci_low", "ci_high"),
             ylabel="Pearson's r",
         )
-        report.figure(line_panels([panel], columns=1), "WAT correlation by layer")
+        report.figure(line_figure([panel], columns=1), "WAT correlation by layer")
 
 
 def _direction_columns(chosen: pd.DataFrame) -> dict[str, str]:

@@ -6,12 +6,15 @@ from typing import Any
 
 import pandas as pd
 
-from wordlens.report.figures import Panel, line_panels
+from wordlens.report.figures import Panel, bar_figure, line_figure
 from wordlens.report.html import Report, listed_by_reason, model_lines
 from wordlens.results import Run
 from wordlens.stats import P_VALUE_RULE
 
 _R = "Pearson's r"
+
+REPRESENTATIONS = {"nullified": "top k PCs nullified", "top": "top k PCs only"}
+"""Legend entries of the nullification curves, by the table's ``representation``."""
 
 
 def build_vast_report(run: Run) -> Report:
@@ -37,7 +40,7 @@ def build_vast_report(run: Run) -> Report:
     if "multilingual" in tables:
         report.heading("Multilingual VAST (bleached setting)")
         report.figure(
-            line_panels(
+            line_figure(
                 [
                     Panel(
                         "VAST by layer",
@@ -52,6 +55,9 @@ def build_vast_report(run: Run) -> Report:
                 columns=1,
             ),
             "multilingual VAST by layer",
+            "Pearson's r between SC-WEAT valence association and human valence rating by layer, "
+            "one line per non-English lexicon (bleached setting, each with its own polar words); "
+            "shaded: 95% CI of r.",
         )
     _random_section(report, meta.get("contexts", {}))
     _left_out_section(report, meta.get("lexicon_words", {}))
@@ -144,6 +150,9 @@ def _left_out_section(report: Report, coverage: dict[str, Any]) -> None:
 
 def _layers_section(report: Report, layers: pd.DataFrame) -> None:
     report.heading("Figure 1 — VAST by layer in each contextual setting")
+    if layers["layer"].nunique() <= 1:
+        _static_layers(report, layers)
+        return
     report.paragraph(
         "Pearson's r between each word's SC-WEAT association with the polar words (same layer, "
         "same setting; aligned polar words for the misaligned setting) and its human rating; "
@@ -163,10 +172,51 @@ def _layers_section(report: Report, layers: pd.DataFrame) -> None:
             ["lexicon", "dimension", "pooling"], sort=False
         )
     ]
-    report.figure(line_panels(panels), "VAST by layer per setting")
+    report.figure(
+        line_figure(panels),
+        "VAST by layer per setting",
+        "Pearson's r between each word's SC-WEAT association with the pleasant and unpleasant "
+        "polar words and its human rating, by layer; one panel per lexicon, dimension and "
+        "pooling, one line per contextual setting; shaded: 95% CI of r.",
+    )
     best = layers.loc[layers.groupby(["lexicon", "dimension", "setting", "pooling"])["r"].idxmax()]
     report.table(
         best[["lexicon", "dimension", "setting", "pooling", "layer", "r", "ci_low", "ci_high", "n"]]
+    )
+
+
+def _static_layers(report: Report, layers: pd.DataFrame) -> None:
+    """Figure 1 of a one-layer (static) model: a bar of r per lexicon and dimension (and
+    pooling, and setting where there are several), with its 95% CI."""
+    report.paragraph(
+        "A static model has one layer: Pearson's r between each word's SC-WEAT association with "
+        "the polar words and its human rating, per lexicon; error bars: 95% CI."
+    )
+    poolings = layers["pooling"].nunique() > 1
+    settings = layers["setting"].nunique() > 1
+    bars = layers.assign(
+        bar=[
+            f"{lexicon} {dimension}" + (f" ({pooling})" if poolings else "")
+            for lexicon, dimension, pooling in zip(
+                layers["lexicon"], layers["dimension"], layers["pooling"], strict=True
+            )
+        ]
+    )
+    figure = bar_figure(
+        bars, "bar", "r", series="setting" if settings else None,
+        band=("ci_low", "ci_high"), ylabel=_R,
+    )  # fmt: skip
+    report.figure(
+        figure,
+        "VAST per lexicon",
+        "Pearson's r between each word's SC-WEAT association with the pleasant and unpleasant "
+        "polar words and its human rating, one bar per lexicon and dimension"
+        + (" and pooling" if poolings else "")
+        + (", grouped by contextual setting" if settings else "")
+        + " (static vectors, one layer); error bars: 95% CI of r.",
+    )
+    report.table(
+        layers[["lexicon", "dimension", "setting", "pooling", "r", "ci_low", "ci_high", "n"]]
     )
 
 
@@ -176,7 +226,12 @@ def _tokenization_section(report: Report, table: pd.DataFrame, meta: dict[str, o
         Panel(f"{pooling} pooling", rows, "layer", "r", "words", ("ci_low", "ci_high"), ylabel=_R)
         for pooling, rows in table.groupby("pooling", sort=False)
     ]
-    report.figure(line_panels(panels), "VAST by layer for singly and multiply tokenized words")
+    report.figure(
+        line_figure(panels),
+        "VAST by layer for singly and multiply tokenized words",
+        "Pearson's r of VAST by layer for Warriner words the tokenizer keeps whole and those it "
+        "splits, one panel per pooling; shaded: 95% CI of r.",
+    )
     polar = meta.get("contexts", {})
     if isinstance(polar, dict) and "tokenization_polar_words" in polar:
         info = polar["tokenization_polar_words"]
@@ -196,7 +251,7 @@ def _nullification_section(report: Report, table: pd.DataFrame) -> None:
     panels = [
         Panel(
             f"{lexicon}, {role} layer {layer} ({setting})",
-            rows.assign(curve=rows["representation"]),
+            rows.assign(curve=rows["representation"].map(REPRESENTATIONS)),
             "k",
             "r",
             "curve",
@@ -208,7 +263,13 @@ def _nullification_section(report: Report, table: pd.DataFrame) -> None:
             ["lexicon", "layer_role", "layer", "setting"], sort=False
         )
     ]
-    report.figure(line_panels(panels, columns=4), "VAST by PCs nullified")
+    report.figure(
+        line_figure(panels, columns=4),
+        "VAST by PCs nullified",
+        "Pearson's r of VAST (valence) against k, the number of top principal components: "
+        "'top k PCs nullified' removes them from the vectors, 'top k PCs only' keeps only them; "
+        "one panel per lexicon, layer (top or best) and setting; shaded: 95% CI of r.",
+    )
     nullified = valence[valence["representation"] == "nullified"]
     keys = ["lexicon", "layer_role", "layer", "setting"]
     at_zero = nullified[nullified["k"] == 0].set_index(keys)["r"].rename("r at k = 0")
@@ -222,7 +283,7 @@ def _similarity_section(report: Report, table: pd.DataFrame) -> None:
     report.heading("Figure 4 — word similarity by layer (Spearman, bleached context)")
     frame = table.assign(
         version=table["k_nullified"].map(
-            lambda k: "raw" if pd.isna(k) else f"{int(k)} PCs nullified"
+            lambda k: "raw vectors" if pd.isna(k) else f"top {int(k)} PCs nullified"
         )
     )
     panels = [
@@ -237,7 +298,13 @@ def _similarity_section(report: Report, table: pd.DataFrame) -> None:
         )
         for name, rows in frame.groupby("set", sort=False)
     ]
-    report.figure(line_panels(panels), "similarity tasks by layer")
+    report.figure(
+        line_figure(panels),
+        "similarity tasks by layer",
+        "Spearman's rho between the model's cosine similarities and human similarity ratings "
+        "by layer (bleached context), raw vectors and with top PCs nullified; one panel per "
+        "similarity set; shaded: 95% CI.",
+    )
 
 
 def _weat_section(report: Report, table: pd.DataFrame, k_after: int) -> None:
@@ -261,20 +328,30 @@ def _weat_section(report: Report, table: pd.DataFrame, k_after: int) -> None:
         )
         for (test, title), rows in nullified.groupby(["test", "title"], sort=False)
     ]
-    report.figure(line_panels(panels, columns=5), "WEAT by PCs nullified")
+    report.figure(
+        line_figure(panels, columns=5),
+        "WEAT by PCs nullified",
+        "WEAT effect size d of each test against k, the number of top principal components "
+        "nullified (k = 0: mean subtracted only), one line per layer (top and best).",
+    )
     raw = table[table["representation"] == "raw"]
-    panels = [
-        Panel(
-            f"WEAT {test}: {str(title).split(',')[0]}",
-            rows.assign(curve="raw"),
-            "layer",
-            "effect_size",
-            "curve",
-            ylabel="effect size d",
+    if raw["layer"].nunique() > 1:  # a static model's one layer: d by k above shows it
+        panels = [
+            Panel(
+                f"WEAT {test}: {str(title).split(',')[0]}",
+                rows.assign(curve="raw vectors"),
+                "layer",
+                "effect_size",
+                "curve",
+                ylabel="effect size d",
+            )
+            for (test, title), rows in raw.groupby(["test", "title"], sort=False)
+        ]
+        report.figure(
+            line_figure(panels, columns=5),
+            "WEAT by layer, raw vectors",
+            "WEAT effect size d of each test by layer, raw vectors (nothing nullified).",
         )
-        for (test, title), rows in raw.groupby(["test", "title"], sort=False)
-    ]
-    report.figure(line_panels(panels, columns=5), "WEAT by layer, raw vectors")
     top = table["layer"].max()
     before_after = table[
         (table["layer"] == top)

@@ -137,6 +137,7 @@ class Weat(Method[WeatConfig]):
         return [grid, legend, *dropped, *_notes(run)]
 
     def report(self, run: Run) -> Report:
+        from wordlens.methods.weat.figures import weat_figure
         from wordlens.report.html import Report, listed_by_reason
         from wordlens.stats import P_VALUE_RULE
 
@@ -146,6 +147,9 @@ class Weat(Method[WeatConfig]):
             f"{self.citation}. Context: {metadata['config']['context']}; "
             f"effect size: {metadata['config']['effect_size']}."
         )
+        if len(run.tables["weat"]):
+            figure, alt, caption = weat_figure(run.tables["weat"], metadata["model"]["name"])
+            report.figure(figure, alt, caption)
         report.table(run.tables["weat"])
         report.paragraph(P_VALUE_RULE, note=True)
         why = metadata.get("why_dropped", {})

@@ -1,0 +1,118 @@
+"""Figures worth pasting into a paper (issue 30): a figure for every run that fits its model
+(lines by layer, bars for a one-layer model), captions, spelled-out legends, and PNG, SVG and
+PDF files in one style, one or two columns wide."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from matplotlib.collections import PathCollection
+from matplotlib.colors import to_rgba
+from matplotlib.patches import Rectangle
+
+import wordlens
+from wordlens.methods.weat.figures import ALPHA
+from wordlens.report.figures import ONE_COLUMN, TWO_COLUMN
+from wordlens.results import Figure, Run
+
+
+@pytest.fixture(scope="module")
+def layered() -> Run:
+    return wordlens.weat("minilm-l6", tests=[1, 6, 8], layers=[0, 3, 6], n_samples=200)
+
+
+@pytest.fixture(scope="module")
+def static_weat() -> Run:
+    return wordlens.weat("glove-6b-50d", tests=[1, 6, 7, 8], n_samples=500)
+
+
+@pytest.fixture(scope="module")
+def static_vast() -> Run:
+    return wordlens.vast(
+        "glove-6b-50d", lexica=["bellezza", "anew"], settings=["bleached"], tokenization=False,
+        similarity=[], weat=False, probes=False, max_pcs=2,
+    )  # fmt: skip
+
+
+def _bars(figure: Figure) -> list[Rectangle]:
+    axis = figure.drawing.axes[0]
+    return [patch for patch in axis.patches if isinstance(patch, Rectangle)]
+
+
+def _legends(figure: Figure) -> list[str]:
+    return [
+        text.get_text()
+        for axis in figure.drawing.axes
+        if axis.get_legend() is not None
+        for text in axis.get_legend().get_texts()
+    ]
+
+
+def test_weat_by_layer_draws_one_line_per_test_with_significant_layers_filled(
+    layered: Run,
+) -> None:
+    (figure,) = layered.figures()
+    table = layered.tables["weat"]
+    axis = figure.drawing.axes[0]
+    lines = axis.get_lines()
+    curves = [line for line in lines if len(line.get_xdata()) == 3]
+    assert len(curves) == 3 and _legends(figure) == [
+        f"WEAT {test}: {str(title).split(',')[0]}" for test, title in
+        table.drop_duplicates("test")[["test", "title"]].itertuples(index=False)
+    ]  # fmt: skip
+    markers = [c for c in axis.collections if isinstance(c, PathCollection)]
+    assert len(markers) == 3
+    for (_, rows), dots, line in zip(
+        table.groupby("test", sort=False), markers, curves, strict=True
+    ):
+        rows = rows.sort_values("layer")
+        np.testing.assert_allclose(line.get_ydata(), rows["effect_size"])
+        filled = [face[3] > 0 and tuple(face) != to_rgba("white") for face in dots.get_facecolors()]
+        assert filled == list(rows["p_one_sided"] < ALPHA)
+    assert "filled markers" in figure.caption.lower() and "open markers" in figure.caption
+
+
+def test_weat_on_a_static_model_draws_bars_of_the_tables_effect_sizes(static_weat: Run) -> None:
+    (figure,) = static_weat.figures()
+    table = static_weat.tables["weat"]
+    heights = [bar.get_height() for bar in _bars(figure)]
+    np.testing.assert_allclose(heights, table["effect_size"])
+    open_bars = [tuple(bar.get_facecolor()) == to_rgba("white") for bar in _bars(figure)]
+    assert open_bars == list(~(table["p_one_sided"] < ALPHA))
+    assert figure.drawing.get_size_inches()[0] == ONE_COLUMN
+
+
+def test_vast_on_a_static_model_draws_bars_of_r_with_their_ci(static_vast: Run) -> None:
+    figure = static_vast.figures()[0]
+    layers = static_vast.tables["layers"]
+    assert layers["layer"].nunique() == 1
+    heights = sorted(bar.get_height() for bar in _bars(figure))
+    np.testing.assert_allclose(heights, sorted(layers["r"]))
+    assert "95% CI" in figure.caption
+    assert figure.drawing.get_size_inches()[0] in (ONE_COLUMN, TWO_COLUMN)
+
+
+def test_figures_have_captions_and_spelled_out_legends(
+    layered: Run, static_weat: Run, static_vast: Run
+) -> None:
+    figures = [*layered.figures(), *static_weat.figures(), *static_vast.figures()]
+    assert len(figures) >= 4
+    for figure in figures:
+        assert figure.caption.strip() and figure.caption != figure.title
+        assert not {"nullified", "top", "raw"} & set(_legends(figure))
+        assert figure.drawing.get_size_inches()[0] in (ONE_COLUMN, TWO_COLUMN)
+    assert "top k PCs nullified" in _legends(static_vast.figures()[1])
+
+
+def test_a_written_run_has_every_figure_as_png_svg_and_pdf(
+    static_vast: Run, tmp_path: Path
+) -> None:
+    written = static_vast.write(tmp_path)
+    figures = static_vast.figures()
+    for stem in {path.stem for path in written if path.stem.startswith("figure_")}:
+        for suffix, magic in ((".png", b"\x89PNG"), (".svg", b"<?xml"), (".pdf", b"%PDF")):
+            assert (tmp_path / f"{stem}{suffix}").read_bytes().startswith(magic)
+    assert len([path for path in written if path.suffix == ".pdf"]) == len(figures)
+    assert (tmp_path / "figure_1_vast_per_lexicon.svg").exists()
