@@ -34,7 +34,7 @@ class _PathLike:
         ({"tests": "x"}, "^tests: not an integer: 'x'$"),
         ({"layers": "a-b"}, "^layers: cannot read layers 'a-b'"),
         ({"pooling": "median"}, "^pooling: unknown pooling 'median'"),
-        ({"n_samples": "many"}, "^n_samples: not an integer"),
+        ({"permutations": "many"}, "^permutations: not an integer"),
         ({"dtype": "int8"}, "^dtype: unknown dtype 'int8'"),  # a loading option
     ],
 )
@@ -76,9 +76,9 @@ def test_the_command_line_keeps_its_flags() -> None:
 
 def test_an_unknown_keyword_suggests_the_closest(glove: WordEmbedder) -> None:
     with pytest.raises(
-        OptionError, match=r"^n_sample: not an option \(.*\); did you mean n_samples\?$"
+        OptionError, match=r"^permutation: not an option \(.*\); did you mean permutations\?$"
     ):
-        wordlens.weat(glove, n_sample=10)
+        wordlens.weat(glove, permutation=10)
     with pytest.raises(OptionError, match=r"did you mean pooling\?$"):
         wordlens.run("weat", glove, poolng="mean")
     with pytest.raises(OptionError, match=r"^bogus: not an option \([^)]*\)$"):  # nothing close
@@ -105,7 +105,7 @@ def test_run_write_and_read_take_text_and_pathlike(
     glove: WordEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    result = wordlens.weat(glove, tests=[7], n_samples=100)
+    result = wordlens.weat(glove, tests=[7], permutations=100)
     where: str | os.PathLike[str] = {
         "str": str(tmp_path / "a"),
         "str-slash": "out/",  # the README's own example
@@ -119,7 +119,7 @@ def test_run_write_and_read_take_text_and_pathlike(
 
 
 def test_out_takes_text_and_pathlike(glove: WordEmbedder, tmp_path: Path) -> None:
-    wordlens.weat(glove, tests=[7], n_samples=100, out=_PathLike(tmp_path / "p"))
+    wordlens.weat(glove, tests=[7], permutations=100, out=_PathLike(tmp_path / "p"))
     assert (tmp_path / "p" / "run.json").is_file()
 
 
@@ -129,7 +129,7 @@ def test_a_figure_saves_to_text(tmp_path: Path) -> None:
 
 
 def test_a_path_of_another_type_is_refused(glove: WordEmbedder) -> None:
-    result = wordlens.weat(glove, tests=[7], n_samples=100)
+    result = wordlens.weat(glove, tests=[7], permutations=100)
     with pytest.raises(TypeError, match=r"expected a path .* got int"):
         result.write(3)  # type: ignore[arg-type]
 

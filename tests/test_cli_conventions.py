@@ -104,7 +104,8 @@ def test_the_deprecated_c_flag_still_reads(tmp_path: Path) -> None:
     new = runner.invoke(app, [*args, "--svc-c", "-1"])
     assert new.exit_code == 2 and "deprecated" not in new.output and "got -1.0" in new.output
     # a study file may still write c:
-    assert read_values(IntersectionalConfig, {"c": 2}, study=True) == {"svc_c": 2.0}
+    with pytest.warns(FutureWarning, match="c is deprecated.*use svc_c"):
+        assert read_values(IntersectionalConfig, {"c": 2}, study=True) == {"svc_c": 2.0}
     assert read_values(IntersectionalConfig, {"svc-c": 2}, study=True) == {"svc_c": 2.0}
 
 

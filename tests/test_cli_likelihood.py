@@ -20,7 +20,7 @@ runner = CliRunner()
 def test_likelihood_bias_command(shared: Path, tmp_path: Path) -> None:
     model = str(shared / "models" / "minilm-l6-mlm")
     out = tmp_path / "out"
-    args = ["likelihood-bias", "-m", model, "--benchmark", "crows,sssb", "--methods", "aul,aula"]
+    args = ["likelihood-bias", "-m", model, "--benchmarks", "crows,sssb", "--methods", "aul,aula"]
     options = ["--sample", "4", "--bootstrap", "100", "--seed", "3", "--out", str(out)]
     result = runner.invoke(app, [*args, *options])
     assert result.exit_code == 0, result.output

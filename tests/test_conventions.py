@@ -52,7 +52,7 @@ def test_vast_paper_conventions_on_smollm2(tmp_path: Path) -> None:
     load_lexicon("bellezza").data.iloc[::10].to_csv(lexicon, index=False)  # 40 words
     out = tmp_path / "out"
     args = ["vast", "-m", "smollm2-135m", "--lexica", str(lexicon), "--layers", "0,30"]
-    args += ["--settings", "random,bleached", "--poolings", "last", "--no-tokenization"]
+    args += ["--settings", "random,bleached", "--pooling", "last", "--no-tokenization"]
     args += ["--similarity", "none", "--no-probes", "--no-weat", "--max-pcs", "2"]
     args += ["--pc-population", "lexicon", "--no-cache", "--out", str(out)]
     result = runner.invoke(app, [*args, "--conventions", "paper"])

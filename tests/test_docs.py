@@ -48,7 +48,7 @@ def test_the_cli_reference_has_every_command_and_option() -> None:
             for flag in param.opts:
                 assert flag in section, (path, flag)
     # a default is shown as --help shows it, the help's own brackets kept as text
-    assert "- `--n-samples <int>`: Permutation partitions" in page
+    assert "- `--permutations <int>`: Permutation partitions" in page
     assert "Default: `100000`." in page
     # a default decided at run time: the help says it, no "Default: `default`"
     assert (

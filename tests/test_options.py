@@ -9,7 +9,7 @@ from typing import Literal
 
 import pytest
 
-from wordlens.methods.weat import WeatConfig
+from wordlens.methods.vast.config import VastConfig
 from wordlens.models.options import ModelOptions
 from wordlens.options import (
     OptionError,
@@ -73,8 +73,8 @@ def test_bad_values_name_the_option(values: dict[str, object], message: str) -> 
 
 
 def test_a_study_names_keys_as_written_and_refuses_command_line_only_options() -> None:
-    with pytest.raises(OptionError, match=r"^n-samples: not an integer: 'many'$"):
-        read_values(WeatConfig, {"n-samples": "many"}, study=True)
+    with pytest.raises(OptionError, match=r"^max-pcs: not an integer: 'many'$"):
+        read_values(VastConfig, {"max-pcs": "many"}, study=True)
     with pytest.raises(OptionError, match="shard: not an option of a study"):
         read_values(Example, {"shard": 1}, study=True)
     assert read_values(Example, {"shard": 1}) == {"shard": 1}

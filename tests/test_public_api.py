@@ -66,7 +66,7 @@ METHOD_FUNCTIONS = {
 SLOW_DOCTESTS = {"likelihood_bias", "probe"}
 """Doctests that load a transformer."""
 MLM = shared_dir() / "models" / "minilm-l6-mlm"
-WEAT_7 = {"tests": [7], "n_samples": 1000}
+WEAT_7 = {"tests": [7], "permutations": 1000}
 
 
 # --- the names -----------------------------------------------------------------------------
@@ -167,8 +167,8 @@ def test_every_public_function_has_a_doctest() -> None:
 
 
 def test_options_are_read_as_the_command_line_reads_them() -> None:
-    by_list = wordlens.weat("glove-6b-50d", tests=[1, 7], n_samples=1000)
-    by_text = wordlens.weat("glove-6b-50d", tests="1,7", n_samples="1000")
+    by_list = wordlens.weat("glove-6b-50d", tests=[1, 7], permutations=1000)
+    by_text = wordlens.weat("glove-6b-50d", tests="1,7", permutations="1000")
     pd.testing.assert_frame_equal(by_list.tables["weat"], by_text.tables["weat"])
     assert by_list.metadata["options"]["tests"] == [1, 7]
 
@@ -185,9 +185,9 @@ def test_options_are_read_as_the_command_line_reads_them() -> None:
             "the bleached setting is required",
         ),
         (
-            lambda: wordlens.likelihood_bias("glove-6b-50d", bos="never"),
+            lambda: wordlens.likelihood_bias("glove-6b-50d", nosuch="never"),
             OptionError,
-            "bos: not an option",
+            "nosuch: not an option",
         ),
         (lambda: wordlens.weat(None), WordlensError, "weat needs a model"),
         (lambda: wordlens.weat(3.5), WordlensError, "got float"),  # type: ignore[arg-type]
@@ -219,7 +219,7 @@ def test_results_record_the_device_used(minilm: WordEmbedder, tmp_path: Path) ->
 
 def test_out_writes_the_files_the_command_writes(tmp_path: Path) -> None:
     cli, ours = tmp_path / "cli", tmp_path / "api"
-    arguments = ["weat", "-m", "glove-6b-50d", "--tests", "7", "--n-samples", "1000"]
+    arguments = ["weat", "-m", "glove-6b-50d", "--tests", "7", "--permutations", "1000"]
     assert CliRunner().invoke(app, [*arguments, "--out", str(cli)]).exit_code == 0
     result = wordlens.weat("glove-6b-50d", out=ours, **WEAT_7)
     assert sorted(path.name for path in ours.iterdir()) == sorted(p.name for p in cli.iterdir())
@@ -309,7 +309,7 @@ def test_probing_a_loaded_model_randomizes_a_copy_not_the_model() -> None:
 
 
 def test_a_run_shows_itself_in_jupyter(tmp_path: Path) -> None:
-    result = wordlens.weat("glove-6b-50d", tests=[1, 7], n_samples=1000, out=tmp_path)
+    result = wordlens.weat("glove-6b-50d", tests=[1, 7], permutations=1000, out=tmp_path)
     page = result._repr_html_()
     assert "<h3>WEAT bias tests by layer — glove-6b-50d</h3>" in page
     assert "Caliskan, Bryson &amp; Narayanan (2017)" in page  # escaped

@@ -55,7 +55,7 @@ def test_load_note_says_when_new_weights_matter() -> None:
 
 def test_likelihood_bias_output_starts_with_its_table(shared: Path, tmp_path: Path) -> None:
     model = str(shared / "models" / "minilm-l6-mlm")
-    args = ["likelihood-bias", "-m", model, "--benchmark", "crows", "--methods", "aul"]
+    args = ["likelihood-bias", "-m", model, "--benchmarks", "crows", "--methods", "aul"]
     options = ["--sample", "4", "--bootstrap", "100", "--seed", "3", "--out", str(tmp_path)]
     result = subprocess.run(
         [*WORDLENS, *args, *options], cwd=REPO, env=worker_env(), capture_output=True, text=True

@@ -128,14 +128,14 @@ def run(
     Examples
     --------
     >>> import wordlens
-    >>> result = wordlens.run("weat", "glove-6b-50d", tests=[7], n_samples=1000)
+    >>> result = wordlens.run("weat", "glove-6b-50d", tests=[7], permutations=1000)
     >>> result.tables["weat"][["test", "title", "effect_size"]].round(2)
        test                                 title  effect_size
     0     7  Math vs. arts, male vs. female terms          1.5
-    >>> wordlens.run("weat", "glove-6b-50d", tests=[7], n_sampels=10)  # doctest: +ELLIPSIS
+    >>> wordlens.run("weat", "glove-6b-50d", tests=[7], permutatons=10)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    wordlens.options.OptionError: n_sampels: not an option (...); did you mean n_samples?
+    wordlens.options.OptionError: permutatons: not an option (...); did you mean permutations?
     """
     chosen = get_method(method)
     # WEAT's own word sets given as a Python object (a mapping or a Query, not a file's path) go
@@ -191,7 +191,7 @@ def read_run(directory: str | os.PathLike[str]) -> Run:
     --------
     >>> import tempfile, wordlens
     >>> with tempfile.TemporaryDirectory() as out:
-    ...     written = wordlens.weat("glove-6b-50d", tests=[7], n_samples=1000, out=out)
+    ...     written = wordlens.weat("glove-6b-50d", tests=[7], permutations=1000, out=out)
     ...     again = wordlens.read_run(out)
     >>> again.method, list(again.tables)
     ('weat', ['weat'])
@@ -235,7 +235,7 @@ def weat(
     **options
         Fields of :class:`~wordlens.methods.weat.config.WeatConfig`: ``tests`` (test numbers,
         None: all ten), ``layers`` (None: all), ``context`` (``"bleached"``: each word in
-        ``template``; ``"none"``: alone), ``pooling``, ``n_samples`` (permutation partitions),
+        ``template``; ``"none"``: alone), ``pooling``, ``permutations`` (permutation partitions),
         ``seed``, ``ddof``; and the loading options of :func:`run`.
 
     Returns
@@ -248,7 +248,7 @@ def weat(
     Examples
     --------
     >>> import wordlens
-    >>> result = wordlens.weat("glove-6b-50d", tests=[1, 7], n_samples=1000)
+    >>> result = wordlens.weat("glove-6b-50d", tests=[1, 7], permutations=1000)
     >>> result.tables["weat"][["test", "layer", "effect_size"]].round(2)
        test  layer  effect_size
     0     1      0         1.08
@@ -295,7 +295,7 @@ def vast(model: ModelLike, *, out: OutPath = None, progress: bool = False, **opt
     **options
         Fields of :class:`~wordlens.methods.vast.config.VastConfig`: ``lexica`` (e.g.
         ``["bellezza"]``), ``settings`` (``random``, ``bleached``, ``aligned``, ``misaligned``;
-        static vectors: bleached only), ``poolings``, ``layers``, ``max_pcs``,
+        static vectors: bleached only), ``pooling`` (several), ``layers``, ``max_pcs``,
         ``pc_population``, ``tokenization``, ``similarity``, ``weat``, ``probes``, ``seed``,
         ``conventions``; and the loading options of :func:`run`.
 
@@ -398,7 +398,7 @@ def likelihood_bias(
         Show progress bars.
     **options
         Fields of :class:`~wordlens.methods.likelihood_bias.config.LikelihoodBiasConfig`:
-        ``benchmark`` (``sssb``, ``crows``, ``stereoset``), ``methods`` (``aul``, ``aula``,
+        ``benchmarks`` (``sssb``, ``crows``, ``stereoset``), ``methods`` (``aul``, ``aula``,
         ``pll``; causal LMs ``causal_sum``, ``causal_mean``; None: all the model supports),
         ``sample`` (a seeded sample of pairs per benchmark), ``bootstrap`` (resamples of each
         95% interval), ``seed``; and ``device``, ``dtype``, ``token_budget``,
@@ -418,7 +418,7 @@ def likelihood_bias(
     >>> import os, wordlens
     >>> mlm = os.path.join(os.environ["WORDLENS_SHARED"], "models", "minilm-l6-mlm")
     >>> result = wordlens.likelihood_bias(
-    ...     mlm, benchmark=["crows"], methods=["aul"], sample=20, bootstrap=0
+    ...     mlm, benchmarks=["crows"], methods=["aul"], sample=20, bootstrap=0
     ... )
     >>> result.tables["table3"][["benchmark", "n", "aul"]]
          benchmark   n   aul

@@ -24,6 +24,7 @@ import dataclasses
 import difflib
 import types
 import typing
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass
 from pathlib import Path
@@ -69,7 +70,8 @@ class OptionInfo:
         On the command line, the positional arguments (a tuple field) instead of an option.
     deprecated
         Former flags (without dashes) still read, hidden from ``--help``: the command line
-        accepts ``--<old>`` (with a warning) and a study file the key ``<old>``.
+        accepts ``--<old>`` (with a warning), and a study file the key ``<old>`` and a Python
+        call the keyword ``<old>`` (``-`` as ``_``), each with a ``FutureWarning``.
 
     A ``none`` word of ``"default"`` stands for a default decided at run time: ``--help`` shows
     no ``[default: default]`` for it, so its help says what the default is.
@@ -279,6 +281,13 @@ def read_values(
             detail = f"not an option{' of a study' if study else ''} ({', '.join(known)})"
             close = difflib.get_close_matches(str(key).replace("-", "_"), known, n=1)
             raise OptionError(key, detail + (f"; did you mean {close[0]}?" if close else ""))
+        if str(key).replace("_", "-") in spec.info.deprecated:
+            new = spec.name if python or study else f"--{spec.flag}"
+            warnings.warn(
+                f"{key} is deprecated and will be removed in the next release: use {new}",
+                FutureWarning,
+                stacklevel=2,
+            )
         try:
             chosen[spec.name] = spec.read(value)
         except OptionError as error:

@@ -73,7 +73,7 @@ def assert_tables_equal(local: pd.DataFrame, remote: pd.DataFrame) -> None:
 
 def weat_table(model: Any, cache: ActivationCache | None = None) -> pd.DataFrame:
     """WEAT 1 and 7 at every layer, bleached contexts."""
-    result = run_weat(model, load_weat_tests([1, 7]), WeatConfig(n_samples=500), cache=cache)
+    result = run_weat(model, load_weat_tests([1, 7]), WeatConfig(permutations=500), cache=cache)
     table: pd.DataFrame = result.tables["weat"]
     return table
 
@@ -208,7 +208,7 @@ def test_a_model_that_fails_to_load_on_a_worker_says_why(shared: Path, backend: 
 
 def _likelihood_tables(scorer: LMScorer, methods: list[Any]) -> dict[str, pd.DataFrame]:
     config = LikelihoodBiasConfig(
-        benchmark=("crows",), methods=tuple(methods), sample=6, bootstrap=200, seed=0
+        benchmarks=("crows",), methods=tuple(methods), sample=6, bootstrap=200, seed=0
     )
     run = run_likelihood_bias(scorer, config)
     return run.tables

@@ -30,7 +30,7 @@ models:
     model: {shared}/models/minilm-l6-mlm
   - smollm2-135m
 methods:
-  weat: {{context: bleached, tests: [1], n_samples: 300}}
+  weat: {{context: bleached, tests: [1], permutations: 300}}
   likelihood-bias: {{benchmark: crows, sample: 6, methods: all, bootstrap: 100}}
 """
 

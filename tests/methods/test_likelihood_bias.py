@@ -92,7 +92,7 @@ def test_known_answers_on_the_causal_model(causal: LMScorer) -> None:
 def test_benchmark_samples_on_the_masked_model(masked: LMScorer) -> None:
     counting = CountingScorer(masked)
     config = LikelihoodBiasConfig(
-        benchmark=("sssb", "crows", "stereoset"), methods=("aul", "pll"), sample=3, bootstrap=200
+        benchmarks=("sssb", "crows", "stereoset"), methods=("aul", "pll"), sample=3, bootstrap=200
     )
     run = run_likelihood_bias(counting, config)
     pair_scores = run.tables["pair_scores"]
@@ -141,7 +141,9 @@ def test_errors(masked: LMScorer) -> None:
         run_likelihood_bias(masked, LikelihoodBiasConfig(methods=("causal_sum",)), pairs=pairs)
     aul = LikelihoodBiasConfig(methods=("aul",))
     with pytest.raises(WordlensError, match="unknown benchmark 'winobias'"):
-        run_likelihood_bias(masked, LikelihoodBiasConfig(benchmark=("winobias",), methods=("aul",)))
+        run_likelihood_bias(
+            masked, LikelihoodBiasConfig(benchmarks=("winobias",), methods=("aul",))
+        )
     with pytest.raises(WordlensError, match="--sample: at least 1"):
         LikelihoodBiasConfig(sample=0)
     with pytest.raises(WordlensError, match="--bootstrap: must be >= 0"):

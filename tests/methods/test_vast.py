@@ -245,7 +245,7 @@ def test_lexicon_population_is_the_old_fit(shared: Path, glove: WordEmbedder) ->
 
 def test_weat_after_nullification_uses_the_population_fit(glove: WordEmbedder) -> None:
     """WEAT 1 after nullifying k PCs fitted on the population words alone (VAST.py:485-495)."""
-    run = run_vast(glove, replace(GLOVE_CONFIG, lexica=("bellezza",), weat=True, n_samples=100))
+    run = run_vast(glove, replace(GLOVE_CONFIG, lexica=("bellezza",), weat=True, permutations=100))
     table = run.tables["weat"]
     population = authors_population(_all_polar_words())
     present = [w for w in population.words if not glove.missing_words([w])]
@@ -299,7 +299,7 @@ def test_smollm2_settings_and_misaligned_polar_vectors(smollm2: WordEmbedder) ->
     sample = lexicon.data.iloc[::8].reset_index(drop=True)  # 50 words
     small = type(lexicon)(lexicon.name, lexicon.language, lexicon.scale, sample)
     config = VastConfig(
-        lexica=("bellezza",), poolings=("last",), layers=(0, 12, 30), tokenization=False
+        lexica=("bellezza",), pooling=("last",), layers=(0, 12, 30), tokenization=False
     )
     study = _Study(smollm2, config, None, False, Timings(), [small], _polar_pairs(["valence"]))
     _build_banks(study, [])
@@ -345,7 +345,7 @@ def test_population_vectors_of_a_contextual_model(minilm: HFEmbedder) -> None:
     config = VastConfig(
         lexica=("bellezza",),
         settings=("bleached", "misaligned"),
-        poolings=("last",),
+        pooling=("last",),
         layers=(0, 6),
         tokenization=False,
     )
@@ -483,7 +483,7 @@ def test_tokenization_experiment_against_the_tokenizer(minilm: HFEmbedder) -> No
     from wordlens.methods.vast.experiments import tokenization_experiment
 
     warriner = _sample_lexicon("warriner", 40)  # 348 words, 130 multiply tokenized
-    config = VastConfig(lexica=("warriner",), settings=("bleached",), poolings=("last", "mean"))
+    config = VastConfig(lexica=("warriner",), settings=("bleached",), pooling=("last", "mean"))
     study = _Study(minilm, config, None, False, Timings(), [warriner], _polar_pairs(["valence"]))
     _build_banks(study, [])
     table = tokenization_experiment(study)
@@ -559,7 +559,7 @@ def test_probe_test_sentences_sample_the_test_splits(minilm: HFEmbedder, tmp_pat
     config = VastConfig(
         lexica=(str(lexicon),),
         settings=("bleached",),
-        poolings=("last",),
+        pooling=("last",),
         tokenization=False,
         similarity=(),
         weat=False,
@@ -611,7 +611,7 @@ def test_config_reads_command_line_and_study_values() -> None:
     assert from_study.duplicates == "mean" and from_study.settings == ("bleached",)
     bad = [
         ({"settings": "random,sunny"}, OptionError, "--settings: unknown settings 'sunny'"),
-        ({"poolings": "median"}, OptionError, "--poolings: unknown poolings 'median'"),
+        ({"pooling": "median"}, OptionError, "--pooling: unknown pooling 'median'"),
         ({"pc_population": "all"}, OptionError, "--pc-population: unknown pc population 'all'"),
         ({"duplicates": "heavy"}, OptionError, "--duplicates: unknown duplicates 'heavy'"),
         ({"conventions": "mine"}, OptionError, "--conventions: unknown conventions 'mine'"),
@@ -645,7 +645,7 @@ def test_method_writes_reads_and_summarizes_the_papers_series(tmp_path: Path) ->
     config = VastConfig(
         lexica=("bellezza",),
         settings=("bleached",),
-        poolings=("mean", "last"),
+        pooling=("mean", "last"),
         max_pcs=2,
         pc_population="lexicon",
         tokenization=False,

@@ -46,7 +46,7 @@ def test_glove_weat_rows_carry_the_test_titles_and_the_layers_stage_is_timed(
         probes=False,
         max_pcs=1,
         pc_population="lexicon",
-        n_samples=50,
+        permutations=50,
     )
     run = run_vast(glove, config)
     assert {"layers", "nullification"} <= set(run.metadata["timings_s"])
@@ -65,7 +65,7 @@ def test_custom_templates_reach_the_misaligned_contexts(
     config = VastConfig(
         lexica=(str(_lexicon_file(tmp_path, 40)),),
         settings=("misaligned",),
-        poolings=("last",),
+        pooling=("last",),
         layers=(6,),
         templates=templates,
     )

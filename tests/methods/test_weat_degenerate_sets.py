@@ -218,7 +218,7 @@ def test_few_partitions_sampled_say_what_a_sampled_p_can_be(glove: WordEmbedder)
     """3 + 3 words (20 partitions) with n_samples = 10: the observed partition and 9 random
     ones, so p = (b + 1) / 10, never below 1/10."""
     test = _test(FLOWERS[:3], INSECTS[:3])
-    run, caught = _recorded(lambda: run_weat(glove, [test], WeatConfig(n_samples=10)))
+    run, caught = _recorded(lambda: run_weat(glove, [test], WeatConfig(permutations=10)))
     row = run.tables["weat"].iloc[0]
     assert not row["exact"] and row["n_partitions"] == 10
     assert row["p_one_sided"] >= 1 / 10

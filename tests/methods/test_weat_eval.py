@@ -19,7 +19,7 @@ from wordlens.stats import weat
 
 
 def test_glove_matches_direct_statistics(glove: WordEmbedder) -> None:
-    result = run_weat(glove, config=WeatConfig(n_samples=20_000, seed=3))
+    result = run_weat(glove, config=WeatConfig(permutations=20_000, seed=3))
     table = result.tables["weat"]
     assert list(table["test"]) == list(range(1, 11)) and set(table["layer"]) == {0}
     assert result.metadata["dropped_words"] == {"1": ["gladiola"]}  # absent from GloVe 6B

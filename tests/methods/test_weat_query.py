@@ -62,14 +62,14 @@ def caliskan_d(vectors: list[np.ndarray]) -> float:
 
 
 def test_the_query_is_the_same_sets_as_a_weat_test_and_caliskans_d(glove: WordEmbedder) -> None:
-    mine = wordlens.weat(glove, query=QUERY, n_samples=N_SAMPLES)
+    mine = wordlens.weat(glove, query=QUERY, permutations=N_SAMPLES)
     table = mine.tables["weat"]
     assert list(table["test"]) == [QUERY_ID] and list(table["title"]) == [QUERY["title"]]
     assert mine.metadata["query"] == {"test": 0, **QUERY}
     assert mine.metadata["tests"] == [0] and mine.metadata["dropped_words"] == {}
     sets = [*TARGETS.items(), *ATTRIBUTES.items()]
     by_hand = WeatTest(7, "by hand", *(WordSet(name, tuple(words)) for name, words in sets))
-    direct = run_weat(glove, [by_hand], WeatConfig(n_samples=N_SAMPLES)).tables["weat"]
+    direct = run_weat(glove, [by_hand], WeatConfig(permutations=N_SAMPLES)).tables["weat"]
     columns = ["effect_size", "statistic", "p_one_sided", "p_two_sided", "n_x", "n_b", "exact"]
     pd.testing.assert_frame_equal(table[columns], direct[columns])
     vectors = [glove.embed_words(words).vectors[:, 0, :] for _, words in sets]
@@ -86,7 +86,7 @@ def test_a_query_object_a_dict_and_a_file_give_the_same_run(
     as_json = tmp_path / "q.json"
     as_json.write_text(json.dumps(QUERY))
     runs = [
-        wordlens.weat(glove, query=form, n_samples=N_SAMPLES)
+        wordlens.weat(glove, query=form, permutations=N_SAMPLES)
         for form in (QUERY, Query.from_dict(QUERY), path, str(as_json))
     ]
     for other in runs[1:]:
@@ -207,13 +207,13 @@ def test_weat_query_on_the_command_line(tmp_path: Path, glove: WordEmbedder) -> 
     path.write_text(YAML)
     out = tmp_path / "out"
     result = run_wordlens(
-        "weat", "-m", "glove-6b-50d", "--query", str(path), "--n-samples", str(N_SAMPLES),
+        "weat", "-m", "glove-6b-50d", "--query", str(path), "--permutations", str(N_SAMPLES),
         "--out", str(out),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "Instruments vs. weapons" in result.stdout
     table = pd.read_csv(out / "weat.csv")
-    direct = wordlens.weat(glove, query=QUERY, n_samples=N_SAMPLES).tables["weat"]
+    direct = wordlens.weat(glove, query=QUERY, permutations=N_SAMPLES).tables["weat"]
     assert list(table["title"]) == ["Instruments vs. weapons"] and list(table["test"]) == [0]
     assert table["effect_size"].item() == pytest.approx(direct["effect_size"].item(), abs=1e-9)
     metadata = json.loads((out / "run.json").read_text())["metadata"]

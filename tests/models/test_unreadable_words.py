@@ -159,7 +159,7 @@ def test_weat_drops_unreadable_words_with_the_reason(minilm: WordEmbedder) -> No
         x=WordSet(test.x.name, (*test.x.words, "🦄")),
         y=WordSet(test.y.name, (*test.y.words, "🐉")),
     )
-    config = WeatConfig(layers=(6,), n_samples=1000)
+    config = WeatConfig(layers=(6,), permutations=1000)
     run = run_weat(minilm, [extended], config)
     assert run.metadata["dropped_words"] == {"1": ["🦄", "🐉"]}
     assert run.metadata["why_dropped"] == dict.fromkeys(

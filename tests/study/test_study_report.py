@@ -33,7 +33,7 @@ WEAT_TESTS = (1, 2, 7)
 VAST_CONFIG = VastConfig(
     lexica=("bellezza",),
     settings=("bleached",),
-    poolings=("mean", "last"),
+    pooling=("mean", "last"),
     tokenization=False,
     similarity=(),
     weat=False,
@@ -68,7 +68,7 @@ def study(
     for model in (glove, minilm):
         name = model.info.name
         runs = {
-            "weat": run_weat(model, tests, WeatConfig(n_samples=500)),
+            "weat": run_weat(model, tests, WeatConfig(permutations=500)),
             "vast": run_vast(model, VAST_CONFIG),
         }
         for method, run in runs.items():

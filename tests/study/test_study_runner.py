@@ -26,7 +26,7 @@ models:
   - name: missing
     model: NOT_A_MODEL
 methods:
-  weat: {context: bleached, tests: [1], n_samples: 200}
+  weat: {context: bleached, tests: [1], permutations: 200}
 """
 
 
@@ -90,7 +90,7 @@ def test_a_second_run_skips_done_cells_and_retries_failed_ones(
     assert records[0] == before["glove-6b-50d"] and records[1] == before["minilm-l6"]
     assert records[2].status == "failed" and records[2].finished is not None
     # a changed option makes the done cells stale; `only` picks cells
-    changed = load_study(Path(_rewrite(study_file, "n_samples: 200", "n_samples: 300")))
+    changed = load_study(Path(_rewrite(study_file, "permutations: 200", "permutations: 300")))
     assert [p.state for p in study_status(changed)] == ["stale", "stale", "failed"]
     rerun = run_study(changed, only=["glove-6b-50d/weat"])
     assert len(rerun) == 1 and rerun[0].status == "done"
@@ -149,7 +149,7 @@ def test_the_index_is_titled_with_the_study_name(tmp_path: Path) -> None:
     study_file = tmp_path / "study.yaml"
     study_file.write_text(
         "name: my-study\nout: elsewhere\nmodels: [glove-6b-50d]\n"
-        "methods:\n  weat: {tests: [1], n_samples: 200}\n"
+        "methods:\n  weat: {tests: [1], permutations: 200}\n"
     )
     runner = CliRunner()
     run = runner.invoke(app, ["study", "run", str(study_file)])

@@ -24,7 +24,7 @@ models:
     model: sentence-transformers/all-MiniLM-L6-v2
     dtype: float16
 methods:
-  weat: {context: none, tests: [1, 2], n-samples: 100}
+  weat: {context: none, tests: [1, 2], permutations: 100}
   probe:
     task: pos
     repr: [mix, lex]
@@ -50,7 +50,7 @@ def test_a_valid_study_has_a_cell_per_model_and_method(tmp_path: Path) -> None:
     ]
     weat, probe = study.cells[0], study.cells[2]
     # lists and comma lists are read as the config's tuples; dashed names and flags are accepted
-    assert weat.config == WeatConfig(context="none", tests=(1, 2), n_samples=100)
+    assert weat.config == WeatConfig(context="none", tests=(1, 2), permutations=100)
     assert weat.options["tests"] == [1, 2] and weat.options["seed"] == 0  # defaults included
     assert probe.config.representations == ("mix", "lex") and probe.config.max_steps == 50
     assert weat.out_dir == study.out_dir / "cells" / "glove-6b-50d" / "weat"
@@ -58,7 +58,7 @@ def test_a_valid_study_has_a_cell_per_model_and_method(tmp_path: Path) -> None:
     assert study.cells[0].model.options.dtype == "float32"
     # the digest follows the options and the loading options, not the display name
     assert len({cell.digest() for cell in study.cells}) == 4
-    changed = load_study(_write(tmp_path, VALID.replace("n-samples: 100", "n-samples: 200")))
+    changed = load_study(_write(tmp_path, VALID.replace("permutations: 100", "permutations: 200")))
     assert changed.cells[0].digest() != weat.digest()
     assert changed.cells[2].digest() == probe.digest()
     renamed = load_study(_write(tmp_path, VALID.replace("name: mini", "name: other")))
@@ -81,7 +81,7 @@ models:
 methods:
   weat:
     tests: [1, 2]
-    n_samples: many
+    permutations: many
     colour: blue
   vast: {max_pcs: 3}
   dance: {}
@@ -97,7 +97,7 @@ methods:
         )
     lines = str(caught.value).splitlines()
     assert lines[0] == "invalid study file:"
-    assert lines[1].endswith(":9: methods.weat.n_samples: not an integer: 'many'")
+    assert lines[1].endswith(":9: methods.weat.permutations: not an integer: 'many'")
     assert ":10: methods.weat.colour: not an option of a study (layers, context," in lines[2]
     assert len(lines) == 3  # vast's options are valid
 

@@ -36,7 +36,7 @@ def cells(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_likelihood_bias_headlines_are_table_3(shared: Path, cells: Path) -> None:
     scorer = load_scorer(str(shared / "models" / "minilm-l6-mlm"))
     config = LikelihoodBiasConfig(
-        benchmark=("crows", "sssb"), methods=("aul", "aula"), sample=16, bootstrap=0
+        benchmarks=("crows", "sssb"), methods=("aul", "aula"), sample=16, bootstrap=0
     )
     run = run_likelihood_bias(scorer, config)
     run.write(cells / "likelihood-bias", "likelihood_")

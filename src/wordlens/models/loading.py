@@ -204,7 +204,7 @@ def load_model(
     >>> glove = wordlens.load_model("glove-6b-50d")
     >>> glove.info.kind, glove.n_layers, glove.info.hidden_size
     ('static', 1, 50)
-    >>> wordlens.weat(glove, tests=[7], n_samples=1000).tables["weat"]["n_x"].tolist()
+    >>> wordlens.weat(glove, tests=[7], permutations=1000).tables["weat"]["n_x"].tolist()
     [8]
     """
     spec_text = os.fspath(spec)

@@ -60,7 +60,9 @@ class ModelOptions:
         As :func:`wordlens.models.loading.load_model` (``unicode`` applies to word vectors;
         sentence scores read sentences as given).
     no_cache, cache_dir
-        The activation cache (:class:`wordlens.models.cache.ActivationCache`).
+        The activation cache (:class:`wordlens.models.cache.ActivationCache`); every command
+        that loads a model takes them, and those that score sentences (``likelihood-bias``,
+        ``asymmetry``'s language models) keep no activations, so for them they change nothing.
     """
 
     model: str | None = option(
@@ -143,6 +145,7 @@ class ModelOptions:
                 dtype=self.dtype,
                 token_budget=self.token_budget,
                 trust_remote_code=self.trust_remote_code,
+                bos=self.bos,
             )
 
     def fresh_embedder(self, *, status: Status = _quiet) -> WordEmbedder:

@@ -87,7 +87,7 @@ from wordlens.errors import (
     WordlensError,
 )
 from wordlens.models.backend import current_backend, in_order
-from wordlens.models.base import ModelInfo, ModelKind
+from wordlens.models.base import BosPolicy, ModelInfo, ModelKind
 from wordlens.models.budget import default_token_budget
 from wordlens.models.device import resolve_device
 from wordlens.models.hf import HFEmbedder
@@ -852,6 +852,7 @@ def load_scorer(
     token_budget: int | None = None,
     trust_remote_code: bool = False,
     allow_new_head: bool = False,
+    bos: BosPolicy = "auto",
 ) -> LMScorer:
     """Load a masked or causal language model to score sentences.
 
@@ -880,6 +881,9 @@ def load_scorer(
         Score even when weights were newly initialized;
         ``info.details["newly_initialized_weights"]`` then lists them (``[]`` for a fully
         pretrained model).
+    bos
+        Causal models: prepend BOS when the tokenizer adds none (``auto``), ``always`` or
+        ``never`` (as :func:`~wordlens.models.loading.load_model`); masked LMs ignore it.
 
     Raises
     ------
@@ -901,6 +905,7 @@ def load_scorer(
             spec,
             device=device,
             dtype=_check_dtype(dtype),
+            bos=bos,
             token_budget=token_budget,
             trust_remote_code=trust_remote_code,
         )

@@ -163,7 +163,7 @@ class SenseBiasReproduction(PaperReproduction):
             )
         experiments = [Experiment(STATIC, "sense-bias", static, static_departure)]
         for benchmark, name in LIKELIHOOD.items():
-            options: dict[str, Any] = {"benchmark": [benchmark], "methods": ["aul"]}
+            options: dict[str, Any] = {"benchmarks": [benchmark], "methods": ["aul"]}
             departure = ""
             if smoke:
                 options |= SMOKE_LIKELIHOOD

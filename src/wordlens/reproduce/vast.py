@@ -214,7 +214,7 @@ def _write(path: Path, text: str) -> Path:
 
 def _experiments(scale: Scale) -> list[Experiment]:
     paper = {"conventions": "paper"}
-    last = {"poolings": ("last",)}  # VAST.py:125, 344 (layers, nullification, bias)
+    last = {"pooling": ("last",)}  # VAST.py:125, 344 (layers, nullification, bias)
     main = {**paper, **last, "tokenization": False, "weat": False}
     tokenization = {
         **paper,
@@ -259,7 +259,7 @@ def _shrink(options: dict[str, dict[str, Any]], departures: dict[str, str]) -> N
         probe_test_sentences=SMOKE_PROBE_SENTENCES,
     )
     options["tokenization"].update(sampled, lexica=(str(files.tokenization),))
-    options["bias"].update(sampled, lexica=(str(files.lexica[0]),), n_samples=SMOKE_PERMUTATIONS)
+    options["bias"].update(sampled, lexica=(str(files.lexica[0]),), permutations=SMOKE_PERMUTATIONS)
     smaller = {
         "vast": f"smoke: {SMOKE_LEXICON_WORDS} words per lexicon (valence), {SMOKE_PAIRS} pairs "
         f"per similarity set, {SMOKE_PROBE_SENTENCES} training and test sentences per probe, "

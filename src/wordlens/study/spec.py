@@ -11,12 +11,12 @@ runs every (model, method) cell::
         model: ../shared/models/minilm-l6-mlm
         dtype: float32
     methods:
-      weat: {context: bleached, tests: [1, 2], n_samples: 1000}
+      weat: {context: bleached, tests: [1, 2], permutations: 1000}
       probe: {task: pos, repr: [mix, lex], train_sentences: 200, max_steps: 300}
 
 A method's options are those of its config (``wordlens <method> --help`` lists them; they are
 generated from the same declaration, :mod:`wordlens.options`), spelled as the field name, the
-long option without dashes, or either with ``-``/``_`` (``n-samples`` or ``n_samples``, ``repr``
+long option without dashes, or either with ``-``/``_`` (``svc-c`` or ``svc_c``, ``repr``
 for ``representations``); a list may be a YAML list or a comma list. A model entry takes the
 loading options of :class:`~wordlens.models.options.ModelOptions` (device, dtype, bos,
 token_budget, trust_remote_code); the study sets the cache and each cell's output directory.

@@ -43,7 +43,6 @@ class Asymmetry(Method[AsymmetryConfig]):
         "static vectors, or a masked or causal language model with its head (eq. 6 over "
         "corpus paragraphs)"
     )
-    model_options = ("device", "dtype", "token_budget", "trust_remote_code")
     table_prefix = "asymmetry_"
 
     def read_inputs(self, config: AsymmetryConfig) -> dict[str, AssociationNorms]:

@@ -262,6 +262,7 @@ def load_asymmetry_model(options: ModelOptions) -> AsymmetryModel:
         "dtype": options.dtype,
         "token_budget": options.token_budget,
         "trust_remote_code": options.trust_remote_code,
+        "bos": options.bos,
     }
     try:
         return load_scorer(spec, **loading)

@@ -37,7 +37,6 @@ class LikelihoodBias(Method[LikelihoodBiasConfig]):
     citation = "Zhou, Kaneko & Bollegala (2022), ACL 2022, eq. 6 and Table 3"
     config_type = LikelihoodBiasConfig
     needs = "a masked LM (AUL, AULA, PLL) or a causal LM (sum or mean token log-probability)"
-    model_options = ("device", "dtype", "token_budget", "trust_remote_code")
     table_prefix = "likelihood_"
 
     def run(self, model: ModelOptions, config: LikelihoodBiasConfig, context: RunContext) -> Run:

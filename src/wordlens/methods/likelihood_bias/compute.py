@@ -75,7 +75,7 @@ def run_likelihood_bias(
         pairs sampled per benchmark, bootstrap resamples and seed
         (:class:`~wordlens.methods.likelihood_bias.config.LikelihoodBiasConfig`).
     pairs
-        Name → pairs table instead of ``config.benchmark``, with at least the columns
+        Name → pairs table instead of ``config.benchmarks``, with at least the columns
         ``item_id``, ``category``, ``sentence_stereo`` and ``sentence_anti`` (e.g. constructed
         pairs; other :data:`~wordlens.resources.bias_benchmarks.COLUMNS` are optional).
     confidence
@@ -110,7 +110,7 @@ def run_likelihood_bias(
     chosen_methods = _check_methods(scorer, config.methods)
     timings = Timings()
     with timings.stage("load"):
-        loaded = _load_benchmarks(config.benchmark if pairs is None else pairs)
+        loaded = _load_benchmarks(config.benchmarks if pairs is None else pairs)
     kept = pd.concat(
         [_subsample(frame, sample, seed) for frame in loaded.values()], ignore_index=True
     )

@@ -18,8 +18,9 @@ class LikelihoodBiasConfig:
 
     Attributes
     ----------
-    benchmark
-        Benchmark names (``sssb``, ``crows``, ``stereoset``).
+    benchmarks
+        Benchmark names (``sssb``, ``crows``, ``stereoset``); ``--benchmark`` is its deprecated
+        former name.
     methods
         Scoring methods (``aul``, ``aula``, ``pll``, ``causal_sum``, ``causal_mean``); None for
         every method the model supports.
@@ -32,8 +33,8 @@ class LikelihoodBiasConfig:
         Seed of the subsample and of the bootstrap.
     """
 
-    benchmark: tuple[str, ...] = option(
-        BENCHMARKS, "Benchmarks (comma list): sssb, crows, stereoset."
+    benchmarks: tuple[str, ...] = option(
+        BENCHMARKS, "Benchmarks (comma list): sssb, crows, stereoset.", deprecated=("benchmark",)
     )
     methods: tuple[str, ...] | None = option(
         None,

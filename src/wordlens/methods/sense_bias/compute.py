@@ -285,7 +285,7 @@ def _baseline_weat(
     baseline: WordEmbedder, tests: list[WeatTest], n_samples: int, seed: int, ddof: int
 ) -> pd.DataFrame:
     """The same tests and words on the baseline's own top-layer word vectors (each word alone)."""
-    config = WeatConfig(layers=(-1,), context="none", n_samples=n_samples, seed=seed, ddof=ddof)
+    config = WeatConfig(layers=(-1,), context="none", permutations=n_samples, seed=seed, ddof=ddof)
     return run_weat(baseline, tests, config).tables["weat"].assign(representation="baseline")
 
 

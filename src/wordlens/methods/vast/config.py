@@ -32,8 +32,9 @@ class VastConfig:
         Registered lexicon names or paths (English: bellezza, anew, warriner).
     settings
         Contextual settings (random, bleached, aligned, misaligned).
-    poolings
-        Subtoken poolings (first, last, mean, max).
+    pooling
+        Subtoken poolings (first, last, mean, max): VAST runs each (the command line's
+        ``--pooling``; ``--poolings`` is its deprecated former name).
     layers
         Hidden-state layers; None for all.
     max_pcs
@@ -59,8 +60,8 @@ class VastConfig:
         Test sentences per probe (None: all, as the authors): a seeded sample, for quick runs.
     multilingual
         Non-English lexica to run in the bleached setting with their own polar words.
-    n_samples
-        Permutations per WEAT test.
+    permutations
+        Permutations per WEAT test (``--n-samples`` is its deprecated former name).
     templates
         A JSON file of aligned/misaligned templates replacing the packaged ones
         (:func:`wordlens.contexts.valence.load_templates`).
@@ -80,7 +81,11 @@ class VastConfig:
     settings: tuple[Setting, ...] = option(
         SETTINGS, "Contextual settings: random, bleached, aligned, misaligned."
     )
-    poolings: tuple[Pooling, ...] = option(("first", "last", "mean", "max"), "Subtoken poolings.")
+    pooling: tuple[Pooling, ...] = option(
+        ("first", "last", "mean", "max"),
+        "Subtoken poolings (VAST runs each).",
+        deprecated=("poolings",),
+    )
     layers: tuple[int, ...] | None = option(None, help_texts.LAYERS, none="all", parse="layers")
     max_pcs: int = option(12, "Nullification sweep k = 0..K.")
     pc_population: PcPopulation = option(
@@ -100,7 +105,7 @@ class VastConfig:
     multilingual: tuple[str, ...] = option(
         (), "Non-English lexica (e.g. anew-spanish,fan-french), or 'none'."
     )
-    n_samples: int = option(10_000, "WEAT permutations.")
+    permutations: int = option(10_000, "WEAT permutations.", deprecated=("n-samples",))
     templates: Path | None = option(
         None, "JSON file replacing the aligned/misaligned valence templates."
     )

@@ -319,7 +319,7 @@ class _Study:
 
     @property
     def poolings(self) -> tuple[Pooling, ...]:
-        return (self.config.poolings[0],) if self.static else self.config.poolings
+        return (self.config.pooling[0],) if self.static else self.config.pooling
 
     def bank(self, setting: Setting) -> VectorBank:
         return self.banks[setting]
@@ -673,7 +673,7 @@ def weat_experiment(study: _Study, layers: Sequence[int]) -> pd.DataFrame:
             ]
             versions.append(("nullified", [layer] * (k_max + 1), list(range(k_max + 1)), swept))
         for representation, version_layers, ks, vectors in versions:
-            outcome = weat(*vectors, n_samples=study.config.n_samples, seed=study.config.seed)
+            outcome = weat(*vectors, n_samples=study.config.permutations, seed=study.config.seed)
             for column, (layer, k) in enumerate(zip(version_layers, ks, strict=True)):
                 rows.append(
                     {

@@ -37,7 +37,7 @@ class WeatConfig:
         ``tests`` too is an error); None: the tests.
     pooling
         Subtoken pooling.
-    n_samples, seed, ddof
+    permutations, seed, ddof
         Permutation partitions (exact enumeration when fewer exist) and their seed, and the
         effect size's delta degrees of freedom (1: sample std, as the paper); see
         :func:`wordlens.stats.weat`.
@@ -58,7 +58,11 @@ class WeatConfig:
         none="none",
     )
     pooling: Pooling = option("mean", help_texts.POOLING)
-    n_samples: int = option(100_000, "Permutation partitions (exact enumeration when fewer exist).")
+    permutations: int = option(
+        100_000,
+        "Permutation partitions (exact enumeration when fewer exist).",
+        deprecated=("n-samples",),
+    )
     seed: int = option(0, "Seed of the random partitions.")
     ddof: int = option(1, "Effect size std: 1 = sample std (papers).")
 

@@ -79,11 +79,11 @@ def _tested(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WordlensWarning)  # given below, with the test's name
         outcome = weat(
-            *vectors, n_samples=config.n_samples, seed=config.seed, ddof=config.ddof, words=words
+            *vectors, n_samples=config.permutations, seed=config.seed, ddof=config.ddof, words=words
         )
     found = (
         few_partitions_warning(
-            len(words[0]), len(words[1]), "target words", config.ddof, config.n_samples
+            len(words[0]), len(words[1]), "target words", config.ddof, config.permutations
         ),
         nan_warning(outcome.nan_reason, layers, "the effect size and p-values"),
     )
@@ -145,7 +145,7 @@ def run_weat(
     config = config or WeatConfig()
     chosen = list(tests) if tests is not None else load_weat_tests(config.tests)
     layers, context, template = config.layers, config.context, config.template
-    pooling, n_samples, seed, ddof = config.pooling, config.n_samples, config.seed, config.ddof
+    pooling, n_samples, seed, ddof = config.pooling, config.permutations, config.seed, config.ddof
     if not chosen:
         raise EmptyInputError("no WEAT tests selected")
     timings = Timings()
