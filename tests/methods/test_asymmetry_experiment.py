@@ -298,7 +298,10 @@ def test_report_and_results_are_written(glove_run: Run, tmp_path: Path) -> None:
     cam = pd.read_parquet(tmp_path / "asymmetry_cam.parquet")
     numbers = ["n", "cam", "p_value", "ci_low", "ci_high"]  # exact floats through parquet
     pd.testing.assert_frame_equal(cam[numbers], glove_run.tables["cam"][numbers])
-    assert len(written) == 3 * len(glove_run.tables) + 2  # and run.json, report.html
+    tables = [path for path in written if "_figure_" not in path.name]
+    assert len(tables) == 3 * len(glove_run.tables) + 2  # and run.json, report.html
+    figures = {path.suffix for path in written if "_figure_" in path.name}
+    assert figures >= {".png", ".svg", ".pdf"}
 
 
 @pytest.fixture(scope="module")
