@@ -7,12 +7,16 @@ import os
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 import wordlens
+from wordlens.cli import app
 from wordlens.errors import WordlensError
 from wordlens.models.base import WordEmbedder
-from wordlens.options import OptionError, config_from_values
+from wordlens.options import OptionError, config_from_values, keyword_names, keywords_in_errors
 from wordlens.results import Figure, Run
+
+runner = CliRunner()
 
 
 class _PathLike:
@@ -65,6 +69,57 @@ def test_a_sample_size_names_the_keyword(glove: WordEmbedder) -> None:
         wordlens.asymmetry(glove, pairs="0")
     with pytest.raises(OptionError, match=r"^similarity_pairs: a number"):
         wordlens.asymmetry(glove, similarity_pairs="some")
+
+
+def test_a_rule_s_free_text_names_keywords_from_python_and_flags_on_the_command_line(
+    glove: WordEmbedder,
+) -> None:
+    """The flags a rule's message names inside its text (not only its first word) read as
+    keywords from Python, as flags on the command line."""
+    from wordlens.methods.asymmetry.config import AsymmetryConfig
+
+    with pytest.raises(WordlensError, match=r"SWOW-EN file \(swow_file\)") as raised:
+        wordlens.asymmetry(glove, norms=["swow"])
+    assert "--" not in str(raised.value)
+    with pytest.raises(WordlensError, match=r"SWOW-EN file \(--swow-file\)"):
+        config_from_values(AsymmetryConfig, {"norms": "swow"})
+    result = runner.invoke(app, ["asymmetry", "-m", "glove-6b-50d", "--norms", "swow"])
+    assert result.exit_code == 2 and "(--swow-file)" in " ".join(result.output.split())
+
+
+def test_keyword_names_of_flags() -> None:
+    from wordlens.methods.vast.config import VastConfig
+    from wordlens.models.options import ModelOptions
+
+    names = keyword_names(VastConfig, ModelOptions)
+    assert names["--no-weat"] == "weat=False"  # the off half of a bool pair
+    assert names["--weat"] == "weat"
+    assert names["--n-samples"] == "permutations"  # a deprecated flag
+    assert names["--no-cache"] == "no_cache"
+    assert names["--token-budget"] == "token_budget"
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        # a message naming the keyword already keeps its flag
+        (
+            "pass --trust-remote-code (trust_remote_code=True in Python)",
+            "pass --trust-remote-code (trust_remote_code=True in Python)",
+        ),
+        (
+            "pip install --no-deps x; or pass --no-cache",
+            "pip install --no-deps x; or pass no_cache",
+        ),
+        ("a--cache-dir b", "a--cache-dir b"),  # not a flag: inside a word
+    ],
+)
+def test_flags_in_free_text(message: str, expected: str) -> None:
+    from wordlens.models.options import ModelOptions
+
+    with pytest.raises(WordlensError) as raised, keywords_in_errors(ModelOptions):
+        raise WordlensError(message)
+    assert str(raised.value) == expected
 
 
 def test_the_command_line_keeps_its_flags() -> None:

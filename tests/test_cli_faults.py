@@ -126,7 +126,7 @@ models:
   - model: minilm-l6
     token_budget: 32
 methods:
-  weat: {context: bleached, tests: [1, 2], permutations: 500, layers: [0, 3, 6]}
+  weat: {context: template, tests: [1, 2], permutations: 500, layers: [0, 3, 6]}
 """
 
 

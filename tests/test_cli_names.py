@@ -140,3 +140,42 @@ def test_weat_n_samples_gives_the_same_table_as_permutations(
         old = wordlens.weat(glove, tests=[7], n_samples=100).tables["weat"]
     pd.testing.assert_frame_equal(new, old)
     pd.testing.assert_frame_equal(new, tables["--permutations"])
+
+
+def test_every_context_option_names_the_same_two_values() -> None:
+    """``--context`` means the same on every command: each word in ``--template``, or alone."""
+    having = {path: c for path, c in COMMANDS.items() if "--context" in _flags(c, hidden=False)}
+    assert {"weat", "embed"} <= set(having)
+    for path, command in having.items():
+        (context,) = [param for param in command.params if "--context" in param.opts]
+        assert "'template'" in context.help and "'none'" in context.help, path
+        assert "bleached" not in context.help, path
+        assert context.default == "template", path
+        assert "--template" in _flags(command, hidden=False), path
+
+
+def test_weats_former_context_value_warns_and_gives_the_same_table(
+    tmp_path: Path, minilm: WordEmbedder
+) -> None:
+    with pytest.warns(FutureWarning, match="context 'bleached' is deprecated.*use 'template'"):
+        assert read_values(WeatConfig, {"context": "bleached"}, study=True) == {
+            "context": "template"
+        }
+    tables = {}
+    for value in ("template", "bleached"):
+        out = tmp_path / value
+        args = ["weat", "-m", "minilm-l6", "--tests", "7", "--layers", "0,6", "--no-cache"]
+        result = runner.invoke(
+            app, [*args, "--context", value, "--permutations", "50", "--out", str(out)], env=ENV
+        )
+        assert result.exit_code == 0, result.output
+        assert ("deprecated" in result.output) == (value == "bleached"), result.output
+        run = wordlens.read_run(out)
+        assert run.metadata["config"]["context"] == "template"
+        tables[value] = run.tables["weat"]
+    pd.testing.assert_frame_equal(tables["template"], tables["bleached"])
+    # each word in the template differs from each word alone (the option is not ignored)
+    alone = wordlens.weat(minilm, tests=[7], layers=[6], context="none", permutations=50)
+    assert alone.tables["weat"]["effect_size"].iloc[0] != pytest.approx(
+        tables["template"].query("layer == 6")["effect_size"].iloc[0], abs=1e-3
+    )

@@ -25,7 +25,7 @@ from wordlens.methods.base import Method, run_method
 from wordlens.methods.registry import get_method, registered_methods
 from wordlens.models.base import WordEmbedder
 from wordlens.models.options import LoadedModel, ModelOptions
-from wordlens.options import OptionError, config_from_values, read_values
+from wordlens.options import OptionError, config_from_values, keywords_in_errors, read_values
 from wordlens.results import Run
 
 if TYPE_CHECKING:
@@ -161,11 +161,12 @@ def run(
 
             chosen = with_query(Query.coerce(options.pop("query")))
     loading = {name: options.pop(name) for name in list(options) if name in chosen.model_options}
-    config = config_from_values(chosen.config_type, options, python=True)
-    model_options = _model_options(chosen, model, loading)
-    result, _ = run_method(
-        chosen, model_options, config, None if out is None else as_path(out), progress=progress
-    )
+    with keywords_in_errors(chosen.config_type, ModelOptions):
+        config = config_from_values(chosen.config_type, options, python=True)
+        model_options = _model_options(chosen, model, loading)
+        result, _ = run_method(
+            chosen, model_options, config, None if out is None else as_path(out), progress=progress
+        )
     return result
 
 
@@ -234,7 +235,7 @@ def weat(
         Show progress bars.
     **options
         Fields of :class:`~wordlens.methods.weat.config.WeatConfig`: ``tests`` (test numbers,
-        None: all ten), ``layers`` (None: all), ``context`` (``"bleached"``: each word in
+        None: all ten), ``layers`` (None: all), ``context`` (``"template"``: each word in
         ``template``; ``"none"``: alone), ``pooling``, ``permutations`` (permutation partitions),
         ``seed``, ``ddof``; and the loading options of :func:`run`.
 

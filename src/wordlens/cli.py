@@ -23,6 +23,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from wordlens._plural import counted
@@ -39,6 +40,7 @@ from wordlens.cli_parts import (
     CONTEXT,
     Command,
     Group,
+    deprecations_said,
     out_parameter,
     parameters,
     root_options,
@@ -124,15 +126,21 @@ def options_command(
     model_names = [spec.name for spec in model_specs]
     arguments = [spec.name for spec in option_specs(config_type) if spec.info.argument]
 
+    def warn(text: str) -> None:
+        errors.print(f"[yellow]warning:[/] {escape(text)}", highlight=False)
+
     def command(**values: Any) -> None:
         for warning in take_deprecated(values, specs):
-            errors.print(f"[yellow]warning:[/] {warning}", highlight=False)
+            warn(warning)
         for name in arguments:  # no positional arguments given: typer passes None
             if values[name] is None:
                 del values[name]
         out_path = values.pop("out")
-        model = config_from_values(ModelOptions, {name: values.pop(name) for name in model_names})
-        body(model, config_from_values(config_type, values), out_path)
+        with deprecations_said(warn):
+            model_values = {name: values.pop(name) for name in model_names}
+            model = config_from_values(ModelOptions, model_values)
+            config = config_from_values(config_type, values)
+        body(model, config, out_path)
 
     command.__signature__ = inspect.Signature(found)  # type: ignore[attr-defined]
     command.__annotations__ = {parameter.name: parameter.annotation for parameter in found}

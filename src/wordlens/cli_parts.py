@@ -7,12 +7,15 @@
 - :func:`root_options`: the ``--version`` option of the ``wordlens`` command.
 - :func:`parameters`: the typer parameters of one :class:`~wordlens.options.OptionSpec`, with
   hidden ones for its deprecated flags, and :func:`take_deprecated` to read those back.
+- :func:`deprecations_said`: former option values (a ``FutureWarning`` while reading options)
+  said as warning lines, as deprecated flags are.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterator, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -149,11 +152,28 @@ def parameters(spec: OptionSpec, *, required: bool = False) -> list[inspect.Para
 def take_deprecated(values: dict[str, Any], specs: Sequence[OptionSpec]) -> list[str]:
     """Move the values given with deprecated flags to their options (removing the hidden
     parameters from ``values``); returns a warning per deprecated flag used."""
-    warnings = []
+    said = []
     for spec in specs:
         for index, old in enumerate(spec.info.deprecated):
             value = values.pop(f"{spec.name}{DEPRECATED}{index}", None)
             if value is not None:
                 values[spec.name] = value
-                warnings.append(f"--{old} is deprecated: use --{spec.flag}")
-    return warnings
+                said.append(f"--{old} is deprecated: use --{spec.flag}")
+    return said
+
+
+@contextmanager
+def deprecations_said(say: Callable[[str], None]) -> Iterator[None]:
+    """Inside, each ``FutureWarning`` (a former option value read, :class:`OptionInfo`'s
+    ``renamed``) is given to ``say`` as one line instead of a Python warning with its source
+    line; other warnings go on as they came."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FutureWarning)
+        yield
+    for warning in caught:
+        if issubclass(warning.category, FutureWarning):
+            say(str(warning.message))
+        else:
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )

@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any
 
 from wordlens import help_texts
 from wordlens._files import (
@@ -26,8 +26,8 @@ from wordlens._files import (
 from wordlens.contexts import (
     BLEACHED_TEMPLATE,
     Target,
-    decontextualized_targets,
-    targets_from_template,
+    WordContext,
+    word_targets,
 )
 from wordlens.errors import EmptyInputError, OutputError, WordlensError
 from wordlens.models.base import Embeddings, Pooling, WordEmbedder
@@ -48,8 +48,8 @@ class EmbedOptions:
         DEFAULT_ENCODING, "Text encoding of the words file, e.g. latin-1 or cp1252."
     )
     template: str = option(BLEACHED_TEMPLATE, "Context with one {word} placeholder.")
-    context: Literal["template", "none"] = option(
-        "template", "'template' (use --template) or 'none' (each word alone)."
+    context: WordContext = option(
+        "template", "'template' (each word in --template) or 'none' (each word alone)."
     )
     layers: tuple[int, ...] | None = option(
         None,
@@ -82,9 +82,7 @@ class EmbedOptions:
             words += [line.strip() for line in lines if line.strip()]
         if not words:
             raise EmptyInputError("no words given: pass words as arguments or --words-file")
-        if self.context == "none":
-            return decontextualized_targets(words)
-        return targets_from_template(words, self.template)
+        return word_targets(words, self.context, self.template)
 
     def metadata(self, model: WordEmbedder, targets: Sequence[Target]) -> dict[str, Any]:
         """What the export records beside the vectors: the model, the context, and the words

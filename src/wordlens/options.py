@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import re
 import types
 import typing
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import MISSING, dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args, get_origin
@@ -72,6 +74,9 @@ class OptionInfo:
         Former flags (without dashes) still read, hidden from ``--help``: the command line
         accepts ``--<old>`` (with a warning), and a study file the key ``<old>`` and a Python
         call the keyword ``<old>`` (``-`` as ``_``), each with a ``FutureWarning``.
+    renamed
+        Former values of a ``Literal`` field, ``(old, new)`` pairs: ``old`` is still read as
+        ``new`` (with a ``FutureWarning``), hidden from ``--help``.
 
     A ``none`` word of ``"default"`` stands for a default decided at run time: ``--help`` shows
     no ``[default: default]`` for it, so its help says what the default is.
@@ -85,6 +90,7 @@ class OptionInfo:
     study: bool = True
     argument: bool = False
     deprecated: tuple[str, ...] = ()
+    renamed: tuple[tuple[str, str], ...] = ()
 
 
 def option(
@@ -98,9 +104,10 @@ def option(
     study: bool = True,
     argument: bool = False,
     deprecated: tuple[str, ...] = (),
+    renamed: tuple[tuple[str, str], ...] = (),
 ) -> Any:
     """A config field with its default and help (see :class:`OptionInfo`)."""
-    info = OptionInfo(help, flag, short, none, parse, study, argument, deprecated)
+    info = OptionInfo(help, flag, short, none, parse, study, argument, deprecated, renamed)
     return dataclasses.field(default=default, metadata={"option": info})
 
 
@@ -196,7 +203,7 @@ class OptionSpec:
         choices = self.choices
         try:
             if choices:
-                text = str(value).strip()
+                text = _renamed(str(value).strip(), self.flag, dict(self.info.renamed))
                 if text not in choices:
                     label = self.flag.replace("-", " ")
                     raise ValueError(f"unknown {label} {text!r}: use {', '.join(choices)}")
@@ -325,6 +332,51 @@ def config_from_values(
     return config
 
 
+def keyword_names(*config_types: type[Any]) -> dict[str, str]:
+    """Each command-line flag of these configs (deprecated ones included) → how a Python call
+    writes it: ``"--swow-file"`` → ``"swow_file"``, ``"--no-weat"`` → ``"weat=False"``."""
+    names: dict[str, str] = {}
+    for config_type in config_types:
+        for spec in option_specs(config_type):
+            on, _, off = (spec.info.flag or spec.name.replace("_", "-")).partition("/")
+            names.update({f"--{flag}": spec.name for flag in (on, *spec.info.deprecated)})
+            if off:
+                names[f"--{off}"] = f"{spec.name}=False"
+    return names
+
+
+@contextmanager
+def keywords_in_errors(*config_types: type[Any]) -> Iterator[None]:
+    """Inside, a :class:`~wordlens.errors.WordlensError` raised names the options of
+    ``config_types`` as a Python call writes them (:func:`keyword_names`), not as flags: the
+    message of a rule checked anywhere in a run (``swow needs the user's SWOW-EN file
+    (--swow-file)``) reads right from :mod:`wordlens.api` too. The same error object is
+    re-raised, its type and traceback kept. A message that already names a flag's keyword
+    (``pass --trust-remote-code (trust_remote_code=True in Python)``) keeps that flag."""
+    names = keyword_names(*config_types)
+    try:
+        yield
+    except WordlensError as error:
+        if error.args and isinstance(error.args[0], str):
+            text = error.args[0]
+
+            def keyword(match: re.Match[str]) -> str:
+                name = names.get(match.group())
+                # a message that already names the keyword says both forms on purpose
+                said = name is None or name.split("=")[0] in _FLAG.sub("", text)
+                return match.group() if said or name is None else name
+
+            error.args = (_FLAG.sub(keyword, error.args[0]), *error.args[1:])
+            if isinstance(error, OptionError):
+                error.option = _FLAG.sub(keyword, error.option)
+                error.detail = _FLAG.sub(keyword, error.detail)
+        raise
+
+
+_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+"""A long flag in free text (``--swow-file``), not a dash pair inside a word."""
+
+
 def options_json_schema(config_type: type[Any], *, study: bool = True) -> dict[str, Any]:
     """JSON Schema of a config's options as a study file writes them (a list may also be a
     comma list; a ``None`` default may be written as its word), extra keys forbidden."""
@@ -332,7 +384,8 @@ def options_json_schema(config_type: type[Any], *, study: bool = True) -> dict[s
     for spec in option_specs(config_type):
         if study and not spec.info.study:
             continue
-        item = _json_type(spec.item_type, spec.choices)
+        former = tuple(old for old, _ in spec.info.renamed)
+        item = _json_type(spec.item_type, spec.choices + former)
         forms: list[dict[str, Any]] = (
             [{"type": "array", "items": item}, {"type": "string"}] if spec.is_list else [item]
         )
@@ -404,6 +457,19 @@ def _number(value: Any, kind: type[int] | type[float]) -> int | float:
         return kind(value)
     except (TypeError, ValueError):
         raise ValueError(f"not {what}: {value!r}") from None
+
+
+def _renamed(text: str, flag: str, renamed: Mapping[str, str]) -> str:
+    """``text``, or the value it was renamed to (with a ``FutureWarning`` naming both)."""
+    if text not in renamed:
+        return text
+    new = renamed[text]
+    warnings.warn(
+        f"{flag} {text!r} is deprecated and will be removed in the next release: use {new!r}",
+        FutureWarning,
+        stacklevel=4,
+    )
+    return new
 
 
 def _is_word(value: Any, word: str) -> bool:

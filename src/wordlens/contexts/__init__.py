@@ -16,6 +16,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from wordlens.errors import EmptyInputError, TargetError, shown_word
 from wordlens.unicode_forms import UnicodeForm, normalized
@@ -189,6 +190,35 @@ def check_template(template: str, placeholder: str = PLACEHOLDER) -> None:
 def decontextualized_targets(words: Sequence[str]) -> list[Target]:
     """Targets for words embedded alone (the text is the word itself)."""
     return targets_from_template(words, template=PLACEHOLDER)
+
+
+WordContext = Literal["template", "none"]
+"""How a word list is embedded: ``"template"``, each word in a template (by default the
+semantically bleached ``"This is {word}"`` of May et al. 2019), or ``"none"``, each word alone.
+``wordlens weat``, ``wordlens embed`` and :func:`wordlens.methods.vast.similarity.run_similarity`
+share it (``"bleached"`` was WEAT's former name for ``"template"``)."""
+
+WORD_CONTEXTS: tuple[WordContext, ...] = ("template", "none")
+
+
+def word_targets(
+    words: Sequence[str], context: WordContext, template: str = BLEACHED_TEMPLATE
+) -> list[Target]:
+    """``words`` in ``template`` (``context="template"``) or alone (``context="none"``).
+
+    Raises
+    ------
+    ValueError
+        If ``context`` is neither (a former name such as ``"bleached"`` included: read options
+        through :mod:`wordlens.options`, which translates it).
+    TargetError, EmptyInputError
+        As :func:`targets_from_template`.
+    """
+    if context not in WORD_CONTEXTS:
+        raise ValueError(f"unknown context {context!r}: use {', '.join(WORD_CONTEXTS)}")
+    if context == "none":
+        return decontextualized_targets(words)
+    return targets_from_template(words, template)
 
 
 def normalized_target(target: Target, form: UnicodeForm) -> Target:

@@ -56,7 +56,7 @@ def resolve_device(device: str) -> str:
     if count == 0:
         raise DeviceError(
             f"device {device!r} is not available: torch {torch.__version__} sees no {kind} "
-            "device on this machine; use --device auto (device='auto' in Python) or cpu"
+            "device on this machine; use auto (the best one found) or cpu instead"
         )
     if index and int(index) >= count:
         raise DeviceError(

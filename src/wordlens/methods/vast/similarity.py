@@ -33,10 +33,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from wordlens.contexts import BLEACHED_TEMPLATE, decontextualized_targets, targets_from_template
+from wordlens.contexts import BLEACHED_TEMPLATE, WordContext, word_targets
 from wordlens.errors import EmptyInputError, WordlensError
 from wordlens.methods.vast.config import VAST_SETS
-from wordlens.methods.weat.config import Context
 from wordlens.models.base import Pooling, WordEmbedder
 from wordlens.models.cache import ActivationCache
 from wordlens.resources import SimilaritySet, load_similarity
@@ -51,7 +50,7 @@ def run_similarity(
     *,
     layers: Sequence[int] | None = None,
     k_nullified: Sequence[int | None] = (None,),
-    context: Context = "bleached",
+    context: WordContext = "template",
     template: str = BLEACHED_TEMPLATE,
     pooling: Pooling = "mean",
     confidence: float = 0.95,
@@ -75,9 +74,9 @@ def run_similarity(
         mean subtracted and the top ``k`` principal components nullified (fitted per set and
         layer on the set's word vectors).
     context
-        ``"bleached"``: each word in ``template``; ``"none"``: each word alone (after BOS).
+        ``"template"``: each word in ``template``; ``"none"``: each word alone (after BOS).
     template
-        The bleached context, with one ``{word}``.
+        The context, with one ``{word}`` (May et al.'s semantically bleached one by default).
     pooling
         Subtoken pooling (first, last, mean, max).
     confidence
@@ -110,12 +109,8 @@ def run_similarity(
     missing = set(model.missing_words(_distinct_words(s.data for s in chosen)))
     kept = {s.name: _covered_pairs(s, missing, model.info.name) for s in chosen}
     present = _distinct_words(kept.values())
-    use_context = context == "bleached" and model.info.kind != "static"
-    targets = (
-        targets_from_template(present, template)
-        if use_context
-        else decontextualized_targets(present)
-    )
+    use_context = context == "template" and model.info.kind != "static"
+    targets = word_targets(present, "none" if model.info.kind == "static" else context, template)
     with timings.stage("embed"):
         embeddings = model.embed(targets, layers, pooling, cache=cache, progress=progress)
     row_of = {word: row for row, word in enumerate(present)}

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from wordlens import help_texts
-from wordlens.contexts import BLEACHED_TEMPLATE, check_template
+from wordlens.contexts import BLEACHED_TEMPLATE, WordContext, check_template
 from wordlens.errors import WordlensError
 from wordlens.models.base import Pooling
 from wordlens.options import option
-
-Context = Literal["bleached", "none"]
-CONTEXTS: tuple[Context, ...] = ("bleached", "none")
 
 
 @dataclass(frozen=True)
@@ -25,10 +21,12 @@ class WeatConfig:
     layers
         Hidden-state layers (0 = embeddings); None for all.
     context
-        ``"bleached"``: each word in ``template`` (May et al. 2019; VAST's setting for bias
-        tests); ``"none"``: each word alone (after BOS). Static models ignore it.
+        ``"template"``: each word in ``template`` (May et al. 2019's semantically bleached
+        context by default; VAST's setting for bias tests); ``"none"``: each word alone (after
+        BOS). Static models ignore it. ``"bleached"``, its former name, is still read (with a
+        ``FutureWarning``).
     template
-        The bleached context, with one ``{word}``.
+        The context, with one ``{word}``.
     tests
         Caliskan et al. test numbers; None for all ten (or, with ``query``, none of them).
     query
@@ -44,10 +42,12 @@ class WeatConfig:
     """
 
     layers: tuple[int, ...] | None = option(None, help_texts.LAYERS, none="all", parse="layers")
-    context: Context = option(
-        "bleached", "'bleached' (each word in --template) or 'none' (word alone)."
+    context: WordContext = option(
+        "template",
+        "'template' (each word in --template) or 'none' (each word alone).",
+        renamed=(("bleached", "template"),),
     )
-    template: str = option(BLEACHED_TEMPLATE, "Bleached context.")
+    template: str = option(BLEACHED_TEMPLATE, "Context with one {word} placeholder.")
     tests: tuple[int, ...] | None = option(
         None, "Caliskan et al. test numbers, or 'all' (your own word sets: --query).", none="all"
     )

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from wordlens.contexts import decontextualized_targets, targets_from_template
+from wordlens.contexts import word_targets
 from wordlens.errors import EmptyInputError, WordlensWarning
 from wordlens.methods.weat.config import WeatConfig
 from wordlens.models.base import WordEmbedder
@@ -160,12 +160,8 @@ def run_weat(
     why_missing = model.missing_reasons(all_words)
     missing = set(why_missing)
     present = [word for word in all_words if word not in missing]
-    use_context = context == "bleached" and model.info.kind != "static"
-    targets = (
-        targets_from_template(present, template)
-        if use_context
-        else decontextualized_targets(present)
-    )
+    use_context = context == "template" and model.info.kind != "static"
+    targets = word_targets(present, "none" if model.info.kind == "static" else context, template)
     with timings.stage("embed"):
         embeddings = model.embed(targets, layers, pooling, cache=cache, progress=progress)
     row_of = {word: row for row, word in enumerate(present)}
