@@ -73,6 +73,28 @@ def test_flags_defaults_and_layer_ranges_in_help() -> None:
     assert re.search(r"--svc-c\s+<float>\s+C of the linear SVC", intersectional)
 
 
+def test_help_shows_the_type_an_option_is_read_as() -> None:
+    """Options typer reads as text (lists, choices, an optional number) show the type their
+    values become, not ``<str>``."""
+    weat = _help(("weat",))
+    for flag, shown in [
+        ("--token-budget", "<int>"),  # an int, or the run-time default
+        ("--query", "<path>"),  # a path, or none
+        ("--layers", "<layers>"),
+        ("--tests", "<int,...>"),
+        ("--context", "<template|none>"),
+        ("--pooling", "<first|last|mean|max>"),
+        ("--unicode", "<NFC|as-given>"),
+    ]:
+        assert re.search(rf"{flag}\s+{re.escape(shown)}\s", weat), flag
+    vast = _help(("vast",))
+    assert re.search(r"--pooling\s+<first\|last\|mean\|max,\.\.\.>\s", vast)  # a list
+    assert re.search(r"--settings\s+<choice,\.\.\.>\s+.*random", vast)  # long: the help names them
+    for path in PATHS:
+        if path and path[0] in ("weat", "vast", "embed", "asymmetry", "likelihood-bias"):
+            assert not re.search(r"--(token-budget|layers|permutations)\s+<str>", _help(path)), path
+
+
 def test_version() -> None:
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0

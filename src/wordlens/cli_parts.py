@@ -102,6 +102,27 @@ def out_parameter(default: Path | None, help: str) -> inspect.Parameter:
     )
 
 
+_TYPE_NAMES = {str: "str", int: "int", float: "float", Path: "path"}
+_LONGEST_CHOICES = 24
+"""Choices longer than this together (``random|bleached|aligned|misaligned``) show as
+``<choice>``: the help text lists them, and the help column keeps its width."""
+
+
+def metavar(spec: OptionSpec) -> str | None:
+    """What ``--help`` shows beside a flag: the type its values are read as, not the text typer
+    reads them through (``<int>`` for ``--token-budget``, ``<path>`` for ``--query``), the
+    choices (``<template|none>``, or ``<choice>`` when they are long), a list as ``<int,...>`` and layers as ``<layers>``; None for a
+    flag without a value."""
+    if spec.item_type is bool and not spec.is_list:
+        return None
+    if spec.info.parse == "layers":
+        return "<layers>"
+    choices = "|".join(spec.choices)
+    named = choices if choices and len(choices) <= _LONGEST_CHOICES else "choice"
+    item = named if spec.choices else _TYPE_NAMES[spec.item_type]
+    return f"<{item},...>" if spec.is_list else f"<{item}>"
+
+
 def parameters(spec: OptionSpec, *, required: bool = False) -> list[inspect.Parameter]:
     """The typer parameter for ``spec`` (lists, choices and ``None`` words are read as text,
     :meth:`OptionSpec.read`; everything else as its own type), then a hidden one per deprecated
@@ -132,7 +153,13 @@ def parameters(spec: OptionSpec, *, required: bool = False) -> list[inspect.Para
             inspect.Parameter.KEYWORD_ONLY,
             default=inspect.Parameter.empty if required else default,
             annotation=Annotated[
-                kind, typer.Option(*declarations, help=spec.info.help, show_default=shown)
+                kind,
+                typer.Option(
+                    *declarations,
+                    help=spec.info.help,
+                    show_default=shown,
+                    metavar=metavar(spec),
+                ),
             ],
         )
     ]
