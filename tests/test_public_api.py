@@ -350,8 +350,9 @@ def test_report_figures_leave_the_plotting_backend_alone(tmp_path: Path) -> None
     """A Jupyter session's inline backend must survive a report (it used to be set to Agg)."""
     script = (
         "import matplotlib, pandas as pd\n"
-        "from wordlens.report.figures import Panel, line_panels\n"
-        "png = line_panels([Panel('t', pd.DataFrame({'x': [0, 1], 'y': [1, 2]}), 'x', 'y')])\n"
+        "from wordlens.report.figures import Panel, figure_bytes, line_figure\n"
+        "panel = Panel('t', pd.DataFrame({'x': [0, 1], 'y': [1, 2]}), 'x', 'y')\n"
+        "png = figure_bytes(line_figure([panel]))\n"
         "print(matplotlib.get_backend(), png[:4] == b'\\x89PNG')\n"
     )
     env = {**worker_env(), "MPLBACKEND": "svg", "MPLCONFIGDIR": str(tmp_path)}

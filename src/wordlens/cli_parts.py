@@ -111,8 +111,8 @@ _LONGEST_CHOICES = 24
 def metavar(spec: OptionSpec) -> str | None:
     """What ``--help`` shows beside a flag: the type its values are read as, not the text typer
     reads them through (``<int>`` for ``--token-budget``, ``<path>`` for ``--query``), the
-    choices (``<template|none>``, or ``<choice>`` when they are long), a list as ``<int,...>`` and layers as ``<layers>``; None for a
-    flag without a value."""
+    choices (``<template|none>``, or ``<choice>`` when they are long), a list as ``<int,...>``
+    and layers as ``<layers>``; None for a flag without a value."""
     if spec.item_type is bool and not spec.is_list:
         return None
     if spec.info.parse == "layers":

@@ -17,6 +17,9 @@ from wordlens.methods.likelihood_bias.report import build_likelihood_report, wri
 from wordlens.models.scoring import LMScorer, ScoringMethod, SentenceScores, load_scorer
 from wordlens.resources.bias_benchmarks import load_bias_pairs
 
+FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
+"""The files each paper figure is written as."""
+
 FLUENT = [
     "The children played in the park after school.",
     "She poured a cup of hot coffee for her friend.",
@@ -196,8 +199,10 @@ def test_figure_3_scores_each_occupation_and_sense(masked: LMScorer, tmp_path: P
         higher = (group["score_stereo"] > group["score_anti"]).mean()
         assert row.bias_score == pytest.approx(100 * higher - 50)
     figure = tmp_path / "figure_3_occupations.png"
-    assert write_paper_figures(run, tmp_path) == [figure]
+    assert write_paper_figures(run, tmp_path) == [figure.with_suffix(s) for s in FIGURE_SUFFIXES]
     assert figure.read_bytes().startswith(b"\x89PNG")
+    assert figure.with_suffix(".pdf").read_bytes().startswith(b"%PDF-")
+    assert "<svg" in figure.with_suffix(".svg").read_text()[:2000]
     report = build_likelihood_report(run).render()
     assert "Figure 3" in report and report.count("data:image/png") == 2  # Figure 3 and SSSB
     # without gender pairs there is no Figure 3

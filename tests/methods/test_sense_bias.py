@@ -394,7 +394,10 @@ def test_sense_bias_end_to_end_on_minilm_with_a_glove_baseline(
         "sense_bias_table2.parquet",
         "sense_bias_sssb.parquet",
         "figure_1_dimensions.png",
+        "figure_1_dimensions.svg",
+        "figure_1_dimensions.pdf",
         "figure_2_gender_direction.png",
+        "figure_2_gender_direction.pdf",
         "run.json",
     }
     assert (tmp_path / "figure_1_dimensions.png").read_bytes().startswith(b"\x89PNG")

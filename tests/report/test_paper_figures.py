@@ -20,12 +20,12 @@ from wordlens.results import Figure, Run
 
 @pytest.fixture(scope="module")
 def layered() -> Run:
-    return wordlens.weat("minilm-l6", tests=[1, 6, 8], layers=[0, 3, 6], n_samples=200)
+    return wordlens.weat("minilm-l6", tests=[1, 6, 8], layers=[0, 3, 6], permutations=200)
 
 
 @pytest.fixture(scope="module")
 def static_weat() -> Run:
-    return wordlens.weat("glove-6b-50d", tests=[1, 6, 7, 8], n_samples=500)
+    return wordlens.weat("glove-6b-50d", tests=[1, 6, 7, 8], permutations=500)
 
 
 @pytest.fixture(scope="module")

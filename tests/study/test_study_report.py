@@ -186,13 +186,15 @@ def test_csv_files_hold_every_number(study: Study) -> None:
     np.testing.assert_array_equal(curves["value"], expected["value"])
 
 
-def test_figures_are_saved_as_png_and_svg(study: Study) -> None:
+def test_figures_are_saved_as_png_svg_and_pdf(study: Study) -> None:
     figures = sorted(path.name for path in (study.root / "figures").iterdir())
     stems = [f"weat-weat{test_id}_d" for test_id in WEAT_TESTS] + ["vast-vast_r"]
-    assert figures == sorted(f"{stem}.{suffix}" for stem in stems for suffix in ("png", "svg"))
+    suffixes = ("png", "svg", "pdf")
+    assert figures == sorted(f"{stem}.{suffix}" for stem in stems for suffix in suffixes)
     for stem in stems:
         assert (study.root / "figures" / f"{stem}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert "<svg" in (study.root / "figures" / f"{stem}.svg").read_text()[:2000]
+        assert (study.root / "figures" / f"{stem}.pdf").read_bytes()[:5] == b"%PDF-"
     assert {path.name for path in study.written} >= {"index.html", "study_curves.csv"}
 
 
@@ -304,8 +306,9 @@ def _check_numbers(page: Any, records: list[CellRecord]) -> None:
 
 def _check_links(page: Any, root: Path, hrefs: list[str]) -> None:
     """Every link is a relative path that exists and loads: cell reports (or, for a cell without
-    report.html, here WEAT's, the cell's directory), the CSV files and each figure's PNG and SVG."""
-    kinds = {".html": 0, ".csv": 0, ".png": 0, ".svg": 0, "/": 0}
+    report.html, here WEAT's, the cell's directory), the CSV files and each figure's PNG, SVG and
+    PDF (a browser downloads a PDF instead of showing it: its bytes are checked)."""
+    kinds = {".html": 0, ".csv": 0, ".png": 0, ".svg": 0, ".pdf": 0, "/": 0}
     for href in hrefs:
         target = root / href
         assert target.exists(), href
@@ -313,6 +316,9 @@ def _check_links(page: Any, root: Path, hrefs: list[str]) -> None:
         kinds[kind] += 1
         if kind == ".csv":
             assert not pd.read_csv(target).empty
+            continue
+        if kind == ".pdf":
+            assert target.read_bytes()[:5] == b"%PDF-"
             continue
         page.goto(target.as_uri(), wait_until="load")
         if kind == ".html":
@@ -325,4 +331,11 @@ def _check_links(page: Any, root: Path, hrefs: list[str]) -> None:
         else:
             assert page.evaluate("document.images[0].naturalWidth") > 100
     figures = len(WEAT_TESTS) + 1
-    assert kinds == {".html": 2, ".csv": 2, ".png": figures, ".svg": figures, "/": 2}
+    assert kinds == {
+        ".html": 2,
+        ".csv": 2,
+        ".png": figures,
+        ".svg": figures,
+        ".pdf": figures,
+        "/": 2,
+    }

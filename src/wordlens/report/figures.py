@@ -40,11 +40,17 @@ def paper_style() -> Iterator[None]:
         yield
 
 
+_NO_DATE = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}
+"""Metadata that leaves the creation date out, so that a rerun writes the same SVG and PDF."""
+
+
 def figure_bytes(figure: Figure, fmt: str = "png") -> bytes:
     """``figure`` saved in ``fmt`` (``png``, ``svg``, ``pdf``) in the paper style."""
     buffer = io.BytesIO()
     with paper_style():
-        figure.savefig(buffer, format=fmt, dpi=200 if fmt == "png" else None)
+        figure.savefig(
+            buffer, format=fmt, dpi=200 if fmt == "png" else None, metadata=_NO_DATE.get(fmt)
+        )
     return buffer.getvalue()
 
 
@@ -76,11 +82,6 @@ class Panel:
     band: tuple[str, str] | None = None
     xlabel: str | None = None
     ylabel: str | None = None
-
-
-def line_panels(panels: Sequence[Panel], *, columns: int = 2, title: str = "") -> bytes:
-    """Draw panels of curves (markers on each point, shaded bands) and return a PNG."""
-    return figure_bytes(line_figure(panels, columns=columns, title=title))
 
 
 def line_figure(panels: Sequence[Panel], *, columns: int = 2, title: str = "") -> Figure:

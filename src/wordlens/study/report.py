@@ -4,8 +4,8 @@ The page holds a model × method grid of each cell's headline numbers
 (:func:`wordlens.study.summary.summarize_cell`), linking every finished cell to its own report;
 failed cells show their error, running and pending cells say so. Below it, one figure per method
 and per-layer metric overlays the models' curves. Figures are embedded as PNG and also saved
-under ``<study>/figures/`` as PNG and SVG; the numbers go to ``study_headlines.csv`` (one row per
-cell and headline number) and ``study_curves.csv`` (one row per cell, metric and layer), each
+under ``<study>/figures/`` as PNG, SVG and PDF; the numbers go to ``study_headlines.csv`` (one row
+per cell and headline number) and ``study_curves.csv`` (one row per cell, metric and layer), each
 beside its ``.parquet`` and ``.json`` (:class:`wordlens.results.Result`).
 
 Models differ in depth (GloVe: one layer; MiniLM: 7 hidden states; SmolLM2: 31), so by default
@@ -18,7 +18,6 @@ horizontal line across the figure, a baseline for the contextual models.
 from __future__ import annotations
 
 import html
-import io
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -26,18 +25,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from wordlens._files import atomic_writer
-from wordlens.errors import EmptyInputError, OutputError, WordlensError
+from wordlens.errors import EmptyInputError, WordlensError
 from wordlens.methods.base import Summary
+from wordlens.report.bias_figures import write_figures
+from wordlens.report.figures import ONE_COLUMN, paper_style
 from wordlens.report.html import Report
 from wordlens.results import Result
 from wordlens.study.records import CELL_STATUSES, CellRecord, CellRecordError
@@ -85,7 +80,7 @@ def write_study_report(
     -------
     list of pathlib.Path
         Every file written: ``index.html``, ``study_headlines`` and ``study_curves`` as
-        ``.parquet`` / ``.csv`` / ``.json``, and each figure's ``.png`` and ``.svg``.
+        ``.parquet`` / ``.csv`` / ``.json``, and each figure's ``.png``, ``.svg`` and ``.pdf``.
 
     Raises
     ------
@@ -302,7 +297,7 @@ def _curve_figures(
     summaries: dict[tuple[str, str], Summary],
     x_axis: XAxis,
 ) -> list[Path]:
-    """One figure per (method, metric), models overlaid; embedded and saved as PNG and SVG."""
+    """One figure per (method, metric), models overlaid; embedded and saved as PNG, SVG and PDF."""
     if curves.empty:
         return []
     models = list(dict.fromkeys(curves["model"]))
@@ -325,11 +320,7 @@ def _curve_figures(
         x_column = _x_column(rows, x_axis)
         figure = _overlay(rows, x_column, colors, str(method))
         stem = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{method}-{metric}")
-        paths = [study_dir / "figures" / f"{stem}.{suffix}" for suffix in ("png", "svg")]
-        images = [_render(figure, suffix) for suffix in ("png", "svg")]
-        plt.close(figure)
-        for path, image in zip(paths, images, strict=True):
-            _write_bytes(path, image)
+        paths = write_figures({stem: figure}, study_dir / "figures")
         written += paths
         caption = html.escape(meanings.get((str(method), str(metric)), str(metric)))
         links = " · ".join(
@@ -337,7 +328,7 @@ def _curve_figures(
             for path in paths
         )
         report.parts.append("<figure>")
-        report.figure(images[0], f"{method} {metric} by {x_column}")
+        report.figure(figure, f"{method} {metric} by {x_column}")
         report.parts.append(f"<figcaption>{caption} ({links})</figcaption></figure>")
     report.parts.append("</div>")
     return written
@@ -355,48 +346,32 @@ def _overlay(rows: pd.DataFrame, x_column: str, colors: dict[str, str], method: 
     """Each model's curve of one metric against ``x_column``; one-layer models as dashed
     horizontal lines (NaN values leave gaps)."""
     metric = str(rows["metric"].iloc[0])
-    figure, axis = plt.subplots(figsize=(5.0, 3.4))
-    for model, series in rows.groupby("model", sort=False):
-        label = str(model)
-        if series["depth"].isna().all():  # one layer: a baseline across the figure
-            if series["value"].notna().any():
-                axis.axhline(
-                    float(series["value"].iloc[0]),
-                    color=colors[label],
-                    linestyle="--",
-                    label=f"{label} (one layer)",
-                )
-            continue
-        ordered = series.sort_values("layer")
-        axis.plot(
-            ordered[x_column],
-            ordered["value"],
-            marker="o",
-            markersize=3,
-            color=colors[label],
-            label=label,
-        )
-    axis.set_title(f"{method}: {metric}", fontsize=10)
-    axis.set_xlabel("relative depth (layer / top layer)" if x_column == "depth" else "layer")
-    axis.set_ylabel(metric)
-    axis.grid(alpha=0.3)
-    if axis.get_legend_handles_labels()[0]:
-        axis.legend(fontsize=7)
-    figure.tight_layout()
+    with paper_style():
+        figure = Figure(figsize=(ONE_COLUMN, 2.6))
+        axis = figure.subplots()
+        for model, series in rows.groupby("model", sort=False):
+            label = str(model)
+            if series["depth"].isna().all():  # one layer: a baseline across the figure
+                if series["value"].notna().any():
+                    axis.axhline(
+                        float(series["value"].iloc[0]),
+                        color=colors[label],
+                        linestyle="--",
+                        label=f"{label} (one layer)",
+                    )
+                continue
+            ordered = series.sort_values("layer")
+            axis.plot(
+                ordered[x_column],
+                ordered["value"],
+                marker="o",
+                color=colors[label],
+                label=label,
+            )
+        axis.set_title(f"{method}: {metric}")
+        axis.set_xlabel("relative depth (layer / top layer)" if x_column == "depth" else "layer")
+        axis.set_ylabel(metric)
+        if axis.get_legend_handles_labels()[0]:
+            axis.legend()
+        figure.tight_layout()
     return figure
-
-
-def _render(figure: Figure, suffix: str) -> bytes:
-    """The figure as PNG or SVG bytes (no creation date, so a rerun writes the same SVG)."""
-    buffer = io.BytesIO()
-    metadata = {"Date": None} if suffix == "svg" else None
-    figure.savefig(buffer, format=suffix, dpi=110, metadata=metadata)
-    return buffer.getvalue()
-
-
-def _write_bytes(path: Path, content: bytes) -> None:
-    try:
-        with atomic_writer(path) as stream:
-            stream.write(content)
-    except OSError as error:
-        raise OutputError(f"cannot write figure {path}: {error}") from error

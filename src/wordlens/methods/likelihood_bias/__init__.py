@@ -40,8 +40,8 @@ class LikelihoodBias(Method[LikelihoodBiasConfig]):
     table_prefix = "likelihood_"
 
     def run(self, model: ModelOptions, config: LikelihoodBiasConfig, context: RunContext) -> Run:
-        """Score the benchmarks' pairs; Figure 3 is written into ``context.out_dir`` as a PNG
-        file beside the tables (when the run has SSSB gender pairs)."""
+        """Score the benchmarks' pairs; Figure 3 is written into ``context.out_dir`` as PNG, SVG
+        and PDF files beside the tables (when the run has SSSB gender pairs)."""
         from wordlens.methods.likelihood_bias.compute import run_likelihood_bias
         from wordlens.methods.likelihood_bias.report import write_paper_figures
 

@@ -1,7 +1,7 @@
 """The likelihood-bias report: the bias score of eq. 6 of Zhou, Kaneko & Bollegala (2022) per
 benchmark, category and scoring method for one model, with Table 3's layout and Figure 3 (SSSB
-gender bias per occupation, noun vs verb senses), in one HTML page; Figure 3 also as a PNG file
-(:func:`write_paper_figures`)."""
+gender bias per occupation, noun vs verb senses), in one HTML page; Figure 3 also as PNG, SVG
+and PDF files (:func:`write_paper_figures`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from matplotlib.figure import Figure as MplFigure
 
 from wordlens.methods.likelihood_bias.compute import BENCHMARK_TITLES
 from wordlens.report.bias_figures import write_figures
@@ -20,7 +21,7 @@ from wordlens.results import Run
 _COUNTS = ["n", "n_stereo_higher", "n_anti_higher", "n_ties", "n_missing"]
 
 
-def build_likelihood_report(run: Run, figures: Mapping[str, bytes] | None = None) -> Report:
+def build_likelihood_report(run: Run, figures: Mapping[str, MplFigure] | None = None) -> Report:
     """Configuration, Table 3, Figure 3 (when SSSB gender pairs were scored), one section per
     benchmark, timings. ``figures``: those of :func:`paper_figures` (drawn here if None)."""
     figures = paper_figures(run) if figures is None else figures
@@ -121,8 +122,9 @@ def _timings(meta: dict[str, Any]) -> pd.DataFrame:
     )
 
 
-def paper_figures(run: Run) -> dict[str, bytes]:
-    """Figure 3 (``figure_3_occupations``) as PNG bytes when the run has SSSB gender pairs."""
+def paper_figures(run: Run) -> dict[str, MplFigure]:
+    """Figure 3 (``figure_3_occupations``) as a matplotlib figure when the run has SSSB gender
+    pairs."""
     if "sssb_occupations" not in run.tables:
         return {}
     figure = _occupation_figure(run.tables["sssb_occupations"], _interval(run))
@@ -133,7 +135,7 @@ def _interval(run: Run) -> str:
     return f"{run.metadata['config']['confidence']:.0%} bootstrap interval"
 
 
-def _occupation_figure(table: pd.DataFrame, interval: str) -> bytes:
+def _occupation_figure(table: pd.DataFrame, interval: str) -> MplFigure:
     labelled = table.assign(bars=table["method"] + " " + table["sense_type"])
     return interval_bars(
         IntervalBars(
@@ -151,7 +153,7 @@ def _occupation_figure(table: pd.DataFrame, interval: str) -> bytes:
 
 
 def _occupation_section(
-    report: Report, table: pd.DataFrame, figures: Mapping[str, bytes], interval: str
+    report: Report, table: pd.DataFrame, figures: Mapping[str, MplFigure], interval: str
 ) -> None:
     report.heading("Figure 3 — SSSB gender bias per occupation: noun vs verb senses")
     report.paragraph(
@@ -165,6 +167,6 @@ def _occupation_section(
 
 
 def write_paper_figures(run: Run, out_dir: Path) -> list[Path]:
-    """Write Figure 3 as ``figure_3_occupations.png`` into ``out_dir`` when the run has SSSB
-    gender pairs; the paths written."""
+    """Write Figure 3 as ``figure_3_occupations`` ``.png``, ``.svg`` and ``.pdf`` into
+    ``out_dir`` when the run has SSSB gender pairs; the paths written."""
     return write_figures(paper_figures(run), out_dir)

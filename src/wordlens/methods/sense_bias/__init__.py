@@ -53,7 +53,7 @@ class SenseBias(Method[SenseBiasConfig]):
 
     def run(self, model: ModelOptions, config: SenseBiasConfig, context: RunContext) -> Run:
         """Build or read the sense vectors and run the experiments; the paper's figures are
-        written into ``context.out_dir`` as PNG files beside the tables."""
+        written into ``context.out_dir`` as PNG, SVG and PDF files beside the tables."""
         from wordlens.methods.sense_bias.compute import run_sense_bias
         from wordlens.methods.sense_bias.report import write_paper_figures
 

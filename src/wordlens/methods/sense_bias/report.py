@@ -1,6 +1,7 @@
 """The sense-bias report: Table 2 (WEAT, WAT and SSSB, word vs sense), Figure 1 (bias by
 dimension) and Figure 2 (gender directions of occupations' noun and verb senses) of Zhou, Kaneko &
-Bollegala (2022), in one HTML page; the figures also as PNG files (:func:`write_paper_figures`)."""
+Bollegala (2022), in one HTML page; the figures also as PNG, SVG and PDF files
+(:func:`write_paper_figures`)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from matplotlib.figure import Figure as MplFigure
 
 from wordlens.report.bias_figures import grouped_bars, write_figures
-from wordlens.report.figures import Panel, line_figure, line_panels
+from wordlens.report.figures import Panel, line_figure
 from wordlens.report.html import Report
 from wordlens.results import Run
 from wordlens.stats import P_VALUE_RULE
@@ -23,7 +25,7 @@ _REPRESENTATIONS = {
 }
 
 
-def build_sense_report(run: Run, figures: Mapping[str, bytes] | None = None) -> Report:
+def build_sense_report(run: Run, figures: Mapping[str, MplFigure] | None = None) -> Report:
     """The sections of the experiments the run holds, with its provenance and timings.
 
     ``figures`` are the paper's figures of :func:`paper_figures` (drawn here if None).
@@ -71,15 +73,16 @@ def build_sense_report(run: Run, figures: Mapping[str, bytes] | None = None) -> 
 
 
 def write_paper_figures(run: Run, out_dir: Path) -> list[Path]:
-    """Write the paper's figures the run has (``figure_1_dimensions.png``,
-    ``figure_2_gender_direction.png``) into ``out_dir``; the paths written."""
+    """Write the paper's figures the run has (``figure_1_dimensions``,
+    ``figure_2_gender_direction``) into ``out_dir`` as ``.png``, ``.svg`` and ``.pdf``; the paths
+    written."""
     return write_figures(paper_figures(run), out_dir)
 
 
-def paper_figures(run: Run) -> dict[str, bytes]:
+def paper_figures(run: Run) -> dict[str, MplFigure]:
     """Figure 1 (WEAT effect size by dimension) and Figure 2 (cosines with the gender direction
-    at the top layer) as PNG bytes, for the experiments the run holds."""
-    figures: dict[str, bytes] = {}
+    at the top layer) as matplotlib figures, for the experiments the run holds."""
+    figures: dict[str, MplFigure] = {}
     tables = run.tables
     if "dimensions" in tables:
         figures["figure_1_dimensions"] = _dimension_figure(tables["dimensions"])
@@ -177,7 +180,7 @@ def _direction_columns(chosen: pd.DataFrame) -> dict[str, str]:
     return columns
 
 
-def _direction_figure(table: pd.DataFrame, top: int) -> bytes:
+def _direction_figure(table: pd.DataFrame, top: int) -> MplFigure:
     chosen = table[table["layer"] == top]
     return grouped_bars(
         chosen,
@@ -189,7 +192,7 @@ def _direction_figure(table: pd.DataFrame, top: int) -> bytes:
 
 
 def _direction_section(
-    report: Report, table: pd.DataFrame, top: int, figures: Mapping[str, bytes]
+    report: Report, table: pd.DataFrame, top: int, figures: Mapping[str, MplFigure]
 ) -> None:
     report.heading("Figure 2 — occupations and the gender direction")
     report.paragraph(
@@ -243,7 +246,7 @@ def _sssb_section(report: Report, table: pd.DataFrame, meta: dict[str, Any], top
     report.table(wide.rename_axis(columns=None).reset_index())
 
 
-def _dimension_figure(table: pd.DataFrame) -> bytes:
+def _dimension_figure(table: pd.DataFrame) -> MplFigure:
     panels = [
         Panel(
             f"WEAT {test}: {rows['title'].iloc[0]}",
@@ -256,11 +259,11 @@ def _dimension_figure(table: pd.DataFrame) -> bytes:
         )
         for test, rows in table.groupby("test", sort=True)
     ]
-    return line_panels(panels, columns=3, title="WEAT effect size by dimension (Figure 1)")
+    return line_figure(panels, columns=3, title="WEAT effect size by dimension (Figure 1)")
 
 
 def _dimensions_section(
-    report: Report, table: pd.DataFrame, meta: dict[str, Any], figures: Mapping[str, bytes]
+    report: Report, table: pd.DataFrame, meta: dict[str, Any], figures: Mapping[str, MplFigure]
 ) -> None:
     report.heading("Figure 1 — bias and the dimension of the sense vectors")
     skipped = meta["skipped_dimensions"]
