@@ -27,7 +27,7 @@ import json
 import platform
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -282,11 +282,14 @@ class Run:
     metadata: dict[str, Any] = field(default_factory=dict)
     complete: bool = True
 
-    def write(self, out_dir: StrPath, prefix: str = "") -> list[Path]:
-        """Write every table as ``<prefix><name>`` (:meth:`Result.write`), each figure of
-        :meth:`figures` as ``<prefix>figure_<n>_<title>`` ``.png``, ``.svg`` and ``.pdf``
-        (:meth:`Figure.save_all`), then ``run.json``, into ``out_dir`` (text, e.g. ``"out/"``,
-        or a path).
+    def write(
+        self, out_dir: StrPath, prefix: str = "", *, figures: Sequence[Figure] | None = None
+    ) -> list[Path]:
+        """Write every table as ``<prefix><name>`` (:meth:`Result.write`), each figure as
+        ``<prefix>figure_<n>_<title>`` ``.png``, ``.svg`` and ``.pdf`` (:meth:`Figure.save_all`),
+        then ``run.json``, into ``out_dir`` (text, e.g. ``"out/"``, or a path). ``figures``: the
+        report's figures when the caller has built the report already; None builds it
+        (:meth:`figures`).
 
         Raises
         ------
@@ -298,7 +301,8 @@ class Run:
         stems = {name: f"{prefix}{name}" for name in self.tables}
         for name, table in self.tables.items():
             written += Result(stems[name], table, self.metadata).write(out_dir)
-        for number, figure in enumerate(self.figures(), start=1):
+        shown = self.figures() if figures is None else figures
+        for number, figure in enumerate(shown, start=1):
             written += figure.save_all(out_dir / f"{prefix}figure_{number}_{_slug(figure.title)}")
         manifest = {
             "method": self.method,

@@ -124,3 +124,27 @@ def test_unregistering_removes_the_command(pair_cosine: Method[PairCosineConfig]
     unregister("pair-cosine")
     assert "pair-cosine" not in registered_methods()
     register(PairCosine)  # the fixture unregisters it again
+
+
+def test_run_method_builds_the_report_once_and_writes_its_figures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The report's figures written beside the tables are those of the one report built (a
+    report drawn twice doubled the time of the figures)."""
+    from wordlens.methods.weat import WeatConfig
+
+    weat = get_method("weat")
+    built = []
+    report = type(weat).report
+
+    def counted(self: Method[WeatConfig], run: Run) -> object:
+        built.append(run)
+        return report(self, run)
+
+    monkeypatch.setattr(type(weat), "report", counted)
+    config = WeatConfig(tests=(7, 8), permutations=100)
+    _, written = run_method(weat, ModelOptions("glove-6b-50d"), config, tmp_path / "out")
+    assert len(built) == 1
+    names = {path.name for path in written}
+    assert {"report.html", "figure_1_weat_effect_size_per_test.pdf"} <= names, names
+    assert (tmp_path / "out" / "figure_1_weat_effect_size_per_test.png").stat().st_size > 1000

@@ -256,8 +256,8 @@ def run_method(
         run = _run(method, model, config, RunContext(out_dir, progress, status))
     if not run.complete:
         return run, []
-    written = run.write(out_dir, method.prefix)
-    report = method.report(run)
+    report = method.report(run)  # built once: its figures are written beside the tables
+    written = run.write(out_dir, method.prefix, figures=[] if report is None else report.figures)
     if report is not None:
         written.append(report.write(out_dir / "report.html"))
     return run, written
