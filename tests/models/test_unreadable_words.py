@@ -171,6 +171,65 @@ def test_weat_drops_unreadable_words_with_the_reason(minilm: WordEmbedder) -> No
     )
 
 
+def test_weat_tells_words_apart_within_a_test_not_across_tests(minilm: WordEmbedder) -> None:
+    """On an uncased model "Ebony" (test 4's names) and "ebony" (added to test 1's flowers) are
+    two words only when they meet in one test: in two tests each keeps its word."""
+    from wordlens.methods.weat.config import WeatConfig
+    from wordlens.methods.weat.layers import run_weat
+    from wordlens.resources.wordsets import WordSet, load_weat_tests
+
+    flowers, names = load_weat_tests([1, 4])
+    with_twin = dataclasses.replace(flowers, x=WordSet(flowers.x.name, (*flowers.x.words, "ebony")))
+    config = WeatConfig(layers=(6,), permutations=1000)
+    together = run_weat(minilm, [with_twin, names], config)
+    assert together.metadata["dropped_words"] == {}
+    alone = run_weat(minilm, [names], config).tables["weat"]
+    np.testing.assert_allclose(
+        together.tables["weat"].query("test == 4")["effect_size"].to_numpy(),
+        alone["effect_size"].to_numpy(),
+    )
+    # within one test the two cannot be told apart: both are left out, with the reason
+    both = dataclasses.replace(names, a=WordSet(names.a.name, (*names.a.words, "ebony")))
+    run = run_weat(minilm, [both], config)
+    assert run.metadata["dropped_words"] == {"4": ["Ebony", "ebony"]}
+    assert run.metadata["why_dropped"]["ebony"] == "the same token ids as 'Ebony'"
+
+
+def test_vast_banks_hold_words_whose_twins_are_in_another_experiment(
+    minilm: WordEmbedder, tmp_path: Path
+) -> None:
+    """VAST embeds its lexica and WEAT's words in one bank: "jasmine" rated in a lexicon and
+    "Jasmine" among test 3's names are both there (the run failed with "bleached vectors lack
+    ['jasmine']"), and each experiment tells apart only its own words."""
+    from wordlens.methods.weat.config import WeatConfig
+    from wordlens.methods.weat.layers import run_weat
+    from wordlens.resources.wordsets import load_weat_tests
+
+    twins = _lexicon(tmp_path / "twins.csv", TWENTY | {"jasmine": 7.0, "ebony": 5.0})
+    options = {"settings": ["bleached"], "pooling": ["mean"], "probes": False}
+    run = wordlens.vast(
+        minilm,
+        lexica=[str(twins)],
+        layers=[0, 6],
+        similarity=[],
+        max_pcs=2,
+        permutations=200,
+        pc_population="lexicon",
+        tokenization=False,
+        **options,
+    )
+    assert run.metadata["lexicon_words"]["twins"]["n_missing"] == 0
+    assert (run.tables["layers"]["n"] == 22).all()
+    weat = run.tables["weat"]
+    assert set(weat["test"]) == set(range(1, 11))
+    test3 = load_weat_tests([3])[0]
+    raw = weat.query("test == 3 and representation == 'raw' and layer == 6")
+    alone = run_weat(minilm, [test3], WeatConfig(layers=(6,), permutations=200))
+    np.testing.assert_allclose(
+        raw["effect_size"].to_numpy(), alone.tables["weat"]["effect_size"].to_numpy(), rtol=1e-5
+    )
+
+
 def test_decontextualized_targets_of_unreadable_words_still_embed(minilm: WordEmbedder) -> None:
     # missing words are the methods' to leave out; the model itself still embeds them
     assert minilm.embed(decontextualized_targets(["🦄"]), layers=[0]).vectors.shape[0] == 1

@@ -348,10 +348,15 @@ class _Study:
             return self.banks[setting]
         return self.population_banks[setting]
 
-    def present(self, words: Iterable[str]) -> list[str]:
-        """The distinct ``words`` the model can embed, in order."""
+    def present(self, words: Iterable[str], *, tell_apart: bool = True) -> list[str]:
+        """The distinct ``words`` the model can embed, in order: without the words it cannot
+        read, and (``tell_apart``) without those it cannot tell apart from another of these
+        ``words`` (:meth:`~wordlens.models.base.WordEmbedder.missing_reasons`). A vector bank
+        holds the words of several experiments and asks with ``tell_apart=False``: "bill" in a
+        lexicon and "Bill" among WEAT's names are two words on an uncased model only when they
+        meet in one experiment, which then leaves both out."""
         distinct = list(dict.fromkeys(words))
-        missing = set(self.model.missing_words(distinct))
+        missing = set(self.model.missing_words(distinct, tell_apart=tell_apart))
         return [word for word in distinct if word not in missing]
 
     def cover(self, lexicon: Lexicon) -> None:
@@ -446,7 +451,7 @@ def _embed_settings(
 ) -> dict[Setting, VectorBank]:
     """A bank of the ``words`` the model can embed in each setting the study needs (the aligned
     one too when misaligned is run, for its polar words). ``name`` keys the context reports."""
-    present = study.present(words)
+    present = study.present(words, tell_apart=False)  # each experiment tells its own apart
     needed: list[Setting] = list(study.settings)
     if "misaligned" in needed and "aligned" not in needed:
         needed.append("aligned")
@@ -654,7 +659,9 @@ def weat_experiment(study: _Study, layers: Sequence[int]) -> pd.DataFrame:
     fit_words = study.present(population.words)
     rows: list[dict[str, Any]] = []
     for test in load_weat_tests():
-        sets = [study.present(ws.words) for ws in (test.x, test.y, test.a, test.b)]
+        # words told apart within the test (its four sets together), as in ``wordlens weat``
+        kept = set(study.present(w for ws in (test.x, test.y, test.a, test.b) for w in ws.words))
+        sets = [[w for w in ws.words if w in kept] for ws in (test.x, test.y, test.a, test.b)]
         if not all(sets):
             continue
         raw = [bank.get(words, pooling).astype(np.float64) for words in sets]  # each [n, L, d]

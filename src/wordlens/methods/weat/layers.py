@@ -157,9 +157,8 @@ def run_weat(
             for word in word_set.words
         )
     )
-    why_missing = model.missing_reasons(all_words)
-    missing = set(why_missing)
-    present = [word for word in all_words if word not in missing]
+    unreadable = set(model.missing_words(all_words, tell_apart=False))
+    present = [word for word in all_words if word not in unreadable]
     use_context = context == "template" and model.info.kind != "static"
     targets = word_targets(present, "none" if model.info.kind == "static" else context, template)
     with timings.stage("embed"):
@@ -171,11 +170,17 @@ def run_weat(
 
     rows: list[dict[str, Any]] = []
     dropped: dict[str, list[str]] = {}
+    why_missing: dict[str, str] = {}
     notes: dict[str, list[str]] = {}
     with timings.stage("statistics"):
         for test in chosen:
+            # words told apart within the test: "Bill" here and "bill" in another test are two
+            words = [word for ws in (test.x, test.y, test.a, test.b) for word in ws.words]
+            why = model.missing_reasons(words)
+            why_missing.update(why)
+            missing = set(why)
             sets = [_kept(word_set, missing, test) for word_set in (test.x, test.y, test.a, test.b)]
-            lost = [w for ws in (test.x, test.y, test.a, test.b) for w in ws.words if w in missing]
+            lost = [word for word in words if word in missing]
             if lost:
                 dropped[str(test.id)] = lost
             outcome, found = _tested(
