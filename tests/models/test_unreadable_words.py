@@ -264,3 +264,17 @@ def test_wordlens_embed_warns_of_and_records_unreadable_words(tmp_path: Path) ->
         "AIDS": "the same token ids as 'aids'",
         "aids": "the same token ids as 'AIDS'",
     }
+
+
+def test_reports_list_words_the_model_cannot_tell_apart_as_one_group(
+    minilm: WordEmbedder,
+) -> None:
+    from wordlens.report.html import listed_by_reason
+
+    words = ["aids", "Coke", "🦄", "AIDS", "happy", "coke"]
+    why = minilm.missing_reasons(words)
+    assert why["AIDS"] == "the same token ids as 'aids'"  # each word names its twin
+    assert listed_by_reason(list(why), why) == (
+        "the same token ids as another word: AIDS, aids, Coke, coke; "
+        "only unknown tokens ('[UNK]'): 🦄"
+    )

@@ -4,17 +4,20 @@ PDF files in one style, one or two columns wide."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PathCollection
 from matplotlib.colors import to_rgba
 from matplotlib.patches import Rectangle
 
 import wordlens
 from wordlens.methods.weat.figures import ALPHA
-from wordlens.report.figures import ONE_COLUMN, TWO_COLUMN
+from wordlens.report.figures import ONE_COLUMN, TWO_COLUMN, Panel, line_figure
 from wordlens.results import Figure, Run
 
 
@@ -42,12 +45,12 @@ def _bars(figure: Figure) -> list[Rectangle]:
 
 
 def _legends(figure: Figure) -> list[str]:
-    return [
-        text.get_text()
-        for axis in figure.drawing.axes
-        if axis.get_legend() is not None
-        for text in axis.get_legend().get_texts()
+    """The texts of the figure's legends: one above its panels, or one in each panel."""
+    legends = [
+        *figure.drawing.legends,
+        *(axis.get_legend() for axis in figure.drawing.axes if axis.get_legend() is not None),
     ]
+    return [text.get_text() for legend in legends for text in legend.get_texts()]
 
 
 def test_weat_by_layer_draws_one_line_per_test_with_significant_layers_filled(
@@ -77,8 +80,12 @@ def test_weat_by_layer_draws_one_line_per_test_with_significant_layers_filled(
 def test_weat_on_a_static_model_draws_bars_of_the_tables_effect_sizes(static_weat: Run) -> None:
     (figure,) = static_weat.figures()
     table = static_weat.tables["weat"]
-    heights = [bar.get_height() for bar in _bars(figure)]
-    np.testing.assert_allclose(heights, table["effect_size"])
+    # horizontal bars (the titles written out beside them), the first test at the top
+    lengths = [bar.get_width() for bar in _bars(figure)]
+    np.testing.assert_allclose(lengths, table["effect_size"])
+    axis = figure.drawing.axes[0]
+    assert axis.get_yticklabels()[0].get_text().startswith("WEAT 1: ")
+    assert axis.yaxis_inverted()
     open_bars = [tuple(bar.get_facecolor()) == to_rgba("white") for bar in _bars(figure)]
     assert open_bars == list(~(table["p_one_sided"] < ALPHA))
     assert figure.drawing.get_size_inches()[0] == ONE_COLUMN
@@ -88,8 +95,10 @@ def test_vast_on_a_static_model_draws_bars_of_r_with_their_ci(static_vast: Run) 
     figure = static_vast.figures()[0]
     layers = static_vast.tables["layers"]
     assert layers["layer"].nunique() == 1
-    heights = sorted(bar.get_height() for bar in _bars(figure))
-    np.testing.assert_allclose(heights, sorted(layers["r"]))
+    # bars across (lexicon and dimension written out beside them) or upright
+    horizontal = figure.drawing.axes[0].yaxis_inverted()
+    values = sorted(bar.get_width() if horizontal else bar.get_height() for bar in _bars(figure))
+    np.testing.assert_allclose(values, sorted(layers["r"]))
     assert "95% CI" in figure.caption
     assert figure.drawing.get_size_inches()[0] in (ONE_COLUMN, TWO_COLUMN)
 
@@ -116,3 +125,43 @@ def test_a_written_run_has_every_figure_as_png_svg_and_pdf(
             assert (tmp_path / f"{stem}{suffix}").read_bytes().startswith(magic)
     assert len([path for path in written if path.suffix == ".pdf"]) == len(figures)
     assert (tmp_path / "figure_1_vast_per_lexicon.svg").exists()
+
+
+def _panels(titles: list[str], series: list[str]) -> list[Panel]:
+    rows = pd.DataFrame(
+        [{"layer": layer, "d": 0.1 * layer, "kind": kind} for kind in series for layer in range(7)]
+    )
+    return [Panel(title, rows, "layer", "d", series="kind") for title in titles]
+
+
+def test_panel_titles_wrap_instead_of_overlapping() -> None:
+    """Five panels in a row with WEAT's long titles (they ran into each other in VAST's
+    Figure 5): drawn, no two titles overlap and none is wider than its panel's share."""
+    titles = [f"WEAT {n}: European- vs. African-American names (Bertrand 2004)" for n in range(5)]
+    figure = line_figure(_panels(titles, ["raw"]), columns=5)
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    boxes = [axis.title.get_window_extent(renderer) for axis in figure.axes]
+    for left, right in itertools.pairwise(boxes):
+        assert left.x1 < right.x0, (left, right)
+    assert all("\n" in axis.get_title() for axis in figure.axes)
+
+
+def test_one_legend_above_panels_that_draw_the_same_series() -> None:
+    shared = line_figure(_panels(["a", "b", "c"], ["bleached", "aligned"]), columns=3)
+    assert [axis.get_legend() for axis in shared.axes] == [None, None, None]
+    (legend,) = shared.legends
+    assert [text.get_text() for text in legend.get_texts()] == ["bleached", "aligned"]
+    # panels drawing different series keep a legend each
+    mixed = [*_panels(["a"], ["bleached"]), *_panels(["b"], ["aligned", "random"])]
+    apart = line_figure(mixed, columns=2)
+    assert not apart.legends
+    assert [len(axis.get_legend().get_texts()) for axis in apart.axes] == [1, 2]
+
+
+def test_whole_number_axes_have_whole_number_ticks() -> None:
+    figure = line_figure(_panels(["a"], ["raw"]), columns=1)
+    FigureCanvasAgg(figure).draw()
+    ticks = figure.axes[0].get_xticks()
+    assert np.all(ticks == np.round(ticks)), ticks  # layers 0..6: no 2.5

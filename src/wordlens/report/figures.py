@@ -11,14 +11,17 @@ saved in one style, the style sheet ``wordlens.mplstyle`` shipped beside this mo
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Sequence
+import textwrap
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import matplotlib.style
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 STYLE_SHEET = Path(__file__).with_name("wordlens.mplstyle")
 """The matplotlib style sheet every report figure is drawn and saved in."""
@@ -95,8 +98,11 @@ def _line_figure(panels: Sequence[Panel], *, columns: int, title: str) -> Figure
     rows = max(1, -(-len(panels) // columns))
     width = min(columns, len(panels))
     inches = ONE_COLUMN if width == 1 else TWO_COLUMN
-    figure = Figure(figsize=(inches, (2.4 if width == 1 else 2.2 if width <= 3 else 1.8) * rows))
+    height = (2.4 if width == 1 else 2.2 if width <= 3 else 1.8) * rows
+    figure = Figure(figsize=(inches, height), layout="constrained")
     axes = figure.subplots(rows, width, squeeze=False)
+    title_width = max(14, int(inches / width * _TITLE_CHARS_PER_INCH))
+    legends: list[tuple[list[Any], list[str]]] = []
     for axis, panel in zip(axes.flat, panels, strict=False):
         groups = (
             panel.data.groupby(panel.series, sort=False) if panel.series else [("", panel.data)]
@@ -108,17 +114,44 @@ def _line_figure(panels: Sequence[Panel], *, columns: int, title: str) -> Figure
                 axis.fill_between(
                     ordered[panel.x], ordered[panel.band[0]], ordered[panel.band[1]], alpha=0.15
                 )
-        axis.set_title(panel.title)
+        axis.set_title(textwrap.fill(panel.title, title_width))
         axis.set_xlabel(panel.xlabel or panel.x)
         axis.set_ylabel(panel.ylabel or panel.y)
-        if panel.series:
-            axis.legend()
+        if _whole_numbers(panel.data[panel.x]):  # layers, k: no tick at 2.5
+            axis.xaxis.set_major_locator(MaxNLocator(integer=True))
+        legends.append(axis.get_legend_handles_labels() if panel.series else ([], []))
     for axis in list(axes.flat)[len(panels) :]:
         axis.set_visible(False)
+    _legend(figure, axes.flat, legends)
     if title:
         figure.suptitle(title)
-    figure.tight_layout()
     return figure
+
+
+_TITLE_CHARS_PER_INCH = 17
+"""About how many characters of the style's title font fit in an inch: panel titles wrap there."""
+
+
+def _whole_numbers(values: pd.Series) -> bool:
+    numbers = pd.to_numeric(values, errors="coerce")
+    return bool(numbers.notna().all() and (numbers % 1 == 0).all())
+
+
+def _legend(
+    figure: Figure, axes: Iterable[Any], legends: Sequence[tuple[list[Any], list[str]]]
+) -> None:
+    """One legend above the panels when every panel draws the same series (the same labels
+    in the same order), else a legend in each panel that has series."""
+    labels = [tuple(shown) for _, shown in legends]
+    if not any(labels):
+        return
+    if len(set(labels)) == 1:
+        handles, shown = legends[0]
+        figure.legend(handles, shown, loc="outside upper center", ncols=min(len(shown), 4))
+        return
+    for axis, (_, shown) in zip(axes, legends, strict=False):
+        if shown:
+            axis.legend()
 
 
 def bar_figure(
@@ -134,21 +167,27 @@ def bar_figure(
 ) -> Figure:
     """Bars of ``y`` per distinct ``x`` (one row each per series), grouped by ``series``, with
     ``band`` ``(low, high)`` columns as error bars; where ``significant`` names a boolean column,
-    its false rows are drawn as open bars. One column wide for up to 12 bars, else two."""
+    its false rows are drawn as open bars. One column wide for up to 12 bars, else two.
+
+    Categories named in more than :data:`_LONGEST_TICK` characters (WEAT's test titles) are
+    drawn as horizontal bars, the first at the top, their names written out beside them; the
+    value axis is then horizontal (``ylabel`` labels it)."""
     import numpy as np
 
+    groups = list(dict.fromkeys(data[x]))
+    names: list[object] = list(dict.fromkeys(data[series])) if series else [None]
+    across = max((len(str(group)) for group in groups), default=0) > _LONGEST_TICK
     with paper_style():
-        groups = list(dict.fromkeys(data[x]))
-        names: list[object] = list(dict.fromkeys(data[series])) if series else [None]
         width = 0.8 / len(names)
         inches = ONE_COLUMN if len(groups) * len(names) <= 12 else TWO_COLUMN
-        figure = Figure(figsize=(inches, 2.6))
+        height = 0.6 + 0.2 * len(groups) * len(names) if across else 2.6
+        figure = Figure(figsize=(inches, height), layout="constrained")
         axis = figure.subplots()
         places = np.arange(len(groups), dtype=float)
         for index, name in enumerate(names):
             rows = data if series is None else data[data[series] == name]
             rows = rows.set_index(x).reindex(groups)
-            heights = rows[y].to_numpy(dtype=float)
+            values = rows[y].to_numpy(dtype=float)
             color = f"C{index}"
             faces = (
                 [color if bool(flag) else "white" for flag in rows[significant].fillna(False)]
@@ -156,9 +195,10 @@ def bar_figure(
                 else color
             )
             at = places + (index - (len(names) - 1) / 2) * width
-            axis.bar(
+            draw = axis.barh if across else axis.bar
+            draw(
                 at,
-                heights,
+                values,
                 width,
                 color=faces,
                 edgecolor=color,
@@ -168,28 +208,39 @@ def bar_figure(
             if band is not None:
                 low = rows[band[0]].to_numpy(dtype=float)
                 high = rows[band[1]].to_numpy(dtype=float)
+                spread = [values - low, high - values]
                 axis.errorbar(
-                    at,
-                    heights,
-                    yerr=[heights - low, high - heights],
+                    values if across else at,
+                    at if across else values,
+                    xerr=spread if across else None,
+                    yerr=None if across else spread,
                     fmt="none",
                     ecolor="black",
                     elinewidth=0.6,
                     capsize=1.5,
                 )
-        axis.axhline(0, color="black", linewidth=0.6)
-        long = max((len(str(group)) for group in groups), default=0) > 8
-        axis.set_xticks(
-            places,
-            [str(group) for group in groups],
-            rotation=30 if long else 0,
-            ha="right" if long else "center",
-        )
-        axis.grid(axis="x", visible=False)
-        axis.set_ylabel(ylabel or y)
+        labels = [str(group) for group in groups]
+        if across:
+            axis.axvline(0, color="black", linewidth=0.6)
+            axis.set_yticks(places, labels)
+            axis.invert_yaxis()  # the first category at the top, as in the table
+            axis.grid(axis="y", visible=False)
+            axis.set_xlabel(ylabel or y)
+        else:
+            axis.axhline(0, color="black", linewidth=0.6)
+            tilted = max(map(len, labels), default=0) > 8
+            axis.set_xticks(
+                places, labels, rotation=30 if tilted else 0, ha="right" if tilted else "center"
+            )
+            axis.grid(axis="x", visible=False)
+            axis.set_ylabel(ylabel or y)
         if title:
             axis.set_title(title)
         if series is not None:
             axis.legend()
-        figure.tight_layout()
-        return figure
+    return figure
+
+
+_LONGEST_TICK = 12
+"""Longer category names turn :func:`bar_figure` horizontal: rotated, they took more room than
+the bars (WEAT's ten test titles left a plot a fifth of the figure's height)."""

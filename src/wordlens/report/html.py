@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -58,15 +59,30 @@ def listed(words: Sequence[str], limit: int | None = 20) -> str:
     return f"{', '.join(words[:limit])} and {len(words) - limit:,} more"
 
 
+_TWIN_REASON = re.compile(r"^(the same .+?) as '")
+"""A reason naming the word another word cannot be told apart from
+(:func:`wordlens.models.base.indistinct_words`)."""
+
+
 def listed_by_reason(
     words: Sequence[str], reasons: Mapping[str, str], limit: int | None = 20
 ) -> str:
     """``words`` grouped by why each is missing (``reasons``: word → reason; a word without one
     is "not in the vocabulary"), each group :func:`listed`: ``"only unknown tokens ('[UNK]'):
-    🦄, 🐉; not in the vocabulary: xyz"``."""
+    🦄, 🐉; not in the vocabulary: xyz"``. Words the model cannot tell apart form one group,
+    twins side by side: ``"the same token ids as another word: AIDS, aids, Coke, coke"`` (the
+    result's metadata names each word's twins)."""
     groups: dict[str, list[str]] = {}
+    twins: set[str] = set()
     for word in words:
-        groups.setdefault(reasons.get(word, "not in the vocabulary"), []).append(word)
+        reason = reasons.get(word, "not in the vocabulary")
+        twin = _TWIN_REASON.match(reason)
+        if twin:
+            reason = f"{twin.group(1)} as another word"
+            twins.add(reason)
+        groups.setdefault(reason, []).append(word)
+    for reason in twins:  # twins side by side
+        groups[reason].sort(key=lambda word: (word.casefold(), word))
     return "; ".join(f"{reason}: {listed(group, limit)}" for reason, group in groups.items())
 
 

@@ -283,7 +283,13 @@ def _similarity_section(report: Report, table: pd.DataFrame) -> None:
     report.heading("Figure 4 — word similarity by layer (Spearman, bleached context)")
     frame = table.assign(
         version=table["k_nullified"].map(
-            lambda k: "raw vectors" if pd.isna(k) else f"top {int(k)} PCs nullified"
+            lambda k: (
+                "raw vectors"
+                if pd.isna(k)
+                else "mean subtracted"
+                if k == 0
+                else f"top {int(k)} PCs nullified"
+            )
         )
     )
     panels = [
