@@ -165,3 +165,26 @@ def test_whole_number_axes_have_whole_number_ticks() -> None:
     FigureCanvasAgg(figure).draw()
     ticks = figure.axes[0].get_xticks()
     assert np.all(ticks == np.round(ticks)), ticks  # layers 0..6: no 2.5
+
+
+def test_report_tables_left_align_text_and_give_prose_room() -> None:
+    from wordlens.report.html import Report
+
+    frame = pd.DataFrame(
+        {
+            "finding": ["a", "b"],
+            "verdict": ["holds", "does not hold"],
+            "margin": [0.5, -0.25],
+            "p_one_sided": [0.0001, 0.5],
+            "claim": ["a claim long enough to be read as prose in its own column"] * 2,
+        }
+    )
+    report = Report("t")
+    report.table(frame)
+    (table,) = report.parts
+    header = table.split("</thead>")[0]
+    assert '<th class="text">verdict</th>' in header and "<th>margin</th>" in header
+    assert '<th class="text prose">claim</th>' in header
+    assert '<td class="text">does not hold</td>' in table
+    assert "<td>0.500</td>" in table and "<td>&lt; 0.001</td>" in table  # numbers stay right
+    assert table.count('class="text prose"') == 3  # the header and both rows

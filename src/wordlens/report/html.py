@@ -33,6 +33,7 @@ h1 { font-size: 1.6em; } h2 { font-size: 1.25em; border-bottom: 1px solid #ddd; 
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1.5em; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; }
 th { background: #f4f4f4; } td:first-child, th:first-child { text-align: left; }
+td.text, th.text { text-align: left; } td.prose { min-width: 16em; }
 img { max-width: 100%; } .note { color: #555; font-size: 0.9em; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 2px 12px; font-size: 0.9em; }
 dt { font-weight: 600; }
@@ -125,13 +126,15 @@ class Report:
         """``frame`` as a table: floats in ``float_format``, p-values (:data:`P_VALUE_COLUMNS`)
         by :func:`~wordlens.report.format_p` (over the row's ``n_partitions`` where it has one):
         ``< 0.001``, never ``0.000``."""
+        text = _text_columns(frame)
         frame = _p_values_shown(frame)
         formatters = {
             column: float_format.format
             for column in frame.columns
             if pd.api.types.is_float_dtype(frame[column])
         }
-        self.parts.append(frame.to_html(index=False, formatters=formatters, border=0, na_rep="–"))
+        shown = frame.to_html(index=False, formatters=formatters, border=0, na_rep="–")
+        self.parts.append(_classed_cells(shown, text))
 
     def definitions(self, items: dict[str, Any]) -> None:
         rows = "".join(
@@ -173,6 +176,44 @@ class Report:
         except OSError as error:
             raise OutputError(f"cannot write report {path}: {error}") from error
         return path
+
+
+_PROSE_CHARACTERS = 40
+"""A text column whose values average more characters than this is prose (a claim, the
+evidence): it gets room to read as lines, not a column of single words."""
+
+
+def _text_columns(frame: pd.DataFrame) -> dict[int, str]:
+    """Position → class of each column of text, not numbers: ``"text"`` (left-aligned, as
+    text is read), or ``"text prose"`` for long text (:data:`_PROSE_CHARACTERS`)."""
+    classes = {}
+    for position, column in enumerate(frame.columns):
+        values = frame[column]
+        if column in P_VALUE_COLUMNS or not (
+            pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)
+        ):
+            continue
+        lengths = values.dropna().astype(str).str.len()
+        long = not lengths.empty and lengths.mean() > _PROSE_CHARACTERS
+        classes[position] = "text prose" if long else "text"
+    return classes
+
+
+def _classed_cells(table: str, classes: Mapping[int, str]) -> str:
+    """``table`` (pandas' ``to_html``, no index) with ``class="..."`` on the header and data
+    cells of the columns in ``classes`` (position → class)."""
+    if not classes:
+        return table
+
+    def row(match: re.Match[str]) -> str:
+        parts = re.split(r"<(t[hd])>", match.group(0))
+        out = [parts[0]]
+        for position, (tag, rest) in enumerate(zip(parts[1::2], parts[2::2], strict=True)):
+            name = classes.get(position)
+            out += [f'<{tag} class="{name}">' if name else f"<{tag}>", rest]
+        return "".join(out)
+
+    return re.sub(r"<tr[^>]*>.*?</tr>", row, table, flags=re.DOTALL)
 
 
 def _p_values_shown(frame: pd.DataFrame) -> pd.DataFrame:
