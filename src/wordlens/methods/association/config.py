@@ -1,0 +1,81 @@
+"""Options every association metric takes (:class:`AssociationConfig`); a metric with options
+of its own subclasses it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from wordlens import help_texts
+from wordlens.contexts import BLEACHED_TEMPLATE, WordContext, check_template
+from wordlens.models.base import Pooling
+from wordlens.options import OptionError, option
+
+
+@dataclass(frozen=True)
+class AssociationConfig:
+    """What an association metric runs on: the query's word sets, embedded at ``layers`` in
+    ``context``, and how its uncertainty is estimated.
+
+    Attributes
+    ----------
+    query
+        A YAML or JSON file of two named target sets and two named attribute sets, as
+        ``wordlens weat --query`` takes (:class:`~wordlens.resources.Query`); in Python the
+        query may also be a mapping or a ``Query``.
+    layers
+        Hidden-state layers (0 = embeddings); None for all.
+    context, template
+        Each word in ``template`` (``"template"``, May et al.'s bleached context by default)
+        or alone (``"none"``); static models ignore them.
+    pooling
+        Subtoken pooling.
+    bootstrap
+        Bootstrap resamples (words drawn with replacement within each set) of the percentile
+        interval of the metric at each layer; 0: no interval.
+    permutations
+        Random partitions of the two target sets' words of the permutation test, for a
+        metric that compares the two target sets; 0: no test.
+    confidence
+        Level of the bootstrap interval.
+    seed
+        Seed of the resamples and partitions (and of a metric's own random choices).
+    """
+
+    query: Path | None = option(
+        None,
+        "YAML or JSON file of your word sets (targets: two named sets, attributes: two named "
+        "sets), as wordlens weat --query takes.",
+        none="none",
+    )
+    layers: tuple[int, ...] | None = option(None, help_texts.LAYERS, none="all", parse="layers")
+    context: WordContext = option(
+        "template", "'template' (each word in --template) or 'none' (each word alone)."
+    )
+    template: str = option(BLEACHED_TEMPLATE, "Context with one {word} placeholder.")
+    pooling: Pooling = option("mean", help_texts.POOLING)
+    bootstrap: int = option(
+        1000, "Bootstrap resamples of the words for the interval at each layer (0: none)."
+    )
+    permutations: int = option(
+        10_000, "Random partitions of the target words for the permutation p (0: none)."
+    )
+    confidence: float = option(0.95, "Level of the bootstrap interval.")
+    seed: int = option(0, "Seed of the resamples and partitions.")
+
+    def check(self) -> None:
+        """Refuse a template without one ``{word}``, negative counts and a level outside (0, 1).
+
+        Raises
+        ------
+        TargetError
+            If the template does not contain ``{word}`` exactly once.
+        OptionError
+            Naming the option whose value is out of range.
+        """
+        check_template(self.template)
+        for flag, value in (("--bootstrap", self.bootstrap), ("--permutations", self.permutations)):
+            if value < 0:
+                raise OptionError(flag, f"must be >= 0 (0: none), not {value}")
+        if not 0 < self.confidence < 1:
+            raise OptionError("--confidence", f"must be between 0 and 1, not {self.confidence}")

@@ -1,0 +1,92 @@
+"""Uncertainty of an association metric at every layer: a bootstrap percentile interval over
+the words, and a permutation test over the two target sets' words.
+
+A metric is a function of the sets' vectors (each ``[n_words, n_layers, dim]``) returning one
+value per layer (:data:`Score`); both procedures call it on resampled sets, all layers at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from wordlens.methods.association.vectors import FloatArray
+
+Score = Callable[[Sequence[FloatArray], Sequence[FloatArray]], FloatArray]
+"""(target sets, attribute sets) → the metric, ``[n_layers]``."""
+
+
+def bootstrap_interval(
+    score: Score,
+    targets: Sequence[FloatArray],
+    attributes: Sequence[FloatArray],
+    *,
+    resamples: int,
+    confidence: float,
+    seed: int,
+) -> tuple[FloatArray, FloatArray]:
+    """Percentile bootstrap interval of ``score`` at each layer (Efron & Tibshirani 1993,
+    ch. 13): each resample draws every set's words with replacement (the set's size kept),
+    the interval is the ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` quantiles of the
+    resampled values. A resample whose value is NaN (e.g. a constant set) is left out of the
+    quantiles; a layer where every resample is NaN gets a NaN interval.
+
+    Returns
+    -------
+    low, high
+        ``[n_layers]`` each.
+    """
+    rng = np.random.default_rng(seed)
+    draws = []
+    for _ in range(resamples):
+
+        def drawn(sets: Sequence[FloatArray]) -> list[FloatArray]:
+            return [words[rng.integers(0, len(words), len(words))] for words in sets]
+
+        draws.append(score(drawn(targets), drawn(attributes)))
+    values = np.asarray(draws, dtype=np.float64)  # [resamples, n_layers]
+    tail = (1 - confidence) / 2
+    with np.errstate(all="ignore"):
+        usable = ~np.isnan(values).all(axis=0)
+        low = np.full(values.shape[1], np.nan)
+        high = np.full(values.shape[1], np.nan)
+        if usable.any():
+            low[usable] = np.nanquantile(values[:, usable], tail, axis=0)
+            high[usable] = np.nanquantile(values[:, usable], 1 - tail, axis=0)
+    return low, high
+
+
+def permutation_p(
+    score: Score,
+    targets: Sequence[FloatArray],
+    attributes: Sequence[FloatArray],
+    *,
+    permutations: int,
+    seed: int,
+) -> FloatArray:
+    """Two-sided permutation p of ``score`` at each layer under the null that the two target
+    sets are exchangeable: the words of ``X ∪ Y`` are split at random into sets of the sizes of
+    ``X`` and ``Y`` (without replacement, as Caliskan et al.'s WEAT test), and
+    ``p = (1 + b) / (1 + m)`` with ``b`` the number of the ``m`` random partitions whose
+    ``|value|`` reaches the observed ``|value|`` (Phipson & Smyth 2010: never 0).
+
+    Raises
+    ------
+    ValueError
+        If there are not exactly two target sets (a bug in the metric, not the user's input).
+    """
+    if len(targets) != 2:
+        raise ValueError("the permutation test partitions exactly two target sets")
+    rng = np.random.default_rng(seed)
+    observed = np.abs(score(targets, attributes))
+    pooled = np.concatenate(targets)
+    size = len(targets[0])
+    reached = np.zeros_like(observed)
+    for _ in range(permutations):
+        order = rng.permutation(len(pooled))
+        split = [pooled[order[:size]], pooled[order[size:]]]
+        with np.errstate(invalid="ignore"):
+            reached += np.abs(score(split, attributes)) >= observed - 1e-12
+    p = (1 + reached) / (1 + permutations)
+    return np.where(np.isnan(observed), np.nan, p)
