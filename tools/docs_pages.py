@@ -245,7 +245,10 @@ def models_page() -> str:
     return "".join(lines)
 
 
-_METHOD_PAGES = {"probe": "probing"}
+_METHOD_PAGES = {
+    "probe": "probing",
+    **dict.fromkeys(("rnd", "rnsb", "mac", "ect", "ripa", "semaxis"), "associations"),
+}
 """Method pages whose file name is not the command's name."""
 
 

@@ -83,24 +83,8 @@ class AssociationMethod(Method[C]):
         return method
 
     def read_inputs(self, config: C) -> Query:
-        """The query: the one given in Python, or ``config.query``'s file.
-
-        Raises
-        ------
-        QueryError, WordSetError
-            If the file is not a query (naming it), or no query is given.
-        """
-        from wordlens.errors import QueryError
-        from wordlens.resources import Query
-
-        if self.query is not None:
-            return self.query
-        if config.query is None:
-            raise QueryError(
-                f"{self.name} needs a query: --query FILE (YAML or JSON: targets: two named "
-                "sets, attributes: two named sets), or query={...} in Python"
-            )
-        return Query.from_file(config.query)
+        """The query: the one given in Python, or ``config.query``'s file (:func:`read_query`)."""
+        return read_query(self.name, self.query, config)
 
     def parts(self, query: Query) -> list[Part]:
         """How the metric splits ``query``: one part per attribute set, or one for all."""
@@ -202,7 +186,7 @@ class AssociationMethod(Method[C]):
         definitions: dict[str, str] = {}
         rows = []
         for part, part_rows in run.tables["scores"].groupby("part", sort=False):
-            key = f"{self.name}_{_key(str(part))}"
+            key = headline_key(self.name, str(part))
             ordered = part_rows.sort_values("layer")
             headline[f"{key}_top"] = float(ordered["value"].iloc[-1])
             definitions[f"{key}_top"] = f"{self.title} ({part}), top layer"
@@ -261,11 +245,32 @@ class AssociationMethod(Method[C]):
         return report
 
 
-def _key(text: str) -> str:
-    """A part's label as a headline key (``"all sets"`` → ``all_sets``)."""
+def headline_key(metric: str, part: str) -> str:
+    """The headline key of a metric's part (``"rnd"``, ``"all sets"`` → ``rnd_all_sets``)."""
     import re
 
-    return re.sub(r"[^0-9A-Za-z]+", "_", text).strip("_").lower()
+    return f"{metric}_{re.sub(r'[^0-9A-Za-z]+', '_', part).strip('_').lower()}"
+
+
+def read_query(name: str, given: Query | None, config: AssociationConfig) -> Query:
+    """The query a run of ``name`` reads: ``given`` (in Python), or ``config.query``'s file.
+
+    Raises
+    ------
+    QueryError, WordSetError
+        If the file is not a query (naming it), or no query is given.
+    """
+    from wordlens.errors import QueryError
+    from wordlens.resources import Query
+
+    if given is not None:
+        return given
+    if config.query is None:
+        raise QueryError(
+            f"{name} needs a query: --query FILE (YAML or JSON: targets: two named sets, "
+            "attributes: two named sets), or query={...} in Python"
+        )
+    return Query.from_file(config.query)
 
 
 def _cell(row: pd.Series) -> str:

@@ -1,0 +1,281 @@
+"""Every association metric on one query, at every layer, on one page (``wordlens
+associations``): the query's words are embedded once, each registered
+:class:`~wordlens.methods.association.AssociationMethod` (RND, RNSB, MAC, ECT, RIPA, SemAxis)
+scores them with its own defaults and the shared options, and the report ranks the layers by
+each metric and shows where the metrics disagree.
+
+Layers are ranked by each metric's association strength: its value where larger means more
+association, minus it where smaller does (MAC's cosine distance), and its absolute value where
+the sign only gives the direction. Two metrics disagree on a part of the query where their
+strengths rank the layers differently: the report gives Spearman's rho between every two
+metrics' strengths over the layers, and the best layer of each.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from wordlens.errors import WordlensError
+from wordlens.methods.association import AssociationConfig, AssociationMethod, embed_query
+from wordlens.methods.association.method import headline_key, read_query
+from wordlens.methods.base import Method, RunContext, Summary
+from wordlens.methods.registry import register
+from wordlens.results import Run
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+    from wordlens.models.options import ModelOptions
+    from wordlens.report.html import Report
+    from wordlens.resources import Query
+
+__all__ = ["Associations", "association_metrics", "layer_ranks", "strength"]
+
+
+def association_metrics() -> list[AssociationMethod[Any]]:
+    """The registered association metrics, in the order of the commands."""
+    from wordlens.methods.registry import registered_methods
+
+    return [m for m in registered_methods().values() if isinstance(m, AssociationMethod)]
+
+
+def strength(values: pd.Series, more_bias: str) -> pd.Series:
+    """A metric's values oriented so that larger means more association (see the module)."""
+    if more_bias == "larger":
+        return values
+    if more_bias == "smaller":
+        return -values
+    return values.abs()
+
+
+def layer_ranks(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per metric and part: the best layer (strongest association) and the layers from
+    strongest to weakest (NaN values last)."""
+    rows = []
+    for (metric, part), group in scores.groupby(["metric", "part"], sort=False):
+        ordered = group.sort_values("strength", ascending=False, na_position="last")
+        best = ordered.iloc[0]
+        rows.append(
+            {
+                "metric": metric,
+                "part": part,
+                "best_layer": float(best["layer"]) if pd.notna(best["strength"]) else np.nan,
+                "value_at_best": float(best["value"]),
+                "layers_strongest_first": ", ".join(str(int(x)) for x in ordered["layer"]),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def disagreements(scores: pd.DataFrame) -> pd.DataFrame:
+    """Spearman's rho between every two metrics' strengths over the layers, per part of the
+    query both score (RND's ``pleasant`` with ECT's ``pleasant``; a metric scoring all sets at
+    once is compared on every part). Fewer than three layers: no rho (NaN)."""
+    from scipy.stats import spearmanr
+
+    curves = {
+        (metric, part): group.set_index("layer")["strength"]
+        for (metric, part), group in scores.groupby(["metric", "part"], sort=False)
+    }
+    rows = []
+    keys = list(curves)
+    for index, (metric_a, part_a) in enumerate(keys):
+        for metric_b, part_b in keys[index + 1 :]:
+            if metric_a == metric_b or ("all sets" not in (part_a, part_b) and part_a != part_b):
+                continue
+            joined = pd.concat([curves[metric_a, part_a], curves[metric_b, part_b]], axis=1)
+            joined = joined.dropna()
+            rho = float("nan")
+            if len(joined) >= 3 and joined.nunique().min() > 1:
+                rho = float(spearmanr(joined.iloc[:, 0], joined.iloc[:, 1]).statistic)
+            rows.append(
+                {
+                    "metric_a": metric_a,
+                    "part_a": part_a,
+                    "metric_b": metric_b,
+                    "part_b": part_b,
+                    "n_layers": len(joined),
+                    "spearman_rho": rho,
+                    "disagree": bool(rho < 0) if not np.isnan(rho) else False,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@register
+class Associations(Method[AssociationConfig]):
+    """Run every association metric (RND, RNSB, MAC, ECT, RIPA, SemAxis) on one query at every
+    layer of a model, on one page: layers ranked by each, and where the metrics disagree."""
+
+    name = "associations"
+    title = "Association metrics by layer"
+    citation = "the papers of each metric (see each row's metric)"
+    config_type = AssociationConfig
+    needs = "any model: a language model's word vectors in context, or static vectors"
+    query: Query | None = None
+
+    def with_query(self, query: Query) -> Associations:
+        """This method running ``query`` (given in Python) instead of ``config.query``."""
+        method = Associations()
+        method.query = query
+        return method
+
+    def read_inputs(self, config: AssociationConfig) -> Query:
+        """The query: the one given in Python, or ``config.query``'s file."""
+        return read_query(self.name, self.query, config)
+
+    def run(self, model: ModelOptions, config: AssociationConfig, context: RunContext) -> Run:
+        query = self.read_inputs(config)
+        cache = model.cache()
+        embedder = model.embedder(status=context.status)
+        vectors = embed_query(embedder, query, config, cache=cache, progress=context.progress)
+        shared = {field.name: getattr(config, field.name) for field in dataclasses.fields(config)}
+        tables, uncertainty = [], {}
+        metrics = association_metrics()
+        if not metrics:
+            raise WordlensError("no association metric is registered (wordlens methods)")
+        for metric in metrics:
+            own = metric.config_type(**shared)
+            table = metric.table(vectors, query, own)
+            tables.append(table.assign(strength=strength(table["value"], metric.more_bias)))
+            uncertainty[metric.name] = metric.uncertainty(own)
+        scores = pd.concat(tables, ignore_index=True)
+        metadata = {
+            "method": self.title,
+            "model": embedder.info.as_dict(),
+            "config": {
+                "context": "none (static model)"
+                if embedder.info.kind == "static"
+                else config.context,
+                "template": config.template,
+                "pooling": config.pooling,
+                "layers": list(vectors.layers),
+            },
+            "query": query.as_dict(),
+            "metrics": {
+                m.name: {
+                    "title": m.title,
+                    "citation": m.citation,
+                    "formula": m.formula,
+                    "more_bias": m.more_bias,
+                }
+                for m in metrics
+            },
+            "uncertainty": uncertainty,
+            "left_out": vectors.left_out,
+            "why_left_out": {w: vectors.why[w] for ws in vectors.left_out.values() for w in ws},
+        }
+        tables_out = {
+            "scores": scores,
+            "ranks": layer_ranks(scores),
+            "disagreements": disagreements(scores),
+        }
+        return Run(self.name, tables_out, metadata)
+
+    def summary(self, run: Run) -> Summary:
+        from wordlens.methods.summaries import curves, n_layers, series
+
+        headline: dict[str, float] = {}
+        definitions: dict[str, str] = {}
+        rows = []
+        for record in run.tables["ranks"].to_dict("records"):
+            key = headline_key(str(record["metric"]), str(record["part"]))
+            headline[f"{key}_best_layer"] = float(record["best_layer"])
+            definitions[f"{key}_best_layer"] = (
+                f"{record['metric']} ({record['part']}): strongest layer"
+            )
+        for (metric, part), group in run.tables["scores"].groupby(["metric", "part"], sort=False):
+            key = headline_key(str(metric), str(part))
+            definitions[key] = f"{metric} ({part}) by layer"
+            rows.append(series(group, "value", key))
+        layered = curves(pd.concat(rows), n_layers(run.metadata)) if rows else None
+        return Summary(headline, layered, definitions)
+
+    def console(self, run: Run) -> list[RenderableType]:
+        from rich.table import Table
+
+        ranks = Table(
+            title=f"Association metrics on {run.metadata['model']['name']}: strongest layer",
+            title_justify="left",
+        )
+        for column in ("metric", "part", "best layer", "value there", "layers, strongest first"):
+            ranks.add_column(column, justify="left" if column in ("metric", "part") else "right")
+        for record in run.tables["ranks"].to_dict("records"):
+            best = float(record["best_layer"])
+            ranks.add_row(
+                str(record["metric"]),
+                str(record["part"]),
+                "–" if np.isnan(best) else str(int(best)),
+                f"{record['value_at_best']:+.3f}",
+                str(record["layers_strongest_first"]),
+            )
+        disagree = run.tables["disagreements"]
+        lines = [
+            f"{r.metric_a} ({r.part_a}) and {r.metric_b} ({r.part_b}) rank the layers in "
+            f"opposite order (Spearman rho {r.spearman_rho:+.2f} over {r.n_layers} layers)"
+            for r in disagree[disagree["disagree"]].itertuples(index=False)
+        ]
+        return [ranks, *(lines or ["the metrics do not rank the layers in opposite orders"])]
+
+    def report(self, run: Run) -> Report:
+        from wordlens.report.figures import Panel, line_figure
+        from wordlens.report.html import Report
+
+        metadata = run.metadata
+        report = Report(f"Association metrics on {metadata['model']['name']}", metadata=metadata)
+        query = metadata["query"]
+        report.definitions(
+            {
+                "query": query["title"],
+                **{f"target set {n}": ", ".join(w) for n, w in query["targets"].items()},
+                **{f"attribute set {n}": ", ".join(w) for n, w in query["attributes"].items()},
+                "context": metadata["config"]["context"],
+            }
+        )
+        scores = run.tables["scores"]
+        report.heading("Each metric by layer")
+        for name, about in metadata["metrics"].items():
+            report.paragraph(
+                f"{about['title']} ({about['citation']}): {about['formula']} "
+                f"More association: {about['more_bias']}. "
+                f"Interval: {metadata['uncertainty'][name]['interval']}; "
+                f"p: {metadata['uncertainty'][name]['p_value']}."
+            )
+        if scores["layer"].nunique() > 1:
+            panels = [
+                Panel(
+                    metadata["metrics"][str(metric)]["title"],
+                    group,
+                    "layer",
+                    "value",
+                    series="part",
+                    band=("ci_low", "ci_high") if group["ci_low"].notna().any() else None,
+                    ylabel="value",
+                )
+                for metric, group in scores.groupby("metric", sort=False)
+            ]
+            report.figure(
+                line_figure(panels, columns=3),
+                "association metrics by layer",
+                "Each metric's value by layer, one line per part of the query; shaded: its "
+                "bootstrap interval.",
+            )
+        report.table(scores)
+        report.heading("Layers ranked by each metric")
+        report.paragraph(
+            "Layers from the strongest association to the weakest, by each metric's own "
+            "direction (larger, smaller or farther from 0 means more association)."
+        )
+        report.table(run.tables["ranks"])
+        report.heading("Where the metrics disagree")
+        report.paragraph(
+            "Spearman's rho between two metrics' association strengths over the layers, on the "
+            "same part of the query: negative (marked) when they rank the layers in opposite "
+            "order. NaN with fewer than three layers or a constant strength."
+        )
+        report.table(run.tables["disagreements"])
+        return report

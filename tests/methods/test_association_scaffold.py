@@ -1,0 +1,167 @@
+"""What every association metric shares (``wordlens.methods.association``): the query's vectors
+(words left out are listed, a set left empty is an error), the bootstrap interval (against
+scipy's percentile bootstrap) and the permutation p (against every partition enumerated)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+from scipy.stats import bootstrap
+
+from wordlens.errors import EmptyInputError, QueryError
+from wordlens.methods.association import AssociationConfig, embed_query
+from wordlens.methods.association.method import read_query
+from wordlens.methods.association.resampling import bootstrap_interval, permutation_p
+from wordlens.methods.association.vectors import FloatArray
+from wordlens.models.base import WordEmbedder
+from wordlens.resources import Query, load_weat_tests
+
+FLOWERS = Query(
+    targets={
+        "flowers": ["rose", "tulip", "daisy", "lily"],
+        "insects": ["ant", "wasp", "flea", "moth"],
+    },
+    attributes={
+        "pleasant": ["love", "peace", "gift", "joy"],
+        "unpleasant": ["hate", "war", "filth", "rotten"],
+    },
+)
+
+
+def _mean_gap(targets: Sequence[FloatArray], attributes: Sequence[FloatArray]) -> FloatArray:
+    """A metric contrasting the two target sets: the gap between their mean cosine with the
+    first attribute set, per layer."""
+
+    def cosine_with(words: FloatArray) -> FloatArray:  # [n, L]
+        a = attributes[0] / np.linalg.norm(attributes[0], axis=-1, keepdims=True)
+        w = words / np.linalg.norm(words, axis=-1, keepdims=True)
+        return np.einsum("nld,mld->nml", w, a).mean(axis=1)
+
+    return cosine_with(targets[0]).mean(axis=0) - cosine_with(targets[1]).mean(axis=0)
+
+
+def test_the_query_is_embedded_once_per_word_and_split_by_set(minilm: WordEmbedder) -> None:
+    config = AssociationConfig(layers=(0, 6))
+    vectors = embed_query(minilm, FLOWERS, config)
+    assert vectors.layers == (0, 6)
+    assert {name: v.shape for name, v in vectors.targets.items()} == {
+        "flowers": (4, 2, 384),
+        "insects": (4, 2, 384),
+    }
+    from wordlens.contexts import targets_from_template
+
+    direct = minilm.embed(targets_from_template(["tulip"]), layers=[6]).vectors[0, 0]
+    np.testing.assert_allclose(vectors.targets["flowers"][1, 1], direct, rtol=1e-4, atol=1e-5)
+    assert vectors.left_out == {}
+
+
+def test_words_left_out_are_listed_with_why_and_an_emptied_set_is_an_error(
+    glove: WordEmbedder,
+) -> None:
+    query = Query(
+        targets={"flowers": ["rose", "gladiola"], "insects": ["ant", "wasp"]},
+        attributes={"pleasant": ["love", "zzqxv"], "unpleasant": ["hate", "war"]},
+    )
+    vectors = embed_query(glove, query, AssociationConfig())
+    assert vectors.left_out == {"flowers": ["gladiola"], "pleasant": ["zzqxv"]}
+    assert vectors.words["flowers"] == ["rose"]
+    assert vectors.why["gladiola"] == "not in the vocabulary"
+    empty = Query(
+        targets={"flowers": ["gladiola"], "insects": ["ant"]},
+        attributes={"pleasant": ["love"], "unpleasant": ["hate"]},
+    )
+    with pytest.raises(EmptyInputError, match=r"'flowers'.*every word.*gladiola"):
+        embed_query(glove, empty, AssociationConfig())
+
+
+def test_no_query_is_a_clear_error() -> None:
+    with pytest.raises(QueryError, match="rnd needs a query: --query FILE"):
+        read_query("rnd", None, AssociationConfig())
+
+
+def test_permutation_p_equals_the_share_of_all_partitions(glove: WordEmbedder) -> None:
+    """4 + 4 target words: 70 partitions. The sampled two-sided p tends to the exact share of
+    partitions whose |gap| reaches the observed |gap| (brute force over every partition)."""
+    vectors = embed_query(glove, FLOWERS, AssociationConfig())
+    targets = [vectors.targets["flowers"], vectors.targets["insects"]]
+    attributes = [vectors.attributes["pleasant"]]
+    observed = abs(_mean_gap(targets, attributes)[0])
+    pooled = np.concatenate(targets)
+    reached = 0
+    partitions = list(itertools.combinations(range(8), 4))
+    for chosen in partitions:
+        rest = [i for i in range(8) if i not in chosen]
+        gap = _mean_gap([pooled[list(chosen)], pooled[rest]], attributes)[0]
+        reached += abs(gap) >= observed - 1e-12
+    exact = reached / len(partitions)
+    sampled = permutation_p(_mean_gap, targets, attributes, permutations=20_000, seed=3)
+    assert sampled.shape == (1,)
+    assert sampled[0] == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / 20_000) + 1e-4)
+    assert sampled[0] >= 1 / 20_001  # never 0
+
+
+def test_bootstrap_interval_agrees_with_scipys_percentile_bootstrap(glove: WordEmbedder) -> None:
+    vectors = embed_query(glove, FLOWERS, AssociationConfig())
+    targets = [vectors.targets["flowers"], vectors.targets["insects"]]
+    attributes = [vectors.attributes["pleasant"]]
+    low, high = bootstrap_interval(
+        _mean_gap, targets, attributes, resamples=4000, confidence=0.9, seed=1
+    )
+
+    sets = [*targets, *attributes]
+
+    def statistic(*rows: FloatArray) -> float:  # scipy resamples each set's row numbers
+        x, y, a = (words[index.astype(int)] for words, index in zip(sets, rows, strict=True))
+        return float(_mean_gap([x, y], [a])[0])
+
+    reference = bootstrap(
+        tuple(np.arange(len(words)) for words in sets),
+        statistic,
+        n_resamples=4000,
+        confidence_level=0.9,
+        method="percentile",
+        vectorized=False,
+        paired=False,
+        random_state=np.random.default_rng(2),
+    ).confidence_interval
+    width = reference.high - reference.low
+    assert low[0] == pytest.approx(reference.low, abs=0.1 * width)
+    assert high[0] == pytest.approx(reference.high, abs=0.1 * width)
+
+
+def test_a_constant_metric_has_a_nan_free_degenerate_interval_and_nan_stays_nan() -> None:
+    words = np.ones((3, 2, 4))
+
+    def constant(t: Sequence[FloatArray], a: Sequence[FloatArray]) -> FloatArray:
+        return np.array([1.0, np.nan])
+
+    low, high = bootstrap_interval(
+        constant, [words, words], [words], resamples=50, confidence=0.95, seed=0
+    )
+    assert low[0] == high[0] == 1.0 and np.isnan(low[1]) and np.isnan(high[1])
+    p = permutation_p(constant, [words, words], [words], permutations=20, seed=0)
+    assert p[0] == 1.0 and np.isnan(p[1])  # every partition reaches a constant value
+
+
+def test_options_are_checked_before_any_model_loads() -> None:
+    from wordlens.options import OptionError, config_from_values
+
+    for values, message in (
+        ({"bootstrap": "-1"}, "--bootstrap: must be >= 0"),
+        ({"confidence": "1.5"}, "--confidence: must be between 0 and 1"),
+        ({"template": "no placeholder"}, "exactly once"),
+    ):
+        with pytest.raises((OptionError, Exception), match=message):
+            config_from_values(AssociationConfig, values)
+
+
+def test_caliskans_tests_make_queries_of_the_same_words() -> None:
+    test = load_weat_tests([7])[0]
+    query = Query(
+        targets={test.x.name: list(test.x.words), test.y.name: list(test.y.words)},
+        attributes={test.a.name: list(test.a.words), test.b.name: list(test.b.words)},
+    )
+    assert query.to_weat_test().x == test.x
