@@ -30,10 +30,11 @@ if TYPE_CHECKING:
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 1200px; margin: 2em auto; color: #222; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1.5em; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1.5em; display: block;
+        overflow-x: auto; max-width: 100%; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; }
 th { background: #f4f4f4; } td:first-child, th:first-child { text-align: left; }
-td.text, th.text { text-align: left; } td.prose { min-width: 16em; }
+td.text, th.text { text-align: left; } td.prose { min-width: 12em; }
 img { max-width: 100%; } .note { color: #555; font-size: 0.9em; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 2px 12px; font-size: 0.9em; }
 dt { font-weight: 600; }

@@ -1,0 +1,132 @@
+"""The six association metrics through every entry point, and the combined page.
+
+Each metric runs on glove-6b-50d (one layer), minilm-l6 (7 layers) and smollm2-135m (all 31
+layers) from the command line, a study and Python; ``wordlens associations`` gives each metric
+exactly the table its own command gives (the same vectors, the same options), ranks the layers
+by each and compares every two metrics' rankings with Spearman's rho, checked here against
+scipy on the table's own values."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from scipy.stats import spearmanr
+from typer.testing import CliRunner
+
+import wordlens
+from wordlens.cli import app
+from wordlens.methods.associations import association_metrics, strength
+from wordlens.models.base import WordEmbedder
+
+runner = CliRunner()
+METRICS = ("rnd", "rnsb", "mac", "ect", "ripa", "semaxis")
+QUERY = {
+    "title": "flowers vs. insects",
+    "targets": {
+        "flowers": ["rose", "tulip", "daisy", "lily", "orchid", "violet"],
+        "insects": ["ant", "wasp", "flea", "moth", "spider", "beetle"],
+    },
+    "attributes": {
+        "pleasant": ["love", "peace", "happy", "gift", "joy", "friend"],
+        "unpleasant": ["hate", "war", "ugly", "death", "poison", "filth"],
+    },
+}
+FAST = {"bootstrap": 20, "permutations": 20}
+"""Few resamples: these tests check the wiring; the procedures have their own tests."""
+
+
+@pytest.fixture(scope="module")
+def query_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("query") / "flowers.yaml"
+    path.write_text(yaml.safe_dump(QUERY), encoding="utf-8")
+    return path
+
+
+def test_the_six_metrics_are_listed() -> None:
+    assert {metric.name for metric in association_metrics()} == set(METRICS)
+    listed = runner.invoke(app, ["methods", "--json"])
+    assert listed.exit_code == 0, listed.output
+    names = {entry["name"] for entry in json.loads(listed.output)}
+    assert {*METRICS, "associations"} <= names
+
+
+def test_the_combined_page_gives_each_metric_its_own_table(glove: WordEmbedder) -> None:
+    combined = wordlens.run("associations", glove, query=QUERY, **FAST)
+    scores = combined.tables["scores"]
+    assert set(scores["metric"]) == set(METRICS)
+    for name in METRICS:
+        alone = wordlens.run(name, glove, query=QUERY, **FAST).tables["scores"]
+        mine = scores[scores["metric"] == name].drop(columns="strength").reset_index(drop=True)
+        pd.testing.assert_frame_equal(mine, alone, check_exact=False, rtol=1e-9)
+    assert (combined.tables["ranks"]["best_layer"] == 0).all()  # one layer
+
+
+def test_ranks_and_disagreements_on_minilm(minilm: WordEmbedder) -> None:
+    run = wordlens.run("associations", minilm, query=QUERY, **FAST)
+    scores = run.tables["scores"]
+    assert sorted(set(scores["layer"])) == list(range(7))
+    more = {metric.name: metric.more_bias for metric in association_metrics()}
+    for row in run.tables["ranks"].itertuples(index=False):
+        rows = scores[(scores["metric"] == row.metric) & (scores["part"] == row.part)]
+        oriented = strength(rows["value"], more[row.metric]).to_numpy()
+        assert row.best_layer == rows["layer"].to_numpy()[int(np.nanargmax(oriented))]
+    for row in run.tables["disagreements"].itertuples(index=False):
+        a = scores[(scores["metric"] == row.metric_a) & (scores["part"] == row.part_a)]
+        b = scores[(scores["metric"] == row.metric_b) & (scores["part"] == row.part_b)]
+        expected = spearmanr(a["strength"].to_numpy(), b["strength"].to_numpy()).statistic
+        if np.isnan(row.spearman_rho):
+            assert np.isnan(expected) or row.n_layers < 3
+        else:
+            assert row.spearman_rho == pytest.approx(expected)
+            assert row.disagree == (expected < 0)
+
+
+@pytest.mark.parametrize("name", [*METRICS, "associations"])
+def test_every_metric_runs_on_all_31_layers_of_smollm2_from_the_command_line(
+    name: str, query_file: Path, tmp_path: Path, smollm2: WordEmbedder
+) -> None:
+    args = [name, "-m", "smollm2-135m", "--query", str(query_file), "--out", str(tmp_path)]
+    result = runner.invoke(app, [*args, "--bootstrap", "10", "--permutations", "10"])
+    assert result.exit_code == 0, result.output
+    run = wordlens.read_run(tmp_path)
+    assert sorted(set(run.tables["scores"]["layer"])) == list(range(31))
+    assert (tmp_path / "report.html").is_file()
+
+
+def test_a_study_runs_the_metrics_on_glove_and_minilm(query_file: Path, tmp_path: Path) -> None:
+    from wordlens.study.runner import run_study
+    from wordlens.study.spec import load_study
+
+    methods = {name: {"query": str(query_file), **FAST} for name in ("rnd", "semaxis")}
+    study_file = tmp_path / "study.yaml"
+    study_file.write_text(
+        yaml.safe_dump(
+            {
+                "name": "associations",
+                "out": str(tmp_path / "out"),
+                "models": ["glove-6b-50d", "minilm-l6"],
+                "methods": methods,
+            }
+        ),
+        encoding="utf-8",
+    )
+    study = load_study(study_file)
+    run_study(study)
+    for model in ("glove-6b-50d", "minilm-l6"):
+        for name in methods:
+            record = json.loads(
+                (tmp_path / "out" / "cells" / model / name / "cell.json").read_text()
+            )
+            assert record["status"] == "done", record
+            assert any(key.startswith(f"{name}_") for key in record["headline"])
+
+
+def test_a_metric_without_a_query_is_refused_before_the_model_loads(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["rnd", "-m", "no-such-model-xyz", "--out", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "rnd needs a query" in " ".join(result.output.split())
