@@ -1,7 +1,7 @@
 """Every association metric on one query, at every layer, on one page (``wordlens
 associations``): the query's words are embedded once, each registered
 :class:`~wordlens.methods.association.AssociationMethod` (RND, RNSB, MAC, ECT, RIPA, SemAxis)
-scores them with its own defaults and the shared options, and the report ranks the layers by
+scores them with the shared options (:func:`metric_config`), and the report ranks the layers by
 each metric and shows where the metrics disagree.
 
 Layers are ranked by each metric's association strength: its value where larger means more
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from wordlens.report.html import Report
     from wordlens.resources import Query
 
-__all__ = ["Associations", "association_metrics", "layer_ranks", "strength"]
+__all__ = ["Associations", "association_metrics", "layer_ranks", "metric_config", "strength"]
 
 
 def association_metrics() -> list[AssociationMethod[Any]]:
@@ -106,6 +106,19 @@ def disagreements(scores: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def metric_config(metric: AssociationMethod[Any], config: AssociationConfig) -> Any:
+    """``metric``'s config on the combined page: the shared options as given, except those the
+    metric gives a default of its own (RNSB's ``bootstrap`` 0: each resample refits every
+    classifier), which keep it; the metric's own options at their defaults."""
+    own = {field.name: field.default for field in dataclasses.fields(metric.config_type)}
+    shared = {
+        field.name: getattr(config, field.name)
+        for field in dataclasses.fields(AssociationConfig)
+        if own.get(field.name) == field.default
+    }
+    return metric.config_type(**shared)
+
+
 @register
 class Associations(Method[AssociationConfig]):
     """Run every association metric (RND, RNSB, MAC, ECT, RIPA, SemAxis) on one query at every
@@ -133,13 +146,12 @@ class Associations(Method[AssociationConfig]):
         cache = model.cache()
         embedder = model.embedder(status=context.status)
         vectors = embed_query(embedder, query, config, cache=cache, progress=context.progress)
-        shared = {field.name: getattr(config, field.name) for field in dataclasses.fields(config)}
         tables, uncertainty = [], {}
         metrics = association_metrics()
         if not metrics:
             raise WordlensError("no association metric is registered (wordlens methods)")
         for metric in metrics:
-            own = metric.config_type(**shared)
+            own = metric_config(metric, config)
             table = metric.table(vectors, query, own)
             tables.append(table.assign(strength=strength(table["value"], metric.more_bias)))
             uncertainty[metric.name] = metric.uncertainty(own)
