@@ -24,6 +24,9 @@ BUILTIN: tuple[str, ...] = (
     "wordlens.methods.sense_bias",
     "wordlens.methods.asymmetry",
     "wordlens.methods.probing",
+    "wordlens.methods.rnsb",
+    "wordlens.methods.ripa",
+    "wordlens.methods.semaxis",
     "wordlens.methods.associations",
 )
 """Modules of the methods that ship with wordlens, in the order commands are listed."""

@@ -1,0 +1,185 @@
+"""RIPA, the relational inner product association (Ethayarajh, Duvenaud & Hirst 2019), at every
+layer of a model.
+
+The two target sets are word pairs by position (``x_i``, ``y_i``); the relation vector ``b``
+comes from their differences and a word's association is ``w · b``; the value of each attribute
+set is its words' mean association. The bootstrap resamples pairs, not each target set alone,
+so that the interval is of the same statistic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from wordlens.errors import WordSetError
+from wordlens.methods.association import AssociationMethod, FloatArray
+from wordlens.methods.registry import register
+from wordlens.methods.ripa.config import Relation, RipaConfig
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import pandas as pd
+
+    from wordlens.methods.association import QueryVectors
+    from wordlens.resources import Query
+
+__all__ = ["Ripa", "RipaConfig", "relation_vector"]
+
+
+def relation_vector(x: FloatArray, y: FloatArray, relation: Relation = "pc") -> FloatArray:
+    """The relation vector of the pairs ``(x_i, y_i)`` at every layer.
+
+    Parameters
+    ----------
+    x, y
+        ``[n_pairs, n_layers, dim]`` each, paired by row.
+    relation
+        ``"pc"``: the unit first principal component of the differences ``x_i - y_i``
+        (uncentred, as the paper's single-pair case ``b = (x - y) / ||x - y||`` requires),
+        its sign chosen so that ``b`` points from ``Y`` to ``X`` (``b · sum_i (x_i - y_i) >=
+        0``); ``"pairs"``: the mean of the unit differences ``(x_i - y_i) / ||x_i - y_i||``
+        (WEFE's association ``mean_i w · b_i`` is ``w`` times this mean).
+
+    Returns
+    -------
+    FloatArray
+        ``[n_layers, dim]``; NaN at a layer where a difference (``"pairs"``) or every
+        difference (``"pc"``) is the zero vector.
+    """
+    differences = np.moveaxis(x - y, 1, 0)  # [n_layers, n_pairs, dim]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if relation == "pairs":
+            norms = np.linalg.norm(differences, axis=2, keepdims=True)  # [n_layers, n_pairs, 1]
+            unit = np.where(norms > 0, differences / norms, np.nan)
+            return np.asarray(unit.mean(axis=1), dtype=np.float64)
+        _, singular, right = np.linalg.svd(differences, full_matrices=False)
+        first = right[:, 0, :]  # [n_layers, dim], unit
+        sign = np.where(np.einsum("ld,ld->l", first, differences.sum(axis=1)) < 0, -1.0, 1.0)
+        component = first * sign[:, None]
+        return np.asarray(np.where(singular[:, :1] > 0, component, np.nan), dtype=np.float64)
+
+
+@register
+class Ripa(AssociationMethod[RipaConfig]):
+    """RIPA (Ethayarajh, Duvenaud & Hirst 2019): the attribute words' inner product with the
+    relation vector of the target pairs.
+
+    The target sets ``X`` and ``Y`` are pairs by position, ``(x_i, y_i)``, and must have the
+    same size. The relation vector ``b`` is the first principal component of the differences
+    ``{x_i - y_i}`` (§5, the definition of RIPA: ``β(w; b) = <w, b>``), oriented from ``Y`` to
+    ``X``; with ``relation="pairs"``, WEFE's variant, each pair's unit difference and the
+    association averaged over the pairs. The value for an attribute set ``A`` is
+    ``mean_{w in A} w · b``: positive when ``A`` leans towards ``X``. One part per attribute
+    set; every layer at once.
+
+    References
+    ----------
+    Ethayarajh, K., Duvenaud, D. & Hirst, G. (2019). Understanding undesirable word embedding
+    associations. *ACL 2019*, 1696-1705.
+    """
+
+    name = "ripa"
+    title = "RIPA by layer"
+    citation = "Ethayarajh, Duvenaud & Hirst (2019), ACL"
+    config_type = RipaConfig
+    formula = (
+        "beta(w; b) = <w, b>, b = first principal component of {x_i - y_i} (§5, RIPA's "
+        "definition); value = mean over the attribute set's words of beta(w; b)"
+    )
+    attributes_per_part = 1
+    compares_targets = True
+    more_bias = "farther from 0"
+
+    def score(
+        self, targets: Sequence[FloatArray], attributes: Sequence[FloatArray], config: RipaConfig
+    ) -> FloatArray:
+        """Mean RIPA of the attribute set's words, ``[n_layers]``.
+
+        Raises
+        ------
+        WordSetError
+            If the two target sets differ in size (they are pairs by position).
+        """
+        x, y = targets
+        if len(x) != len(y):
+            raise WordSetError(
+                f"ripa pairs the two target sets by position, so they need the same number of "
+                f"words, not {len(x)} and {len(y)}"
+            )
+        (words,) = attributes
+        b = relation_vector(x, y, config.relation)  # [n_layers, dim]
+        return np.asarray(np.einsum("wld,ld->wl", words, b).mean(axis=0), dtype=np.float64)
+
+    def table(self, vectors: QueryVectors, query: Query, config: RipaConfig) -> pd.DataFrame:
+        """The association table, with the bootstrap interval over resampled pairs (the
+        scaffold's resamples each target set on its own, which breaks the pairs).
+
+        Raises
+        ------
+        WordSetError
+            If the two target sets differ in size, naming them and the words left out.
+        """
+        (x_name, y_name) = query.targets
+        sizes = [len(vectors.words[x_name]), len(vectors.words[y_name])]
+        if sizes[0] != sizes[1]:
+            lost = "; ".join(
+                f"{name} lost {', '.join(vectors.left_out[name])}"
+                for name in (x_name, y_name)
+                if name in vectors.left_out
+            )
+            raise WordSetError(
+                f"ripa pairs the target sets by position, so {x_name!r} and {y_name!r} need the "
+                f"same number of words, not {sizes[0]} and {sizes[1]}"
+                + (f" (the model lacks some: {lost})" if lost else "")
+            )
+        table = super().table(vectors, query, replace(config, bootstrap=0))
+        if not config.bootstrap:
+            return table
+        targets = [vectors.targets[x_name], vectors.targets[y_name]]
+        for part in self.parts(query):
+            (attribute,) = part.attributes
+            low, high = _paired_interval(targets, vectors.attributes[attribute], config)
+            rows = table["part"] == part.label
+            table.loc[rows, "ci_low"] = low
+            table.loc[rows, "ci_high"] = high
+        return table
+
+    def uncertainty(self, config: RipaConfig) -> dict[str, Any]:
+        """The scaffold's description, the interval's resamples being of pairs."""
+        described = super().uncertainty(config)
+        if config.bootstrap:
+            described["interval"] = (
+                f"{config.confidence:.0%} percentile bootstrap interval over {config.bootstrap} "
+                "resamples of the target pairs (x_i, y_i) and of the attribute words "
+                f"(seed {config.seed})"
+            )
+        return described
+
+
+def _paired_interval(
+    targets: Sequence[FloatArray], words: FloatArray, config: RipaConfig
+) -> tuple[FloatArray, FloatArray]:
+    """Percentile bootstrap interval of RIPA at each layer, ``[n_layers]`` each: each resample
+    draws the pairs (the same rows of ``X`` and ``Y``) and the attribute words with
+    replacement; a NaN resample is left out of the quantiles."""
+    x, y = targets
+    rng = np.random.default_rng(config.seed)
+    draws = []
+    for _ in range(config.bootstrap):
+        pairs = rng.integers(0, len(x), len(x))
+        drawn = words[rng.integers(0, len(words), len(words))]
+        b = relation_vector(x[pairs], y[pairs], config.relation)
+        draws.append(np.einsum("wld,ld->wl", drawn, b).mean(axis=0))
+    values = np.asarray(draws, dtype=np.float64)  # [resamples, n_layers]
+    tail = (1 - config.confidence) / 2
+    low = np.full(values.shape[1], np.nan)
+    high = np.full(values.shape[1], np.nan)
+    usable = ~np.isnan(values).all(axis=0)
+    if usable.any():
+        low[usable] = np.nanquantile(values[:, usable], tail, axis=0)
+        high[usable] = np.nanquantile(values[:, usable], 1 - tail, axis=0)
+    return low, high

@@ -1,0 +1,85 @@
+"""SemAxis (An, Kwak & Ahn 2018) at every layer of a model.
+
+The axis runs from the second attribute set's mean vector (the negative pole) to the first's
+(the positive pole); a word's score is its cosine with the axis; the query's value is the mean
+score of the first target set minus that of the second.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from wordlens.methods.association import AssociationConfig, AssociationMethod, FloatArray
+from wordlens.methods.registry import register
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["SemAxis", "semaxis_scores"]
+
+
+def semaxis_scores(words: FloatArray, axis: FloatArray) -> FloatArray:
+    """Each word's SemAxis score, ``cos(w, axis)`` (An et al. 2018, Eq. 2), at every layer.
+
+    Parameters
+    ----------
+    words
+        ``[n_words, n_layers, dim]``.
+    axis
+        ``[n_layers, dim]``.
+
+    Returns
+    -------
+    FloatArray
+        ``[n_words, n_layers]``; NaN where the word or the axis is the zero vector.
+    """
+    dots = np.einsum("wld,ld->wl", words, axis)
+    norms = np.linalg.norm(words, axis=2) * np.linalg.norm(axis, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(np.where(norms > 0, dots / norms, np.nan), dtype=np.float64)
+
+
+@register
+class SemAxis(AssociationMethod[AssociationConfig]):
+    """SemAxis (An, Kwak & Ahn 2018): the targets' cosine with the axis between two poles.
+
+    The poles are the query's two attribute sets, ``A`` (positive) and ``B`` (negative); the
+    axis is ``v = mean(A) - mean(B)`` (Eq. 1) and a word's score is ``cos(w, v)`` (Eq. 2). The
+    paper scores single words; for a query of two target sets, ``X`` and ``Y``, the value is
+    ``mean_{x in X} cos(x, v) - mean_{y in Y} cos(y, v)``: positive when ``X`` lies nearer the
+    pole ``A`` than ``Y`` does. Everything is computed at every layer at once.
+
+    References
+    ----------
+    An, J., Kwak, H. & Ahn, Y.-Y. (2018). SemAxis: A lightweight framework to characterize
+    domain-specific word semantics beyond sentiment. *ACL 2018*, 2450-2461.
+    """
+
+    name = "semaxis"
+    title = "SemAxis by layer"
+    citation = "An, Kwak & Ahn (2018), ACL"
+    config_type = AssociationConfig
+    formula = (
+        "v = mean(A) - mean(B) (Eq. 1); score(w) = cos(w, v) (Eq. 2); "
+        "value = mean over X of score(x) - mean over Y of score(y)"
+    )
+    attributes_per_part = None
+    compares_targets = True
+    more_bias = "farther from 0"
+
+    def score(
+        self,
+        targets: Sequence[FloatArray],
+        attributes: Sequence[FloatArray],
+        config: AssociationConfig,
+    ) -> FloatArray:
+        """Mean SemAxis score of ``X`` minus that of ``Y``, ``[n_layers]`` (NaN at a layer where
+        the two poles have the same mean: the axis is the zero vector)."""
+        x, y = targets
+        positive, negative = attributes
+        axis = positive.mean(axis=0) - negative.mean(axis=0)  # [n_layers, dim]
+        with np.errstate(invalid="ignore"):
+            value = semaxis_scores(x, axis).mean(axis=0) - semaxis_scores(y, axis).mean(axis=0)
+        return np.asarray(value, dtype=np.float64)

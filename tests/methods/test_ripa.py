@@ -1,0 +1,167 @@
+"""RIPA (Ethayarajh, Duvenaud & Hirst 2019): WEFE 1.0.1's ``RIPA`` on GloVe 6B 50d (the
+``relation="pairs"`` variant), the paper's first principal component computed here with numpy
+on GloVe and on minilm-l6 at one layer, a run in Python and on the command line, and the edges
+(target sets of different sizes, a single pair, identical pairs).
+
+WEFE's RIPA takes one attribute set per query (its template is ``(2, 1)``) and averages
+``w · (x_i - y_i) / ||x_i - y_i||`` over the pairs and the attribute words; the GloVe vectors
+reach it as float64 gensim ``KeyedVectors`` built straight from the package files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from gensim.models import KeyedVectors
+from typer.testing import CliRunner
+from wefe.metrics import RIPA
+from wefe.query import Query as WefeQuery
+from wefe.word_embedding_model import WordEmbeddingModel
+
+import wordlens
+from tests.peer_data import raw_glove
+from wordlens.cli import app
+from wordlens.contexts import targets_from_template
+from wordlens.errors import WordSetError
+from wordlens.models.base import WordEmbedder
+
+TARGETS = {
+    "instruments": ["guitar", "violin", "piano", "flute", "drum", "trumpet"],
+    "weapons": ["gun", "sword", "rifle", "bomb", "knife", "missile"],
+}
+ATTRIBUTES = {
+    "pleasant": ["love", "peace", "joy", "gentle", "happy", "friend"],
+    "unpleasant": ["hate", "war", "death", "evil", "ugly", "poison"],
+}
+QUERY = {"targets": TARGETS, "attributes": ATTRIBUTES}
+YAML = """\
+targets:
+  instruments: [guitar, violin, piano, flute, drum, trumpet]
+  weapons: [gun, sword, rifle, bomb, knife, missile]
+attributes:
+  pleasant: [love, peace, joy, gentle, happy, friend]
+  unpleasant: [hate, war, death, evil, ugly, poison]
+"""
+SETS = [*TARGETS.values(), *ATTRIBUTES.values()]
+
+
+def glove_vectors(words: list[str]) -> np.ndarray:
+    """GloVe's vectors of ``words``, ``[n, 50]`` float64, read from the package files."""
+    vectors, row_of = raw_glove()
+    return np.asarray(vectors[[row_of[w] for w in words]], dtype=np.float64)
+
+
+def paper_ripa(x: np.ndarray, y: np.ndarray, words: np.ndarray) -> float:
+    """RIPA written out: b = the first right singular vector of the stacked differences
+    x_i - y_i (uncentred), signed towards X; the mean of w · b over the attribute words."""
+    differences = x - y
+    _, _, right = np.linalg.svd(differences)
+    b = right[0] if right[0] @ differences.sum(axis=0) >= 0 else -right[0]
+    return float((words @ b).mean())
+
+
+def ours(model: WordEmbedder, **options: object) -> pd.DataFrame:
+    run = wordlens.run("ripa", model, query=QUERY, bootstrap=0, permutations=0, **options)
+    return run.tables["scores"].set_index("part")
+
+
+def test_the_pairs_variant_equals_wefe_on_glove(glove: WordEmbedder) -> None:
+    words = sorted({w for s in SETS for w in s})
+    keyed = KeyedVectors(vector_size=50, count=0, dtype=np.float64)
+    keyed.add_vectors(words, glove_vectors(words))
+    model = WordEmbeddingModel(keyed, "glove-6B-50d")
+    table = ours(glove, relation="pairs")
+    for name, attribute in ATTRIBUTES.items():
+        query = WefeQuery(
+            target_sets=list(TARGETS.values()),
+            attribute_sets=[attribute],
+            target_sets_names=list(TARGETS),
+            attribute_sets_names=[name],
+        )
+        peer = RIPA().run_query(query, model, preprocessors=[{}])
+        assert table.loc[name, "value"] == pytest.approx(float(peer["ripa"]), abs=1e-6)
+    # instruments (X) lean pleasant, weapons (Y) unpleasant
+    assert table.loc["pleasant", "value"] > 0 > table.loc["unpleasant", "value"]
+
+
+def test_the_paper_relation_vector_on_glove(glove: WordEmbedder) -> None:
+    table = ours(glove)
+    x, y = glove_vectors(TARGETS["instruments"]), glove_vectors(TARGETS["weapons"])
+    for name, attribute in ATTRIBUTES.items():
+        expected = paper_ripa(x, y, glove_vectors(attribute))
+        assert table.loc[name, "value"] == pytest.approx(expected, abs=1e-6)
+    assert table.loc["pleasant", "value"] > 0 > table.loc["unpleasant", "value"]
+
+
+def test_one_layer_of_minilm_equals_numpy(minilm: WordEmbedder) -> None:
+    table = ours(minilm, layers=[3])
+    assert list(table["layer"]) == [3, 3]
+    vectors = [
+        np.asarray(minilm.embed(targets_from_template(s), layers=[3]).vectors[:, 0, :], float)
+        for s in SETS
+    ]
+    x, y, a, b = vectors
+    for name, words in (("pleasant", a), ("unpleasant", b)):
+        assert table.loc[name, "value"] == pytest.approx(paper_ripa(x, y, words), rel=1e-4)
+
+
+def test_python_run_has_paired_interval_and_p(glove: WordEmbedder) -> None:
+    run = wordlens.run("ripa", glove, query=QUERY, bootstrap=100, permutations=100)
+    table = run.tables["scores"]
+    assert list(table["part"]) == ["pleasant", "unpleasant"]
+    assert (table["ci_low"] <= table["value"]).all() and (table["value"] <= table["ci_high"]).all()
+    assert table["p_value"].between(1 / 101, 1).all()
+    assert "target pairs" in run.metadata["uncertainty"]["interval"]
+    assert run.metadata["config"]["layers"] == [0]
+
+
+def test_command_writes_a_report(tmp_path: Path) -> None:
+    query = tmp_path / "q.yaml"
+    query.write_text(YAML)
+    out = tmp_path / "out"
+    options = ["--bootstrap", "50", "--permutations", "50", "--relation", "pairs"]
+    result = CliRunner().invoke(
+        app, ["ripa", "-m", "glove-6b-50d", "--query", str(query), "--out", str(out), *options]
+    )
+    assert result.exit_code == 0, result.output
+    assert "RIPA" in (out / "report.html").read_text()
+
+
+def test_target_sets_of_different_sizes_are_refused(glove: WordEmbedder) -> None:
+    query = {"targets": {"x": ["guitar", "violin"], "y": ["gun"]}, "attributes": ATTRIBUTES}
+    with pytest.raises(WordSetError, match="same number of words, not 2 and 1"):
+        wordlens.run("ripa", glove, query=query, bootstrap=0, permutations=0)
+    # equal in the query, unequal once the model leaves out a word it lacks
+    lacking = {
+        "targets": {"x": ["guitar", "qzxqzxqzx"], "y": ["gun", "sword"]},
+        "attributes": ATTRIBUTES,
+    }
+    with pytest.raises(WordSetError, match="lacks some: x lost qzxqzxqzx"):
+        wordlens.run("ripa", glove, query=lacking, bootstrap=0, permutations=0)
+
+
+def test_a_single_pair_is_its_unit_difference_in_both_variants(glove: WordEmbedder) -> None:
+    query = {
+        "targets": {"x": ["he"], "y": ["she"]},
+        "attributes": {"a": ["doctor"], "b": ["nurse"]},
+    }
+    x, y, doctor = glove_vectors(["he", "she", "doctor"])
+    expected = float(doctor @ (x - y) / np.linalg.norm(x - y))
+    for relation in ("pc", "pairs"):
+        run = wordlens.run(
+            "ripa", glove, query=query, relation=relation, bootstrap=20, permutations=0
+        )
+        assert run.tables["scores"].set_index("part").loc["a", "value"] == pytest.approx(expected)
+
+
+def test_identical_pairs_give_nan_not_an_error(glove: WordEmbedder) -> None:
+    from wordlens.methods.ripa import Ripa, RipaConfig
+
+    x = glove_vectors(["guitar", "violin"])[:, None, :]  # [2, 1, 50]
+    words = glove_vectors(["love", "peace"])[:, None, :]
+    for relation in ("pc", "pairs"):
+        value = Ripa().score([x, x.copy()], [words], RipaConfig(relation=relation))
+        assert value.shape == (1,) and np.isnan(value).all()
