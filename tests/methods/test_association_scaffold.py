@@ -165,3 +165,37 @@ def test_caliskans_tests_make_queries_of_the_same_words() -> None:
         attributes={test.a.name: list(test.a.words), test.b.name: list(test.b.words)},
     )
     assert query.to_weat_test().x == test.x
+
+
+def test_paired_targets_swap_within_pairs_and_resample_pairs(glove: WordEmbedder) -> None:
+    """Pairs (x_i, y_i) by position (RIPA): the permutation null swaps words within pairs; with
+    4 pairs there are 16 relabellings, enumerated here by brute force."""
+    vectors = embed_query(glove, FLOWERS, AssociationConfig())
+    x, y = vectors.targets["flowers"], vectors.targets["insects"]
+    attributes = [vectors.attributes["pleasant"]]
+    observed = abs(_mean_gap([x, y], attributes)[0])
+    reached = 0
+    for swaps in itertools.product([False, True], repeat=4):
+        swap = np.array(swaps)[:, None, None]
+        relabelled = [np.where(swap, y, x), np.where(swap, x, y)]
+        reached += abs(_mean_gap(relabelled, attributes)[0]) >= observed - 1e-12
+    exact = reached / 16
+    sampled = permutation_p(
+        _mean_gap, [x, y], attributes, permutations=20_000, seed=5, paired_targets=True
+    )
+    assert sampled[0] == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / 20_000) + 1e-4)
+
+    # a score of the pairs' differences alone: resampling pairs keeps each difference whole
+    def gap_of_pairs(t: Sequence[FloatArray], a: Sequence[FloatArray]) -> FloatArray:
+        return np.asarray((t[0] - t[1]).sum(axis=-1).std(axis=0))
+
+    equal = [x, x + 1.0]  # every pair differs by the same vector
+    low, high = bootstrap_interval(
+        gap_of_pairs, equal, attributes, resamples=200, confidence=0.95, seed=0,
+        paired_targets=True,
+    )  # fmt: skip
+    assert low[0] == pytest.approx(0.0, abs=1e-9) and high[0] == pytest.approx(0.0, abs=1e-9)
+    unpaired = bootstrap_interval(
+        gap_of_pairs, equal, attributes, resamples=200, confidence=0.95, seed=0
+    )
+    assert unpaired[1][0] > 0.1  # drawing each set alone breaks the pairs

@@ -65,6 +65,9 @@ class AssociationMethod(Method[C]):
     words applies; a metric that does not says why in :attr:`no_permutation`."""
     no_permutation: ClassVar[str] = ""
     more_bias: ClassVar[MoreBias] = "farther from 0"
+    paired_targets: ClassVar[bool] = False
+    """Whether the two target sets are pairs by position (RIPA): the bootstrap draws pairs and
+    the permutation test swaps words within pairs (:mod:`~.resampling`)."""
     needs = "any model: a language model's word vectors in context, or static vectors"
     query: Query | None = None
     """A query given in Python (:meth:`with_query`), run instead of ``config.query``."""
@@ -138,10 +141,16 @@ class AssociationMethod(Method[C]):
                     resamples=config.bootstrap,
                     confidence=config.confidence,
                     seed=config.seed,
+                    paired_targets=self.paired_targets,
                 )
             if config.permutations and self.compares_targets:
                 p = permutation_p(
-                    score, targets, attributes, permutations=config.permutations, seed=config.seed
+                    score,
+                    targets,
+                    attributes,
+                    permutations=config.permutations,
+                    seed=config.seed,
+                    paired_targets=self.paired_targets,
                 )
             sizes = {f"n_{name}": len(vectors.words[name]) for name in part.targets}
             for column, layer in enumerate(vectors.layers):
@@ -162,18 +171,28 @@ class AssociationMethod(Method[C]):
 
     def uncertainty(self, config: C) -> dict[str, Any]:
         """What the interval and the p-value are, in words, or why there is none."""
+        drawn = (
+            "the target pairs and the attribute words"
+            if self.paired_targets
+            else ("the words within each set")
+        )
         interval = (
             f"{config.confidence:.0%} percentile bootstrap interval over {config.bootstrap} "
-            f"resamples of the words within each set (seed {config.seed})"
+            f"resamples of {drawn} (seed {config.seed})"
             if config.bootstrap
             else "none (bootstrap 0)"
         )
         if not self.compares_targets:
             test = f"none: {self.no_permutation}"
         elif config.permutations:
+            relabelled = (
+                "swaps of the words within random target pairs"
+                if self.paired_targets
+                else "partitions of the two target sets' words"
+            )
             test = (
-                f"two-sided permutation p over {config.permutations} random partitions of the "
-                "two target sets' words, (1 + b) / (1 + m)"
+                f"two-sided permutation p over {config.permutations} random {relabelled}, "
+                "(1 + b) / (1 + m)"
             )
         else:
             test = "none (permutations 0)"

@@ -25,12 +25,15 @@ def bootstrap_interval(
     resamples: int,
     confidence: float,
     seed: int,
+    paired_targets: bool = False,
 ) -> tuple[FloatArray, FloatArray]:
     """Percentile bootstrap interval of ``score`` at each layer (Efron & Tibshirani 1993,
     ch. 13): each resample draws every set's words with replacement (the set's size kept),
     the interval is the ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` quantiles of the
-    resampled values. A resample whose value is NaN (e.g. a constant set) is left out of the
-    quantiles; a layer where every resample is NaN gets a NaN interval.
+    resampled values. With ``paired_targets`` the two target sets are pairs by position (RIPA's
+    ``(x_i, y_i)``): a resample draws pairs, the same rows of both. A resample whose value is
+    NaN (e.g. a constant set) is left out of the quantiles; a layer where every resample is NaN
+    gets a NaN interval.
 
     Returns
     -------
@@ -44,7 +47,12 @@ def bootstrap_interval(
         def drawn(sets: Sequence[FloatArray]) -> list[FloatArray]:
             return [words[rng.integers(0, len(words), len(words))] for words in sets]
 
-        draws.append(score(drawn(targets), drawn(attributes)))
+        if paired_targets:
+            rows = rng.integers(0, len(targets[0]), len(targets[0]))
+            chosen = [words[rows] for words in targets]
+        else:
+            chosen = drawn(targets)
+        draws.append(score(chosen, drawn(attributes)))
     values = np.asarray(draws, dtype=np.float64)  # [resamples, n_layers]
     tail = (1 - confidence) / 2
     with np.errstate(all="ignore"):
@@ -64,12 +72,15 @@ def permutation_p(
     *,
     permutations: int,
     seed: int,
+    paired_targets: bool = False,
 ) -> FloatArray:
     """Two-sided permutation p of ``score`` at each layer under the null that the two target
     sets are exchangeable: the words of ``X ∪ Y`` are split at random into sets of the sizes of
     ``X`` and ``Y`` (without replacement, as Caliskan et al.'s WEAT test), and
     ``p = (1 + b) / (1 + m)`` with ``b`` the number of the ``m`` random partitions whose
-    ``|value|`` reaches the observed ``|value|`` (Phipson & Smyth 2010: never 0).
+    ``|value|`` reaches the observed ``|value|`` (Phipson & Smyth 2010: never 0). With
+    ``paired_targets`` (pairs ``(x_i, y_i)`` by position) the null exchanges the two words
+    within each pair: each random relabelling swaps a random subset of the pairs.
 
     Raises
     ------
@@ -84,8 +95,12 @@ def permutation_p(
     size = len(targets[0])
     reached = np.zeros_like(observed)
     for _ in range(permutations):
-        order = rng.permutation(len(pooled))
-        split = [pooled[order[:size]], pooled[order[size:]]]
+        if paired_targets:
+            swap = rng.random(size) < 0.5
+            split = [np.where(swap[:, None, None], t1, t0) for t0, t1 in (targets, targets[::-1])]
+        else:
+            order = rng.permutation(len(pooled))
+            split = [pooled[order[:size]], pooled[order[size:]]]
         with np.errstate(invalid="ignore"):
             reached += np.abs(score(split, attributes)) >= observed - 1e-12
     p = (1 + reached) / (1 + permutations)

@@ -9,8 +9,7 @@ so that the interval is of the same statistic.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -93,6 +92,7 @@ class Ripa(AssociationMethod[RipaConfig]):
     attributes_per_part = 1
     compares_targets = True
     more_bias = "farther from 0"
+    paired_targets = True
 
     def score(
         self, targets: Sequence[FloatArray], attributes: Sequence[FloatArray], config: RipaConfig
@@ -115,8 +115,8 @@ class Ripa(AssociationMethod[RipaConfig]):
         return np.asarray(np.einsum("wld,ld->wl", words, b).mean(axis=0), dtype=np.float64)
 
     def table(self, vectors: QueryVectors, query: Query, config: RipaConfig) -> pd.DataFrame:
-        """The association table, with the bootstrap interval over resampled pairs (the
-        scaffold's resamples each target set on its own, which breaks the pairs).
+        """The association table (the bootstrap draws pairs, :attr:`paired_targets`), once the
+        two target sets are known to pair up.
 
         Raises
         ------
@@ -136,50 +136,4 @@ class Ripa(AssociationMethod[RipaConfig]):
                 f"same number of words, not {sizes[0]} and {sizes[1]}"
                 + (f" (the model lacks some: {lost})" if lost else "")
             )
-        table = super().table(vectors, query, replace(config, bootstrap=0))
-        if not config.bootstrap:
-            return table
-        targets = [vectors.targets[x_name], vectors.targets[y_name]]
-        for part in self.parts(query):
-            (attribute,) = part.attributes
-            low, high = _paired_interval(targets, vectors.attributes[attribute], config)
-            rows = table["part"] == part.label
-            table.loc[rows, "ci_low"] = low
-            table.loc[rows, "ci_high"] = high
-        return table
-
-    def uncertainty(self, config: RipaConfig) -> dict[str, Any]:
-        """The scaffold's description, the interval's resamples being of pairs."""
-        described = super().uncertainty(config)
-        if config.bootstrap:
-            described["interval"] = (
-                f"{config.confidence:.0%} percentile bootstrap interval over {config.bootstrap} "
-                "resamples of the target pairs (x_i, y_i) and of the attribute words "
-                f"(seed {config.seed})"
-            )
-        return described
-
-
-def _paired_interval(
-    targets: Sequence[FloatArray], words: FloatArray, config: RipaConfig
-) -> tuple[FloatArray, FloatArray]:
-    """Percentile bootstrap interval of RIPA at each layer, ``[n_layers]`` each: each resample
-    draws the pairs (the same rows of ``X`` and ``Y``) and the attribute words with
-    replacement; a NaN resample is left out of the quantiles."""
-    x, y = targets
-    rng = np.random.default_rng(config.seed)
-    draws = []
-    for _ in range(config.bootstrap):
-        pairs = rng.integers(0, len(x), len(x))
-        drawn = words[rng.integers(0, len(words), len(words))]
-        b = relation_vector(x[pairs], y[pairs], config.relation)
-        draws.append(np.einsum("wld,ld->wl", drawn, b).mean(axis=0))
-    values = np.asarray(draws, dtype=np.float64)  # [resamples, n_layers]
-    tail = (1 - config.confidence) / 2
-    low = np.full(values.shape[1], np.nan)
-    high = np.full(values.shape[1], np.nan)
-    usable = ~np.isnan(values).all(axis=0)
-    if usable.any():
-        low[usable] = np.nanquantile(values[:, usable], tail, axis=0)
-        high[usable] = np.nanquantile(values[:, usable], 1 - tail, axis=0)
-    return low, high
+        return super().table(vectors, query, config)
