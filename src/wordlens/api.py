@@ -569,6 +569,371 @@ def probe(model: ModelLike, *, out: OutPath = None, progress: bool = False, **op
     return run("probe", model, out=out, progress=progress, **options)
 
 
+def rnd(
+    model: ModelLike,
+    *,
+    query: Query | Mapping[str, Any] | str | os.PathLike[str] | None = None,
+    out: OutPath = None,
+    progress: bool = False,
+    **options: Any,
+) -> Run:
+    """Relative norm distance (RND) at every layer of a model.
+
+    Garg, Schiebinger, Jurafsky & Zou (2018, *PNAS* 115(16)): for one attribute set, the sum over its words of how much nearer the second target set's average vector lies than the first's (unit-length vectors); one result per attribute set.
+
+    Parameters
+    ----------
+    model
+        A model name (alias, local path or hub id) or a word embedder from
+        :func:`wordlens.load_model` (used as it is).
+    query
+        Two named target sets and two named attribute sets, as :func:`weat` takes them: a
+        mapping, a :class:`~wordlens.resources.Query` or the path of a YAML or JSON file.
+    out
+        Directory to write the tables, ``run.json`` and ``report.html`` into, as
+        ``wordlens rnd --out``; None (default) writes nothing.
+    progress
+        Show progress bars.
+    **options
+        Fields of ``rnd.RndConfig`` (:mod:`wordlens.methods.rnd`): ``layers``, ``context``,
+        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed`` and the metric's own ``normalize``, ``average`` (WEFE's mean over the attribute words), ``distance``;
+        and the loading options of :func:`run`.
+
+    Returns
+    -------
+    Run
+        Table ``scores``: per part of the query and layer the ``value``, its bootstrap interval
+        (``ci_low``, ``ci_high``) and permutation ``p_value`` (NaN where there is none:
+        ``metadata["uncertainty"]`` says why); ``metadata["left_out"]`` lists the words the
+        model lacks.
+
+    Examples
+    --------
+    >>> import wordlens
+    >>> query = {
+    ...     "targets": {"flowers": ["rose", "tulip", "daisy", "lily"],
+    ...                 "insects": ["ant", "wasp", "flea", "moth"]},
+    ...     "attributes": {"pleasant": ["love", "peace", "joy", "gift"],
+    ...                    "unpleasant": ["hate", "war", "ugly", "filth"]},
+    ... }
+    >>> result = wordlens.rnd("glove-6b-50d", query=query, bootstrap=0, permutations=0)
+    >>> result.tables["scores"][["part", "layer", "value"]].round(3)
+    """
+    return run("rnd", model, out=out, progress=progress, query=query, **options)
+
+def rnsb(
+    model: ModelLike,
+    *,
+    query: Query | Mapping[str, Any] | str | os.PathLike[str] | None = None,
+    out: OutPath = None,
+    progress: bool = False,
+    **options: Any,
+) -> Run:
+    """Relative negative sentiment bias (RNSB) at every layer of a model.
+
+    Sweeney & Najafian (2019, ACL): a logistic regression told apart the two attribute sets (the second one negative); the KL divergence of the target words' normalised negative probabilities from the uniform distribution, averaged over ``fits`` seeded fits (their spread in ``fits_sd``).
+
+    Parameters
+    ----------
+    model
+        A model name (alias, local path or hub id) or a word embedder from
+        :func:`wordlens.load_model` (used as it is).
+    query
+        Two named target sets and two named attribute sets, as :func:`weat` takes them: a
+        mapping, a :class:`~wordlens.resources.Query` or the path of a YAML or JSON file.
+    out
+        Directory to write the tables, ``run.json`` and ``report.html`` into, as
+        ``wordlens rnsb --out``; None (default) writes nothing.
+    progress
+        Show progress bars.
+    **options
+        Fields of ``rnsb.RnsbConfig`` (:mod:`wordlens.methods.rnsb`): ``layers``, ``context``,
+        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed`` and the metric's own ``fits``, ``holdout``;
+        and the loading options of :func:`run`.
+
+    Returns
+    -------
+    Run
+        Table ``scores``: per part of the query and layer the ``value``, its bootstrap interval
+        (``ci_low``, ``ci_high``) and permutation ``p_value`` (NaN where there is none:
+        ``metadata["uncertainty"]`` says why); ``metadata["left_out"]`` lists the words the
+        model lacks.
+
+    Examples
+    --------
+    >>> import wordlens
+    >>> query = {
+    ...     "targets": {"flowers": ["rose", "tulip", "daisy", "lily"],
+    ...                 "insects": ["ant", "wasp", "flea", "moth"]},
+    ...     "attributes": {"pleasant": ["love", "peace", "joy", "gift"],
+    ...                    "unpleasant": ["hate", "war", "ugly", "filth"]},
+    ... }
+    >>> result = wordlens.rnsb("glove-6b-50d", query=query, bootstrap=0, permutations=0)
+    >>> result.tables["scores"][["part", "layer", "value"]].round(3)
+    """
+    return run("rnsb", model, out=out, progress=progress, query=query, **options)
+
+def mac(
+    model: ModelLike,
+    *,
+    query: Query | Mapping[str, Any] | str | os.PathLike[str] | None = None,
+    out: OutPath = None,
+    progress: bool = False,
+    **options: Any,
+) -> Run:
+    """Mean average cosine (MAC) at every layer of a model.
+
+    Manzini, Lim, Tsvetkov & Black (2019, NAACL): the mean over the target words and the attribute sets of the mean cosine distance of a target word to the set's words (smaller: closer).
+
+    Parameters
+    ----------
+    model
+        A model name (alias, local path or hub id) or a word embedder from
+        :func:`wordlens.load_model` (used as it is).
+    query
+        Two named target sets and two named attribute sets, as :func:`weat` takes them: a
+        mapping, a :class:`~wordlens.resources.Query` or the path of a YAML or JSON file.
+    out
+        Directory to write the tables, ``run.json`` and ``report.html`` into, as
+        ``wordlens mac --out``; None (default) writes nothing.
+    progress
+        Show progress bars.
+    **options
+        Fields of ``mac.MacConfig`` (:mod:`wordlens.methods.mac`): ``layers``, ``context``,
+        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed``;
+        and the loading options of :func:`run`.
+
+    Returns
+    -------
+    Run
+        Table ``scores``: per part of the query and layer the ``value``, its bootstrap interval
+        (``ci_low``, ``ci_high``) and permutation ``p_value`` (NaN where there is none:
+        ``metadata["uncertainty"]`` says why); ``metadata["left_out"]`` lists the words the
+        model lacks.
+
+    Examples
+    --------
+    >>> import wordlens
+    >>> query = {
+    ...     "targets": {"flowers": ["rose", "tulip", "daisy", "lily"],
+    ...                 "insects": ["ant", "wasp", "flea", "moth"]},
+    ...     "attributes": {"pleasant": ["love", "peace", "joy", "gift"],
+    ...                    "unpleasant": ["hate", "war", "ugly", "filth"]},
+    ... }
+    >>> result = wordlens.mac("glove-6b-50d", query=query, bootstrap=0, permutations=0)
+    >>> result.tables["scores"][["part", "layer", "value"]].round(3)
+    """
+    return run("mac", model, out=out, progress=progress, query=query, **options)
+
+def ect(
+    model: ModelLike,
+    *,
+    query: Query | Mapping[str, Any] | str | os.PathLike[str] | None = None,
+    out: OutPath = None,
+    progress: bool = False,
+    **options: Any,
+) -> Run:
+    """Embedding coherence test (ECT) at every layer of a model.
+
+    Dev & Phillips (2019, AISTATS): Spearman's rho between the attribute words' cosines with the two target sets' average vectors (1: both targets relate to the attributes alike); one result per attribute set.
+
+    Parameters
+    ----------
+    model
+        A model name (alias, local path or hub id) or a word embedder from
+        :func:`wordlens.load_model` (used as it is).
+    query
+        Two named target sets and two named attribute sets, as :func:`weat` takes them: a
+        mapping, a :class:`~wordlens.resources.Query` or the path of a YAML or JSON file.
+    out
+        Directory to write the tables, ``run.json`` and ``report.html`` into, as
+        ``wordlens ect --out``; None (default) writes nothing.
+    progress
+        Show progress bars.
+    **options
+        Fields of ``ect.EctConfig`` (:mod:`wordlens.methods.ect`): ``layers``, ``context``,
+        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed``;
+        and the loading options of :func:`run`.
+
+    Returns
+    -------
+    Run
+        Table ``scores``: per part of the query and layer the ``value``, its bootstrap interval
+        (``ci_low``, ``ci_high``) and permutation ``p_value`` (NaN where there is none:
+        ``metadata["uncertainty"]`` says why); ``metadata["left_out"]`` lists the words the
+        model lacks.
+
+    Examples
+    --------
+    >>> import wordlens
+    >>> query = {
+    ...     "targets": {"flowers": ["rose", "tulip", "daisy", "lily"],
+    ...                 "insects": ["ant", "wasp", "flea", "moth"]},
+    ...     "attributes": {"pleasant": ["love", "peace", "joy", "gift"],
+    ...                    "unpleasant": ["hate", "war", "ugly", "filth"]},
+    ... }
+    >>> result = wordlens.ect("glove-6b-50d", query=query, bootstrap=0, permutations=0)
+    >>> result.tables["scores"][["part", "layer", "value"]].round(3)
+    """
+    return run("ect", model, out=out, progress=progress, query=query, **options)
+
+def ripa(
+    model: ModelLike,
+    *,
+    query: Query | Mapping[str, Any] | str | os.PathLike[str] | None = None,
+    out: OutPath = None,
+    progress: bool = False,
+    **options: Any,
+) -> Run:
+    """Relational inner product association (RIPA) at every layer of a model.
+
+    Ethayarajh, Duvenaud & Hirst (2019, ACL): the inner product of each attribute word with the relation vector of the target pairs (x_i, y_i), the two target sets paired by position, averaged over the attribute set; one result per attribute set.
+
+    Parameters
+    ----------
+    model
+        A model name (alias, local path or hub id) or a word embedder from
+        :func:`wordlens.load_model` (used as it is).
+    query
+        Two named target sets and two named attribute sets, as :func:`weat` takes them: a
+        mapping, a :class:`~wordlens.resources.Query` or the path of a YAML or JSON file.
+    out
+        Directory to write the tables, ``run.json`` and ``report.html`` into, as
+        ``wordlens ripa --out``; None (default) writes nothing.
+    progress
+        Show progress bars.
+    **options
+        Fields of ``ripa.RipaConfig`` (:mod:`wordlens.methods.ripa`): ``layers``, ``context``,
+        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed`` and the metric's own ``relation`` (``"pc"``: the paper's first principal component; ``"pairs"``: WEFE's);
+        and the loading options of :func:`run`.
+
+    Returns
+    -------
+    Run
+        Table ``scores``: per part of the query and layer the ``value``, its bootstrap interval
+        (``ci_low``, ``ci_high``) and permutation ``p_value`` (NaN where there is none:
+        ``metadata["uncertainty"]`` says why); ``metadata["left_out"]`` lists the words the
+        model lacks.
+
+    Examples
+    --------
+    >>> import wordlens
+    >>> query = {
+    ...     "targets": {"flowers": ["rose", "tulip", "daisy", "lily"],
+    ...                 "insects": ["ant", "wasp", "flea", "moth"]},
+    ...     "attributes": {"pleasant": ["love", "peace", "joy", "gift"],
+    ...                    "unpleasant": ["hate", "war", "ugly", "filth"]},
+    ... }
+    >>> result = wordlens.ripa("glove-6b-50d", query=query, bootstrap=0, permutations=0)
+    >>> result.tables["scores"][["part", "layer", "value"]].round(3)
+    """
+    return run("ripa", model, out=out, progress=progress, query=query, **options)
+
+def semaxis(
+    model: ModelLike,
+    *,
+    query: Query | Mapping[str, Any] | str | os.PathLike[str] | None = None,
+    out: OutPath = None,
+    progress: bool = False,
+    **options: Any,
+) -> Run:
+    """SemAxis at every layer of a model.
+
+    An, Kwak & Ahn (2018, ACL): the axis from the second attribute set's average vector to the first's; the mean cosine of the first target set's words with it minus the second's.
+
+    Parameters
+    ----------
+    model
+        A model name (alias, local path or hub id) or a word embedder from
+        :func:`wordlens.load_model` (used as it is).
+    query
+        Two named target sets and two named attribute sets, as :func:`weat` takes them: a
+        mapping, a :class:`~wordlens.resources.Query` or the path of a YAML or JSON file.
+    out
+        Directory to write the tables, ``run.json`` and ``report.html`` into, as
+        ``wordlens semaxis --out``; None (default) writes nothing.
+    progress
+        Show progress bars.
+    **options
+        Fields of ``semaxis.SemAxisConfig`` (:mod:`wordlens.methods.semaxis`): ``layers``, ``context``,
+        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed``;
+        and the loading options of :func:`run`.
+
+    Returns
+    -------
+    Run
+        Table ``scores``: per part of the query and layer the ``value``, its bootstrap interval
+        (``ci_low``, ``ci_high``) and permutation ``p_value`` (NaN where there is none:
+        ``metadata["uncertainty"]`` says why); ``metadata["left_out"]`` lists the words the
+        model lacks.
+
+    Examples
+    --------
+    >>> import wordlens
+    >>> query = {
+    ...     "targets": {"flowers": ["rose", "tulip", "daisy", "lily"],
+    ...                 "insects": ["ant", "wasp", "flea", "moth"]},
+    ...     "attributes": {"pleasant": ["love", "peace", "joy", "gift"],
+    ...                    "unpleasant": ["hate", "war", "ugly", "filth"]},
+    ... }
+    >>> result = wordlens.semaxis("glove-6b-50d", query=query, bootstrap=0, permutations=0)
+    >>> result.tables["scores"][["part", "layer", "value"]].round(3)
+    """
+    return run("semaxis", model, out=out, progress=progress, query=query, **options)
+
+def associations(
+    model: ModelLike,
+    *,
+    query: Query | Mapping[str, Any] | str | os.PathLike[str] | None = None,
+    out: OutPath = None,
+    progress: bool = False,
+    **options: Any,
+) -> Run:
+    """Every association metric (RND, RNSB, MAC, ECT, RIPA, SemAxis) on one query, at every
+    layer of a model: the layers ranked by each metric, and where the metrics disagree.
+
+    The query's words are embedded once; each metric scores them with the shared options
+    (:func:`wordlens.methods.associations.metric_config`), as its own function would.
+
+    Parameters
+    ----------
+    model
+        A model name (alias, local path or hub id) or a word embedder from
+        :func:`wordlens.load_model` (used as it is).
+    query
+        Two named target sets and two named attribute sets, as :func:`weat` takes them.
+    out
+        Directory to write the tables, ``run.json`` and ``report.html`` into, as
+        ``wordlens associations --out``; None (default) writes nothing.
+    progress
+        Show progress bars.
+    **options
+        Fields of :class:`~wordlens.methods.association.AssociationConfig`: ``layers``,
+        ``context``, ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``,
+        ``seed``; and the loading options of :func:`run`.
+
+    Returns
+    -------
+    Run
+        Tables ``scores`` (every metric's, with a ``metric`` column and ``strength``: the value
+        oriented so that larger means more association), ``ranks`` (each metric's strongest
+        layer and the layers from strongest to weakest) and ``disagreements`` (Spearman's rho
+        between two metrics' strengths over the layers).
+
+    Examples
+    --------
+    >>> import wordlens
+    >>> query = {
+    ...     "targets": {"flowers": ["rose", "tulip", "daisy", "lily"],
+    ...                 "insects": ["ant", "wasp", "flea", "moth"]},
+    ...     "attributes": {"pleasant": ["love", "peace", "joy", "gift"],
+    ...                    "unpleasant": ["hate", "war", "ugly", "filth"]},
+    ... }
+    >>> result = wordlens.associations("glove-6b-50d", query=query, bootstrap=0, permutations=0)
+    >>> sorted(set(result.tables["scores"]["metric"]))
+    """
+    return run("associations", model, out=out, progress=progress, query=query, **options)
+
 def _model_options(method: Method[Any], model: ModelLike, loading: dict[str, Any]) -> ModelOptions:
     """How ``method`` gets ``model``: by name with the ``loading`` options, or as loaded.
 
