@@ -24,6 +24,7 @@ BUILTIN: tuple[str, ...] = (
     "wordlens.methods.sense_bias",
     "wordlens.methods.asymmetry",
     "wordlens.methods.probing",
+    "wordlens.methods.rnd",
 )
 """Modules of the methods that ship with wordlens, in the order commands are listed."""
 ENTRY_POINTS = "wordlens.methods"
