@@ -25,6 +25,7 @@ BUILTIN: tuple[str, ...] = (
     "wordlens.methods.asymmetry",
     "wordlens.methods.probing",
     "wordlens.methods.rnd",
+    "wordlens.methods.ect",
 )
 """Modules of the methods that ship with wordlens, in the order commands are listed."""
 ENTRY_POINTS = "wordlens.methods"

@@ -1,0 +1,109 @@
+"""Embedding coherence test (Dev & Phillips 2019) at every layer of a model.
+
+The two target sets are each averaged into one vector; every attribute word's cosine similarity
+with each mean gives two lists, and ECT is their Spearman rank correlation: 1 when the attribute
+words are ordered alike by both target sets (no bias), lower the more the orders differ. One
+part per attribute set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+from scipy.stats import rankdata
+
+from wordlens.methods.association import AssociationConfig, AssociationMethod, FloatArray
+from wordlens.methods.association.method import MoreBias
+from wordlens.methods.registry import register
+
+__all__ = ["EmbeddingCoherenceTest", "embedding_coherence"]
+
+
+def embedding_coherence(
+    first: FloatArray, second: FloatArray, attributes: FloatArray
+) -> FloatArray:
+    """ECT of one attribute set with the two target sets at every layer.
+
+    Parameters
+    ----------
+    first, second
+        The target sets ``T1``, ``T2``: ``[n_words, n_layers, dim]`` each.
+    attributes
+        The attribute set ``A``: ``[n_attributes, n_layers, dim]``.
+
+    Returns
+    -------
+    FloatArray
+        ``[n_layers]``: Spearman's rho (Pearson's correlation of the ranks, ties given their
+        average rank, as :func:`scipy.stats.spearmanr`) between ``cos(a, mean(T1))`` and
+        ``cos(a, mean(T2))`` over the attribute words ``a``. NaN at a layer where either list is
+        constant (all its cosines tie, e.g. one attribute word, or identical attribute vectors):
+        a correlation with a constant is undefined; NaN too where a cosine is (a vector of
+        length 0).
+    """
+    similarities = [_cosines(attributes, words.mean(axis=0)) for words in (first, second)]
+    ranks = [rankdata(values, axis=0) for values in similarities]  # [n_attributes, n_layers]
+    centred = [rank - rank.mean(axis=0) for rank in ranks]
+    spread = np.sqrt((centred[0] ** 2).sum(axis=0) * (centred[1] ** 2).sum(axis=0))
+    undefined = (spread == 0) | np.isnan(similarities[0]).any(axis=0)
+    undefined |= np.isnan(similarities[1]).any(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = (centred[0] * centred[1]).sum(axis=0) / spread
+    return np.asarray(np.where(undefined, np.nan, np.clip(rho, -1.0, 1.0)), dtype=np.float64)
+
+
+def _cosines(words: FloatArray, centre: FloatArray) -> FloatArray:
+    """Cosine similarity of each word (``[n, n_layers, dim]``) with ``centre``
+    (``[n_layers, dim]``) at each layer: ``[n, n_layers]`` (NaN for a vector of length 0)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dots = np.einsum("nld,ld->nl", words, centre)
+        lengths = np.linalg.norm(words, axis=-1) * np.linalg.norm(centre, axis=-1)
+        return np.asarray(np.where(lengths > 0, dots / lengths, np.nan))
+
+
+@register
+class EmbeddingCoherenceTest(AssociationMethod[AssociationConfig]):
+    """Embedding coherence test (ECT) of Dev & Phillips (2019), "Attenuating Bias in Word
+    Vectors", AISTATS (PMLR 89), at every layer, one attribute set at a time.
+
+    With ``m_1``, ``m_2`` the mean vectors of the target sets and ``A`` the attribute words,
+    ``s_k = (cos(a, m_k))_{a in A}``, and::
+
+        ECT = spearman_rho(s_1, s_2)
+
+    (the paper's embedding coherence test; it states it in words, not as a numbered equation).
+    1: both target sets order the attribute words alike (no bias); smaller: more association.
+    As WEFE's ``ECT``, on the vectors as the model gives them (WEFE's default
+    ``normalize=False``).
+    """
+
+    name = "ect"
+    title = "Embedding coherence test"
+    citation = "Dev & Phillips (2019), AISTATS, PMLR 89"
+    config_type = AssociationConfig
+    formula = (
+        "ECT(T1, T2, A) = Spearman rho between (cos(a, mean(T1)))_a and (cos(a, mean(T2)))_a "
+        "over a in A (Dev & Phillips 2019, the embedding coherence test); 1: no bias"
+    )
+    attributes_per_part: ClassVar[int | None] = 1
+    compares_targets: ClassVar[bool] = False
+    no_permutation: ClassVar[str] = (
+        "the permutation test here is two-sided about 0 (it counts |rho| >= |observed rho|), "
+        "but ECT is 1 without bias and lower with it, so that test would count the wrong tail; "
+        "the bootstrap interval shows the uncertainty"
+    )
+    more_bias: ClassVar[MoreBias] = "smaller"
+
+    def score(
+        self,
+        targets: Sequence[FloatArray],
+        attributes: Sequence[FloatArray],
+        config: AssociationConfig,
+    ) -> FloatArray:
+        """ECT at every layer, ``[n_layers]``, of one attribute set (``attributes[0]``,
+        ``[n_words, n_layers, dim]``) with the two target sets (:func:`embedding_coherence`)."""
+        first, second = targets
+        (attribute,) = attributes
+        return embedding_coherence(first, second, attribute)
