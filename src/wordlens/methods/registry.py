@@ -26,6 +26,7 @@ BUILTIN: tuple[str, ...] = (
     "wordlens.methods.probing",
     "wordlens.methods.rnd",
     "wordlens.methods.ect",
+    "wordlens.methods.mac",
 )
 """Modules of the methods that ship with wordlens, in the order commands are listed."""
 ENTRY_POINTS = "wordlens.methods"
