@@ -65,19 +65,8 @@ def _cosines(words: FloatArray, centre: FloatArray) -> FloatArray:
 
 @register
 class EmbeddingCoherenceTest(AssociationMethod[AssociationConfig]):
-    """Embedding coherence test (ECT) of Dev & Phillips (2019), "Attenuating Bias in Word
-    Vectors", AISTATS (PMLR 89), at every layer, one attribute set at a time.
-
-    With ``m_1``, ``m_2`` the mean vectors of the target sets and ``A`` the attribute words,
-    ``s_k = (cos(a, m_k))_{a in A}``, and::
-
-        ECT = spearman_rho(s_1, s_2)
-
-    (the paper's embedding coherence test; it states it in words, not as a numbered equation).
-    1: both target sets order the attribute words alike (no bias); smaller: more association.
-    As WEFE's ``ECT``, on the vectors as the model gives them (WEFE's default
-    ``normalize=False``).
-    """
+    """Embedding coherence test of Dev & Phillips (2019) at every layer: Spearman correlation
+    of an attribute set's cosines with the two target sets' means (1: no bias)."""
 
     name = "ect"
     title = "Embedding coherence test"
@@ -102,8 +91,32 @@ class EmbeddingCoherenceTest(AssociationMethod[AssociationConfig]):
         attributes: Sequence[FloatArray],
         config: AssociationConfig,
     ) -> FloatArray:
-        """ECT at every layer, ``[n_layers]``, of one attribute set (``attributes[0]``,
-        ``[n_words, n_layers, dim]``) with the two target sets (:func:`embedding_coherence`)."""
+        """ECT at every layer of one attribute set with the two target sets.
+
+        Dev & Phillips (2019), "Attenuating Bias in Word Vectors", AISTATS (PMLR 89): with
+        ``m_1``, ``m_2`` the mean vectors of the target sets and ``A`` the attribute words,
+        ``s_k = (cos(a, m_k))_{a in A}``, and their embedding coherence test is::
+
+            ECT = spearman_rho(s_1, s_2)
+
+        1: both target sets order the attribute words alike (no bias); smaller: more
+        association. As WEFE's ``ECT``, on the vectors as the model gives them (WEFE's default
+        ``normalize=False``).
+
+        Parameters
+        ----------
+        targets
+            ``T1``, ``T2``: ``[n_words, n_layers, dim]`` each.
+        attributes
+            The one attribute set of the part: ``[n_words, n_layers, dim]``.
+        config
+            Unused (ECT has no options of its own).
+
+        Returns
+        -------
+        FloatArray
+            ``[n_layers]``, NaN where a cosine list is constant (:func:`embedding_coherence`).
+        """
         first, second = targets
         (attribute,) = attributes
         return embedding_coherence(first, second, attribute)

@@ -56,18 +56,8 @@ def _unit(words: FloatArray) -> FloatArray:
 
 @register
 class MeanAverageCosine(AssociationMethod[AssociationConfig]):
-    """Mean average cosine (MAC) of Manzini, Lim, Tsvetkov & Black (2019), "Black is to
-    Criminal as Caucasian is to Police", NAACL-HLT, at every layer, all sets at once.
-
-    With ``T`` the target words and ``A = {A_1, ..., A_J}`` the attribute sets, Manzini et al.
-    define (their MAC; ``cos`` there is the cosine *distance*)::
-
-        S(t, A_j) = 1/|A_j| sum_{a in A_j} (1 - cos(t, a))
-        MAC(T, A) = 1/(|T| |A|) sum_{t in T} sum_{A_j in A} S(t, A_j)
-
-    The words of both target sets are pooled into ``T``, as WEFE's ``MAC`` does. Smaller: the
-    targets lie closer to the attribute words (more association); 1: orthogonal on average.
-    """
+    """Mean average cosine distance (MAC) of Manzini et al. (2019) at every layer: the target
+    words' mean cosine distance to each attribute set, averaged (smaller: closer)."""
 
     name = "mac"
     title = "Mean average cosine distance"
@@ -92,6 +82,30 @@ class MeanAverageCosine(AssociationMethod[AssociationConfig]):
         attributes: Sequence[FloatArray],
         config: AssociationConfig,
     ) -> FloatArray:
-        """MAC at every layer, ``[n_layers]``, of the target sets with the attribute sets (each
-        ``[n_words, n_layers, dim]``; :func:`mean_average_cosine`)."""
+        """MAC at every layer of the target words with the attribute sets.
+
+        Manzini, Lim, Tsvetkov & Black (2019), "Black is to Criminal as Caucasian is to
+        Police", NAACL-HLT: with ``T`` the target words and ``A = {A_1, ..., A_J}`` the
+        attribute sets (``cos`` there is the cosine *distance*)::
+
+            S(t, A_j) = 1/|A_j| sum_{a in A_j} (1 - cos(t, a))
+            MAC(T, A) = 1/(|T| |A|) sum_{t in T} sum_{A_j in A} S(t, A_j)
+
+        The words of both target sets are pooled into ``T``, as WEFE's ``MAC`` does. Smaller:
+        the targets lie closer to the attribute words (more association).
+
+        Parameters
+        ----------
+        targets
+            The two target sets: ``[n_words, n_layers, dim]`` each.
+        attributes
+            The attribute sets: ``[n_words, n_layers, dim]`` each.
+        config
+            Unused (MAC has no options of its own).
+
+        Returns
+        -------
+        FloatArray
+            ``[n_layers]`` (:func:`mean_average_cosine`).
+        """
         return mean_average_cosine(targets, attributes)

@@ -74,19 +74,8 @@ def _cosines(words: FloatArray, centre: FloatArray) -> FloatArray:
 
 @register
 class RelativeNormDistance(AssociationMethod[RndConfig]):
-    """Relative norm distance (RND) of Garg, Schiebinger, Jurafsky & Zou (2018), PNAS 115(16),
-    E3635-E3644, at every layer, one attribute set at a time.
-
-    With ``v_1``, ``v_2`` the average vectors of the target sets ``T1``, ``T2`` and ``M`` an
-    attribute ("neutral word") set, Garg et al. define the relative norm distance as::
-
-        RND = sum_{v_m in M} ( ||v_m - v_1||_2 - ||v_m - v_2||_2 )
-
-    on word vectors of unit length. Positive: the attribute words lie nearer ``T2``. WEFE's
-    ``RND`` differs in three ways, each an option of :class:`RndConfig`: it averages over the
-    attribute words (``average``), keeps the vectors' lengths (``normalize`` False) and offers
-    the cosine similarity instead of the distance (``distance="cos"``).
-    """
+    """Relative norm distance of Garg et al. (2018) at every layer: sum over an attribute set's
+    words of ||a - mean(T1)|| - ||a - mean(T2)||, one attribute set at a time."""
 
     name = "rnd"
     title = "Relative norm distance"
@@ -104,8 +93,33 @@ class RelativeNormDistance(AssociationMethod[RndConfig]):
     def score(
         self, targets: Sequence[FloatArray], attributes: Sequence[FloatArray], config: RndConfig
     ) -> FloatArray:
-        """RND at every layer, ``[n_layers]``, of one attribute set (``attributes[0]``,
-        ``[n_words, n_layers, dim]``) to the two target sets (:func:`relative_norm_distance`)."""
+        """RND at every layer of one attribute set to the two target sets.
+
+        Garg, Schiebinger, Jurafsky & Zou (2018), PNAS 115(16), E3635-E3644: with ``v_1``,
+        ``v_2`` the average vectors of the target sets and ``M`` an attribute ("neutral word")
+        set, their relative norm distance is::
+
+            RND = sum_{v_m in M} ( ||v_m - v_1||_2 - ||v_m - v_2||_2 )
+
+        on word vectors of unit length. Positive: the attribute words lie nearer ``T2``. WEFE's
+        ``RND`` differs in three ways, each an option of :class:`RndConfig`: it averages over
+        the attribute words (``average``), keeps the vectors' lengths (``normalize`` False) and
+        offers the cosine similarity instead of the distance (``distance="cos"``).
+
+        Parameters
+        ----------
+        targets
+            ``T1``, ``T2``: ``[n_words, n_layers, dim]`` each.
+        attributes
+            The one attribute set of the part: ``[n_words, n_layers, dim]``.
+        config
+            Its ``normalize``, ``average`` and ``distance``.
+
+        Returns
+        -------
+        FloatArray
+            ``[n_layers]`` (:func:`relative_norm_distance`).
+        """
         first, second = targets
         (attribute,) = attributes
         return relative_norm_distance(
