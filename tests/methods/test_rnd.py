@@ -26,6 +26,7 @@ import wordlens
 from tests.peer_data import raw_glove
 from wordlens.cli import app
 from wordlens.contexts import targets_from_template
+from wordlens.methods.rnd import relative_norm_distance
 from wordlens.models.base import WordEmbedder
 from wordlens.resources import load_weat_tests
 
@@ -51,6 +52,12 @@ def _wefe_model(query: dict[str, Any]) -> WordEmbeddingModel:
     keyed = KeyedVectors(vector_size=vectors.shape[1], count=0, dtype=np.float64)
     keyed.add_vectors(words, np.asarray(vectors[[row_of[w] for w in words]], dtype=np.float64))
     return WordEmbeddingModel(keyed, "glove-6B-50d")
+
+
+def _glove(words: list[str]) -> np.ndarray:
+    """GloVe vectors of ``words`` read from the package files, ``[n, 50]`` float64."""
+    vectors, row_of = raw_glove()
+    return np.asarray(vectors[[row_of[w] for w in words]], dtype=np.float64)
 
 
 def _values(run: wordlens.Run) -> dict[str, float]:
@@ -170,7 +177,8 @@ def test_command_line_writes_the_report(tmp_path: Path) -> None:
 
 def test_tiny_and_degenerate_sets(glove: WordEmbedder) -> None:
     """One word per set is allowed (the distance of one word to one word); a target word that
-    is also the only attribute word is at distance 0 from its own set's mean."""
+    is also the only attribute word is at distance 0 from its own set's mean; target sets with
+    the same vectors give 0; a vector of length 0 cannot be normalised (NaN)."""
     tiny = {
         "targets": {"x": ["rose"], "y": ["ant"]},
         "attributes": {"a": ["rose"], "b": ["love"]},
@@ -183,10 +191,14 @@ def test_tiny_and_degenerate_sets(glove: WordEmbedder) -> None:
         return vector / np.linalg.norm(vector)
 
     assert values["a"] == pytest.approx(-np.linalg.norm(unit("rose") - unit("ant")), abs=1e-9)
-    # identical target sets: every attribute word is as near one as the other
-    same = {
-        "targets": {"x": ["rose", "tulip"], "y": ["tulip", "rose"]},
-        "attributes": {"a": ["love", "peace"], "b": ["hate"]},
-    }
-    with pytest.raises(wordlens.errors.WordlensError):
-        wordlens.run("rnd", glove, query=same)
+    # target sets with the same vectors: every attribute word is as near one as the other
+    roses = _glove(["rose", "tulip"])[:, None, :]
+    words = _glove(["love", "peace", "hate"])[:, None, :]
+    for options in ({}, {"average": True, "normalize": False}, {"distance": "cos"}):
+        assert relative_norm_distance(roses, roses[::-1], words, **options) == pytest.approx(
+            [0.0], abs=1e-12
+        )
+    # a vector of length 0 has no direction: NaN where it must be normalised
+    zero = np.zeros_like(roses)
+    assert np.isnan(relative_norm_distance(zero, roses, words)).all()
+    assert np.isfinite(relative_norm_distance(zero, roses, words, normalize=False)).all()
