@@ -8,6 +8,7 @@ WEFE's ``ECT`` takes one attribute set, the vectors as they are (``normalize=Fal
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from tests.peer_data import raw_glove
 from wordlens.cli import app
 from wordlens.contexts import targets_from_template
 from wordlens.methods.ect import embedding_coherence
+from wordlens.methods.registry import get_method
 from wordlens.models.base import WordEmbedder
 from wordlens.resources import load_weat_tests
 
@@ -138,6 +140,9 @@ def test_undefined_correlations_are_nan(glove: WordEmbedder) -> None:
     assert abs(values["traits"]) == pytest.approx(1.0)
     jobs = run.tables["scores"].query("part == 'jobs'")
     assert jobs["ci_low"].isna().all() and jobs["ci_high"].isna().all()
+    (note,) = run.metadata["notes"]
+    assert note.startswith("ECT of jobs is undefined (NaN) at layer(s) 0: it has one attribute")
+    assert html.escape(note) in get_method("ect").report(run).render()
     male, female = _glove(["he", "man"])[:, None, :], _glove(["she", "woman"])[:, None, :]
     same = np.repeat(_glove(["nurse"])[:, None, :], 3, axis=0)  # [3, 1, 50], one vector thrice
     assert np.isnan(embedding_coherence(male, female, same)).all()

@@ -9,7 +9,7 @@ part per attribute set.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from scipy.stats import rankdata
@@ -18,7 +18,16 @@ from wordlens.methods.association import AssociationConfig, AssociationMethod, F
 from wordlens.methods.association.method import MoreBias
 from wordlens.methods.registry import register
 
-__all__ = ["EmbeddingCoherenceTest", "embedding_coherence"]
+if TYPE_CHECKING:
+    import pandas as pd
+    from rich.console import RenderableType
+
+    from wordlens.methods.base import RunContext
+    from wordlens.models.options import ModelOptions
+    from wordlens.report.html import Report
+    from wordlens.results import Run
+
+__all__ = ["EmbeddingCoherenceTest", "embedding_coherence", "undefined_notes"]
 
 
 def embedding_coherence(
@@ -120,3 +129,40 @@ class EmbeddingCoherenceTest(AssociationMethod[AssociationConfig]):
         first, second = targets
         (attribute,) = attributes
         return embedding_coherence(first, second, attribute)
+
+    def run(self, model: ModelOptions, config: AssociationConfig, context: RunContext) -> Run:
+        """As every association metric, and why each NaN is one (``metadata["notes"]``)."""
+        run = super().run(model, config, context)
+        run.metadata["notes"] = undefined_notes(run.tables["scores"])
+        return run
+
+    def console(self, run: Run) -> list[RenderableType]:
+        return [*super().console(run), *run.metadata.get("notes", [])]
+
+    def report(self, run: Run) -> Report:
+        report = super().report(run)
+        for note in run.metadata.get("notes", []):
+            report.paragraph(note, note=True)
+        return report
+
+
+def undefined_notes(table: pd.DataFrame) -> list[str]:
+    """One line per part whose ECT is NaN at some layer, saying why (``table``: the rows of
+    :meth:`AssociationMethod.table`)."""
+    notes = []
+    for part, rows in table.groupby("part", sort=False):
+        layers = [int(layer) for layer in rows.loc[rows["value"].isna(), "layer"]]
+        if not layers:
+            continue
+        single = int(rows["n_attributes"].iloc[0]) == 1
+        why = (
+            "it has one attribute word, so each list of cosines is one number"
+            if single
+            else "the attribute words' cosines with a target mean all tie (identical vectors) "
+            "or a vector has length 0"
+        )
+        notes.append(
+            f"ECT of {part} is undefined (NaN) at layer(s) {', '.join(map(str, layers))}: {why}, "
+            "and a rank correlation with a constant list is undefined."
+        )
+    return notes
