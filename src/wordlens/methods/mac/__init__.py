@@ -1,0 +1,111 @@
+"""Mean average cosine distance, MAC (Manzini, Lim, Tsvetkov & Black 2019), at every layer of a
+model.
+
+Every target word's mean cosine distance to each attribute set, averaged over the target words
+(of both target sets together) and the attribute sets: one value per layer for the whole query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+
+from wordlens.methods.association import AssociationConfig, AssociationMethod, FloatArray
+from wordlens.methods.association.method import MoreBias
+from wordlens.methods.registry import register
+
+__all__ = ["MeanAverageCosine", "mean_average_cosine"]
+
+
+def mean_average_cosine(
+    targets: Sequence[FloatArray], attributes: Sequence[FloatArray]
+) -> FloatArray:
+    """MAC of the target words with the attribute sets at every layer.
+
+    Parameters
+    ----------
+    targets
+        The target sets, ``[n_words, n_layers, dim]`` each; their words are pooled (each word
+        counts once, whatever its set's size).
+    attributes
+        The attribute sets ``A_j``, ``[n_words_j, n_layers, dim]`` each; each set counts once,
+        whatever its size.
+
+    Returns
+    -------
+    FloatArray
+        ``[n_layers]``: ``mean_{t, j} S(t, A_j)`` with ``S(t, A_j) = mean_{a in A_j}
+        (1 - cos(t, a))``; NaN at a layer where a vector has length 0.
+    """
+    pooled = _unit(np.concatenate(list(targets)))  # [n_targets, n_layers, dim]
+    per_set = [
+        1.0 - np.einsum("tld,ald->tal", pooled, _unit(words)).mean(axis=1)  # [n_targets, n_layers]
+        for words in attributes
+    ]
+    return np.asarray(np.stack(per_set).mean(axis=(0, 1)), dtype=np.float64)
+
+
+def _unit(words: FloatArray) -> FloatArray:
+    """``words`` (``[n, n_layers, dim]``) scaled to unit length along ``dim`` (length 0: NaN)."""
+    lengths = np.linalg.norm(words, axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(np.where(lengths > 0, words / lengths, np.nan))
+
+
+@register
+class MeanAverageCosine(AssociationMethod[AssociationConfig]):
+    """Mean average cosine distance (MAC) of Manzini et al. (2019) at every layer: the target
+    words' mean cosine distance to each attribute set, averaged (smaller: closer)."""
+
+    name = "mac"
+    title = "Mean average cosine distance"
+    citation = "Manzini, Lim, Tsvetkov & Black (2019), NAACL-HLT"
+    config_type = AssociationConfig
+    formula = (
+        "MAC(T, A) = 1/(|T||A|) sum over t in T, A_j in A of S(t, A_j), S(t, A_j) = mean over "
+        "a in A_j of (1 - cos(t, a)) (Manzini et al. 2019, MAC); T: both target sets' words"
+    )
+    attributes_per_part: ClassVar[int | None] = None
+    compares_targets: ClassVar[bool] = False
+    no_permutation: ClassVar[str] = (
+        "MAC pools the words of both target sets, so every partition of those words into two "
+        "sets gives the same value (p would always be 1); the bootstrap interval shows the "
+        "uncertainty"
+    )
+    more_bias: ClassVar[MoreBias] = "smaller"
+
+    def score(
+        self,
+        targets: Sequence[FloatArray],
+        attributes: Sequence[FloatArray],
+        config: AssociationConfig,
+    ) -> FloatArray:
+        """MAC at every layer of the target words with the attribute sets.
+
+        Manzini, Lim, Tsvetkov & Black (2019), "Black is to Criminal as Caucasian is to
+        Police", NAACL-HLT: with ``T`` the target words and ``A = {A_1, ..., A_J}`` the
+        attribute sets (``cos`` there is the cosine *distance*)::
+
+            S(t, A_j) = 1/|A_j| sum_{a in A_j} (1 - cos(t, a))
+            MAC(T, A) = 1/(|T| |A|) sum_{t in T} sum_{A_j in A} S(t, A_j)
+
+        The words of both target sets are pooled into ``T``, as WEFE's ``MAC`` does. Smaller:
+        the targets lie closer to the attribute words (more association).
+
+        Parameters
+        ----------
+        targets
+            The two target sets: ``[n_words, n_layers, dim]`` each.
+        attributes
+            The attribute sets: ``[n_words, n_layers, dim]`` each.
+        config
+            Unused (MAC has no options of its own).
+
+        Returns
+        -------
+        FloatArray
+            ``[n_layers]`` (:func:`mean_average_cosine`).
+        """
+        return mean_average_cosine(targets, attributes)

@@ -1,0 +1,132 @@
+"""Relative norm distance (Garg, Schiebinger, Jurafsky & Zou 2018) at every layer of a model.
+
+For one attribute set ``A`` and the target sets ``T1``, ``T2`` (each averaged into one vector),
+the sum over the attribute words of how much nearer ``mean(T2)`` than ``mean(T1)`` each one
+lies. One part per attribute set; the options (:class:`RndConfig`) give WEFE's variant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+
+from wordlens.methods.association import AssociationMethod, FloatArray
+from wordlens.methods.association.method import MoreBias
+from wordlens.methods.registry import register
+from wordlens.methods.rnd.config import RndConfig
+
+__all__ = ["RelativeNormDistance", "RndConfig", "relative_norm_distance"]
+
+
+def relative_norm_distance(
+    first: FloatArray,
+    second: FloatArray,
+    attributes: FloatArray,
+    *,
+    normalize: bool = True,
+    average: bool = False,
+    distance: str = "norm",
+) -> FloatArray:
+    """The relative norm distance of ``attributes`` to the two target sets at every layer.
+
+    Parameters
+    ----------
+    first, second
+        The target sets ``T1``, ``T2``: ``[n_words, n_layers, dim]`` each.
+    attributes
+        The attribute set ``A``: ``[n_attributes, n_layers, dim]``.
+    normalize, average, distance
+        As :class:`RndConfig`.
+
+    Returns
+    -------
+    FloatArray
+        ``[n_layers]``: ``sum_a ||a - mean(T1)|| - ||a - mean(T2)||`` (or the mean over ``a``,
+        or the difference of cosine similarities); NaN at a layer where a vector has length 0
+        and ``normalize`` or ``distance="cos"`` needs its direction.
+    """
+    if normalize:
+        first, second, attributes = (_unit(words) for words in (first, second, attributes))
+    centres = [words.mean(axis=0) for words in (first, second)]  # [n_layers, dim] each
+    if distance == "norm":
+        gaps = [np.linalg.norm(attributes - centre, axis=-1) for centre in centres]
+    else:
+        gaps = [_cosines(attributes, centre) for centre in centres]
+    per_word = gaps[0] - gaps[1]  # [n_attributes, n_layers]
+    return np.asarray(per_word.mean(axis=0) if average else per_word.sum(axis=0))
+
+
+def _unit(words: FloatArray) -> FloatArray:
+    """``words`` (``[n, n_layers, dim]``) scaled to unit length along ``dim`` (0 → NaN)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(words / np.linalg.norm(words, axis=-1, keepdims=True))
+
+
+def _cosines(words: FloatArray, centre: FloatArray) -> FloatArray:
+    """Cosine similarity of each word (``[n, n_layers, dim]``) with ``centre``
+    (``[n_layers, dim]``) at each layer: ``[n, n_layers]``."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dots = np.einsum("nld,ld->nl", words, centre)
+        return np.asarray(dots / (np.linalg.norm(words, axis=-1) * np.linalg.norm(centre, axis=-1)))
+
+
+@register
+class RelativeNormDistance(AssociationMethod[RndConfig]):
+    """Relative norm distance of Garg et al. (2018) at every layer: sum over an attribute set's
+    words of ||a - mean(T1)|| - ||a - mean(T2)||, one attribute set at a time."""
+
+    name = "rnd"
+    title = "Relative norm distance"
+    citation = "Garg, Schiebinger, Jurafsky & Zou (2018), PNAS 115(16)"
+    config_type = RndConfig
+    formula = (
+        "RND(T1, T2, A) = sum over a in A of ||a - mean(T1)|| - ||a - mean(T2)|| on unit-length "
+        "vectors (Garg et al. 2018, definition of the relative norm distance); "
+        "positive: A nearer T2"
+    )
+    attributes_per_part: ClassVar[int | None] = 1
+    compares_targets: ClassVar[bool] = True
+    more_bias: ClassVar[MoreBias] = "farther from 0"
+
+    def score(
+        self, targets: Sequence[FloatArray], attributes: Sequence[FloatArray], config: RndConfig
+    ) -> FloatArray:
+        """RND at every layer of one attribute set to the two target sets.
+
+        Garg, Schiebinger, Jurafsky & Zou (2018), PNAS 115(16), E3635-E3644: with ``v_1``,
+        ``v_2`` the average vectors of the target sets and ``M`` an attribute ("neutral word")
+        set, their relative norm distance is::
+
+            RND = sum_{v_m in M} ( ||v_m - v_1||_2 - ||v_m - v_2||_2 )
+
+        on word vectors of unit length. Positive: the attribute words lie nearer ``T2``. WEFE's
+        ``RND`` differs in three ways, each an option of :class:`RndConfig`: it averages over
+        the attribute words (``average``), keeps the vectors' lengths (``normalize`` False) and
+        offers the cosine similarity instead of the distance (``distance="cos"``).
+
+        Parameters
+        ----------
+        targets
+            ``T1``, ``T2``: ``[n_words, n_layers, dim]`` each.
+        attributes
+            The one attribute set of the part: ``[n_words, n_layers, dim]``.
+        config
+            Its ``normalize``, ``average`` and ``distance``.
+
+        Returns
+        -------
+        FloatArray
+            ``[n_layers]`` (:func:`relative_norm_distance`).
+        """
+        first, second = targets
+        (attribute,) = attributes
+        return relative_norm_distance(
+            first,
+            second,
+            attribute,
+            normalize=config.normalize,
+            average=config.average,
+            distance=config.distance,
+        )
