@@ -40,14 +40,21 @@ from wordlens.results import Figure, Run
 
 PUBLIC = [
     "__version__",
+    "associations",
     "asymmetry",
+    "ect",
     "intersectional",
     "likelihood_bias",
     "list_methods",
     "load_model",
+    "mac",
     "probe",
     "read_run",
+    "ripa",
+    "rnd",
+    "rnsb",
     "run",
+    "semaxis",
     "sense_bias",
     "vast",
     "weat",
@@ -61,6 +68,13 @@ METHOD_FUNCTIONS = {
     "sense_bias": "sense-bias",
     "asymmetry": "asymmetry",
     "probe": "probe",
+    "rnd": "rnd",
+    "rnsb": "rnsb",
+    "mac": "mac",
+    "ect": "ect",
+    "ripa": "ripa",
+    "semaxis": "semaxis",
+    "associations": "associations",
 }
 """One function per built-in method → the method it runs."""
 SLOW_DOCTESTS = {"likelihood_bias", "probe"}

@@ -245,10 +245,7 @@ def models_page() -> str:
     return "".join(lines)
 
 
-_METHOD_PAGES = {
-    "probe": "probing",
-    **dict.fromkeys(("rnd", "rnsb", "mac", "ect", "ripa", "semaxis"), "associations"),
-}
+_METHOD_PAGES = {"probe": "probing"}
 """Method pages whose file name is not the command's name."""
 
 

@@ -38,13 +38,20 @@ if TYPE_CHECKING:
     OutPath = str | os.PathLike[str] | None
 
 __all__ = [
+    "associations",
     "asymmetry",
+    "ect",
     "intersectional",
     "likelihood_bias",
     "list_methods",
+    "mac",
     "probe",
     "read_run",
+    "ripa",
+    "rnd",
+    "rnsb",
     "run",
+    "semaxis",
     "sense_bias",
     "vast",
     "weat",
@@ -579,7 +586,9 @@ def rnd(
 ) -> Run:
     """Relative norm distance (RND) at every layer of a model.
 
-    Garg, Schiebinger, Jurafsky & Zou (2018, *PNAS* 115(16)): for one attribute set, the sum over its words of how much nearer the second target set's average vector lies than the first's (unit-length vectors); one result per attribute set.
+    Garg, Schiebinger, Jurafsky & Zou (2018, *PNAS* 115(16)): for one attribute set, the sum over
+    its words of how much nearer the second target set's average vector lies than the first's
+    (unit-length vectors); one result per attribute set.
 
     Parameters
     ----------
@@ -595,9 +604,10 @@ def rnd(
     progress
         Show progress bars.
     **options
-        Fields of ``rnd.RndConfig`` (:mod:`wordlens.methods.rnd`): ``layers``, ``context``,
-        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed`` and the metric's own ``normalize``, ``average`` (WEFE's mean over the attribute words), ``distance``;
-        and the loading options of :func:`run`.
+        Fields of :class:`~wordlens.methods.rnd.config.RndConfig`: ``layers``, ``context``,
+        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed`` and the
+        metric's own ``normalize``, ``average`` (WEFE's mean over the attribute words),
+        ``distance``; and the loading options of :func:`run`.
 
     Returns
     -------
@@ -618,8 +628,12 @@ def rnd(
     ... }
     >>> result = wordlens.rnd("glove-6b-50d", query=query, bootstrap=0, permutations=0)
     >>> result.tables["scores"][["part", "layer", "value"]].round(3)
+             part  layer  value
+    0    pleasant      0 -0.903
+    1  unpleasant      0 -0.163
     """
     return run("rnd", model, out=out, progress=progress, query=query, **options)
+
 
 def rnsb(
     model: ModelLike,
@@ -631,7 +645,9 @@ def rnsb(
 ) -> Run:
     """Relative negative sentiment bias (RNSB) at every layer of a model.
 
-    Sweeney & Najafian (2019, ACL): a logistic regression told apart the two attribute sets (the second one negative); the KL divergence of the target words' normalised negative probabilities from the uniform distribution, averaged over ``fits`` seeded fits (their spread in ``fits_sd``).
+    Sweeney & Najafian (2019, ACL): a logistic regression told apart the two attribute sets (the
+    second one negative); the KL divergence of the target words' normalised negative probabilities
+    from the uniform distribution, averaged over ``fits`` seeded fits (their spread in ``fits_sd``).
 
     Parameters
     ----------
@@ -647,9 +663,9 @@ def rnsb(
     progress
         Show progress bars.
     **options
-        Fields of ``rnsb.RnsbConfig`` (:mod:`wordlens.methods.rnsb`): ``layers``, ``context``,
-        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed`` and the metric's own ``fits``, ``holdout``;
-        and the loading options of :func:`run`.
+        Fields of :class:`~wordlens.methods.rnsb.config.RnsbConfig`: ``layers``, ``context``,
+        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed`` and the
+        metric's own ``fits``, ``holdout``; and the loading options of :func:`run`.
 
     Returns
     -------
@@ -670,8 +686,11 @@ def rnsb(
     ... }
     >>> result = wordlens.rnsb("glove-6b-50d", query=query, bootstrap=0, permutations=0)
     >>> result.tables["scores"][["part", "layer", "value"]].round(3)
+           part  layer  value
+    0  all sets      0  0.094
     """
     return run("rnsb", model, out=out, progress=progress, query=query, **options)
+
 
 def mac(
     model: ModelLike,
@@ -683,7 +702,8 @@ def mac(
 ) -> Run:
     """Mean average cosine (MAC) at every layer of a model.
 
-    Manzini, Lim, Tsvetkov & Black (2019, NAACL): the mean over the target words and the attribute sets of the mean cosine distance of a target word to the set's words (smaller: closer).
+    Manzini, Lim, Tsvetkov & Black (2019, NAACL): the mean over the target words and the attribute
+    sets of the mean cosine distance of a target word to the set's words (smaller: closer).
 
     Parameters
     ----------
@@ -699,7 +719,7 @@ def mac(
     progress
         Show progress bars.
     **options
-        Fields of ``mac.MacConfig`` (:mod:`wordlens.methods.mac`): ``layers``, ``context``,
+        Fields of :class:`~wordlens.methods.association.AssociationConfig`: ``layers``, ``context``,
         ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed``;
         and the loading options of :func:`run`.
 
@@ -722,8 +742,11 @@ def mac(
     ... }
     >>> result = wordlens.mac("glove-6b-50d", query=query, bootstrap=0, permutations=0)
     >>> result.tables["scores"][["part", "layer", "value"]].round(3)
+           part  layer  value
+    0  all sets      0  0.898
     """
     return run("mac", model, out=out, progress=progress, query=query, **options)
+
 
 def ect(
     model: ModelLike,
@@ -735,7 +758,9 @@ def ect(
 ) -> Run:
     """Embedding coherence test (ECT) at every layer of a model.
 
-    Dev & Phillips (2019, AISTATS): Spearman's rho between the attribute words' cosines with the two target sets' average vectors (1: both targets relate to the attributes alike); one result per attribute set.
+    Dev & Phillips (2019, AISTATS): Spearman's rho between the attribute words' cosines with the two
+    target sets' average vectors (1: both targets relate to the attributes alike); one result per
+    attribute set.
 
     Parameters
     ----------
@@ -751,7 +776,7 @@ def ect(
     progress
         Show progress bars.
     **options
-        Fields of ``ect.EctConfig`` (:mod:`wordlens.methods.ect`): ``layers``, ``context``,
+        Fields of :class:`~wordlens.methods.association.AssociationConfig`: ``layers``, ``context``,
         ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed``;
         and the loading options of :func:`run`.
 
@@ -774,8 +799,12 @@ def ect(
     ... }
     >>> result = wordlens.ect("glove-6b-50d", query=query, bootstrap=0, permutations=0)
     >>> result.tables["scores"][["part", "layer", "value"]].round(3)
+             part  layer  value
+    0    pleasant      0    0.8
+    1  unpleasant      0    0.4
     """
     return run("ect", model, out=out, progress=progress, query=query, **options)
+
 
 def ripa(
     model: ModelLike,
@@ -787,7 +816,9 @@ def ripa(
 ) -> Run:
     """Relational inner product association (RIPA) at every layer of a model.
 
-    Ethayarajh, Duvenaud & Hirst (2019, ACL): the inner product of each attribute word with the relation vector of the target pairs (x_i, y_i), the two target sets paired by position, averaged over the attribute set; one result per attribute set.
+    Ethayarajh, Duvenaud & Hirst (2019, ACL): the inner product of each attribute word with the
+    relation vector of the target pairs (x_i, y_i), the two target sets paired by position, averaged
+    over the attribute set; one result per attribute set.
 
     Parameters
     ----------
@@ -803,9 +834,10 @@ def ripa(
     progress
         Show progress bars.
     **options
-        Fields of ``ripa.RipaConfig`` (:mod:`wordlens.methods.ripa`): ``layers``, ``context``,
-        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed`` and the metric's own ``relation`` (``"pc"``: the paper's first principal component; ``"pairs"``: WEFE's);
-        and the loading options of :func:`run`.
+        Fields of :class:`~wordlens.methods.ripa.config.RipaConfig`: ``layers``, ``context``,
+        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed`` and the
+        metric's own ``relation`` (``"pc"``: the paper's first principal component; ``"pairs"``:
+        WEFE's); and the loading options of :func:`run`.
 
     Returns
     -------
@@ -826,8 +858,12 @@ def ripa(
     ... }
     >>> result = wordlens.ripa("glove-6b-50d", query=query, bootstrap=0, permutations=0)
     >>> result.tables["scores"][["part", "layer", "value"]].round(3)
+             part  layer  value
+    0    pleasant      0  1.288
+    1  unpleasant      0 -0.093
     """
     return run("ripa", model, out=out, progress=progress, query=query, **options)
+
 
 def semaxis(
     model: ModelLike,
@@ -839,7 +875,8 @@ def semaxis(
 ) -> Run:
     """SemAxis at every layer of a model.
 
-    An, Kwak & Ahn (2018, ACL): the axis from the second attribute set's average vector to the first's; the mean cosine of the first target set's words with it minus the second's.
+    An, Kwak & Ahn (2018, ACL): the axis from the second attribute set's average vector to the
+    first's; the mean cosine of the first target set's words with it minus the second's.
 
     Parameters
     ----------
@@ -855,7 +892,7 @@ def semaxis(
     progress
         Show progress bars.
     **options
-        Fields of ``semaxis.SemAxisConfig`` (:mod:`wordlens.methods.semaxis`): ``layers``, ``context``,
+        Fields of :class:`~wordlens.methods.association.AssociationConfig`: ``layers``, ``context``,
         ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed``;
         and the loading options of :func:`run`.
 
@@ -878,8 +915,11 @@ def semaxis(
     ... }
     >>> result = wordlens.semaxis("glove-6b-50d", query=query, bootstrap=0, permutations=0)
     >>> result.tables["scores"][["part", "layer", "value"]].round(3)
+           part  layer  value
+    0  all sets      0   0.32
     """
     return run("semaxis", model, out=out, progress=progress, query=query, **options)
+
 
 def associations(
     model: ModelLike,
@@ -931,8 +971,10 @@ def associations(
     ... }
     >>> result = wordlens.associations("glove-6b-50d", query=query, bootstrap=0, permutations=0)
     >>> sorted(set(result.tables["scores"]["metric"]))
+    ['ect', 'mac', 'ripa', 'rnd', 'rnsb', 'semaxis']
     """
     return run("associations", model, out=out, progress=progress, query=query, **options)
+
 
 def _model_options(method: Method[Any], model: ModelLike, loading: dict[str, Any]) -> ModelOptions:
     """How ``method`` gets ``model``: by name with the ``loading`` options, or as loaded.
