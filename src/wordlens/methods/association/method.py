@@ -118,8 +118,14 @@ class AssociationMethod(Method[C]):
             "uncertainty": self.uncertainty(config),
             "left_out": vectors.left_out,
             "why_left_out": {w: vectors.why[w] for ws in vectors.left_out.values() for w in ws},
+            "notes": self.notes(table),
         }
         return Run(self.name, {"scores": table}, metadata)
+
+    def notes(self, table: pd.DataFrame) -> list[str]:
+        """Lines saying why values of ``table`` are what they are where a reader would ask
+        (ECT: why a value is NaN); the console and the report print them. Default: none."""
+        return []
 
     def table(self, vectors: QueryVectors, query: Query, config: C) -> pd.DataFrame:
         """One row per part and layer: ``value`` and its interval and permutation p."""
@@ -230,7 +236,7 @@ class AssociationMethod(Method[C]):
         for layer, rows in table.groupby("layer", sort=True):
             by_part = rows.set_index("part")
             grid.add_row(str(layer), *(_cell(by_part.loc[part]) for part in parts))
-        return [grid, *_left_out_lines(run)]
+        return [grid, *_left_out_lines(run), *run.metadata.get("notes", [])]
 
     def report(self, run: Run) -> Report:
         from wordlens.methods.association.figures import scores_figure
@@ -259,7 +265,7 @@ class AssociationMethod(Method[C]):
             figure, caption = scores_figure(table, self.title, self.more_bias)
             report.figure(figure, f"{self.title} by layer", caption)
         report.table(table)
-        for line in _left_out_lines(run):
+        for line in [*_left_out_lines(run), *run.metadata.get("notes", [])]:
             report.paragraph(line, note=True)
         return report
 

@@ -15,17 +15,12 @@ import numpy as np
 from scipy.stats import rankdata
 
 from wordlens.methods.association import AssociationConfig, AssociationMethod, FloatArray
+from wordlens.methods.association.geometry import cosines
 from wordlens.methods.association.method import MoreBias
 from wordlens.methods.registry import register
 
 if TYPE_CHECKING:
     import pandas as pd
-    from rich.console import RenderableType
-
-    from wordlens.methods.base import RunContext
-    from wordlens.models.options import ModelOptions
-    from wordlens.report.html import Report
-    from wordlens.results import Run
 
 __all__ = ["EmbeddingCoherenceTest", "embedding_coherence", "undefined_notes"]
 
@@ -52,7 +47,7 @@ def embedding_coherence(
         a correlation with a constant is undefined; NaN too where a cosine is (a vector of
         length 0).
     """
-    similarities = [_cosines(attributes, words.mean(axis=0)) for words in (first, second)]
+    similarities = [cosines(attributes, words.mean(axis=0)) for words in (first, second)]
     ranks = [rankdata(values, axis=0) for values in similarities]  # [n_attributes, n_layers]
     centred = [rank - rank.mean(axis=0) for rank in ranks]
     spread = np.sqrt((centred[0] ** 2).sum(axis=0) * (centred[1] ** 2).sum(axis=0))
@@ -61,15 +56,6 @@ def embedding_coherence(
     with np.errstate(invalid="ignore", divide="ignore"):
         rho = (centred[0] * centred[1]).sum(axis=0) / spread
     return np.asarray(np.where(undefined, np.nan, np.clip(rho, -1.0, 1.0)), dtype=np.float64)
-
-
-def _cosines(words: FloatArray, centre: FloatArray) -> FloatArray:
-    """Cosine similarity of each word (``[n, n_layers, dim]``) with ``centre``
-    (``[n_layers, dim]``) at each layer: ``[n, n_layers]`` (NaN for a vector of length 0)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        dots = np.einsum("nld,ld->nl", words, centre)
-        lengths = np.linalg.norm(words, axis=-1) * np.linalg.norm(centre, axis=-1)
-        return np.asarray(np.where(lengths > 0, dots / lengths, np.nan))
 
 
 @register
@@ -130,20 +116,9 @@ class EmbeddingCoherenceTest(AssociationMethod[AssociationConfig]):
         (attribute,) = attributes
         return embedding_coherence(first, second, attribute)
 
-    def run(self, model: ModelOptions, config: AssociationConfig, context: RunContext) -> Run:
-        """As every association metric, and why each NaN is one (``metadata["notes"]``)."""
-        run = super().run(model, config, context)
-        run.metadata["notes"] = undefined_notes(run.tables["scores"])
-        return run
-
-    def console(self, run: Run) -> list[RenderableType]:
-        return [*super().console(run), *run.metadata.get("notes", [])]
-
-    def report(self, run: Run) -> Report:
-        report = super().report(run)
-        for note in run.metadata.get("notes", []):
-            report.paragraph(note, note=True)
-        return report
+    def notes(self, table: pd.DataFrame) -> list[str]:
+        """Why each NaN is one (:func:`undefined_notes`)."""
+        return undefined_notes(table)
 
 
 def undefined_notes(table: pd.DataFrame) -> list[str]:

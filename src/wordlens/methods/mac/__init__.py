@@ -13,6 +13,7 @@ from typing import ClassVar
 import numpy as np
 
 from wordlens.methods.association import AssociationConfig, AssociationMethod, FloatArray
+from wordlens.methods.association.geometry import unit
 from wordlens.methods.association.method import MoreBias
 from wordlens.methods.registry import register
 
@@ -39,19 +40,12 @@ def mean_average_cosine(
         ``[n_layers]``: ``mean_{t, j} S(t, A_j)`` with ``S(t, A_j) = mean_{a in A_j}
         (1 - cos(t, a))``; NaN at a layer where a vector has length 0.
     """
-    pooled = _unit(np.concatenate(list(targets)))  # [n_targets, n_layers, dim]
+    pooled = unit(np.concatenate(list(targets)))  # [n_targets, n_layers, dim]
     per_set = [
-        1.0 - np.einsum("tld,ald->tal", pooled, _unit(words)).mean(axis=1)  # [n_targets, n_layers]
+        1.0 - np.einsum("tld,ald->tal", pooled, unit(words)).mean(axis=1)  # [n_targets, n_layers]
         for words in attributes
     ]
     return np.asarray(np.stack(per_set).mean(axis=(0, 1)), dtype=np.float64)
-
-
-def _unit(words: FloatArray) -> FloatArray:
-    """``words`` (``[n, n_layers, dim]``) scaled to unit length along ``dim`` (length 0: NaN)."""
-    lengths = np.linalg.norm(words, axis=-1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.asarray(np.where(lengths > 0, words / lengths, np.nan))
 
 
 @register

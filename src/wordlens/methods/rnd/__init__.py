@@ -13,6 +13,7 @@ from typing import ClassVar
 import numpy as np
 
 from wordlens.methods.association import AssociationMethod, FloatArray
+from wordlens.methods.association.geometry import cosines, unit
 from wordlens.methods.association.method import MoreBias
 from wordlens.methods.registry import register
 from wordlens.methods.rnd.config import RndConfig
@@ -48,28 +49,14 @@ def relative_norm_distance(
         and ``normalize`` or ``distance="cos"`` needs its direction.
     """
     if normalize:
-        first, second, attributes = (_unit(words) for words in (first, second, attributes))
+        first, second, attributes = (unit(words) for words in (first, second, attributes))
     centres = [words.mean(axis=0) for words in (first, second)]  # [n_layers, dim] each
     if distance == "norm":
         gaps = [np.linalg.norm(attributes - centre, axis=-1) for centre in centres]
     else:
-        gaps = [_cosines(attributes, centre) for centre in centres]
+        gaps = [cosines(attributes, centre) for centre in centres]
     per_word = gaps[0] - gaps[1]  # [n_attributes, n_layers]
     return np.asarray(per_word.mean(axis=0) if average else per_word.sum(axis=0))
-
-
-def _unit(words: FloatArray) -> FloatArray:
-    """``words`` (``[n, n_layers, dim]``) scaled to unit length along ``dim`` (0 → NaN)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.asarray(words / np.linalg.norm(words, axis=-1, keepdims=True))
-
-
-def _cosines(words: FloatArray, centre: FloatArray) -> FloatArray:
-    """Cosine similarity of each word (``[n, n_layers, dim]``) with ``centre``
-    (``[n_layers, dim]``) at each layer: ``[n, n_layers]``."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        dots = np.einsum("nld,ld->nl", words, centre)
-        return np.asarray(dots / (np.linalg.norm(words, axis=-1) * np.linalg.norm(centre, axis=-1)))
 
 
 @register

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from wordlens.methods.association import AssociationConfig, AssociationMethod, FloatArray
+from wordlens.methods.association.geometry import cosines
 from wordlens.methods.registry import register
 
 if TYPE_CHECKING:
@@ -35,10 +36,7 @@ def semaxis_scores(words: FloatArray, axis: FloatArray) -> FloatArray:
     FloatArray
         ``[n_words, n_layers]``; NaN where the word or the axis is the zero vector.
     """
-    dots = np.einsum("wld,ld->wl", words, axis)
-    norms = np.linalg.norm(words, axis=2) * np.linalg.norm(axis, axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.asarray(np.where(norms > 0, dots / norms, np.nan), dtype=np.float64)
+    return cosines(words, axis)
 
 
 @register
