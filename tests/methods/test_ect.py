@@ -9,6 +9,7 @@ WEFE's ``ECT`` takes one attribute set, the vectors as they are (``normalize=Fal
 from __future__ import annotations
 
 import html
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -99,15 +100,36 @@ def test_one_layer_of_minilm_equals_scipy_spearman(minilm: WordEmbedder) -> None
         assert value == pytest.approx(expected, abs=1e-9)
 
 
-def test_python_run_has_an_interval_and_no_permutation_p(glove: WordEmbedder) -> None:
-    run = wordlens.run(
-        "ect", glove, query=_caliskan_query(7), bootstrap=100, permutations=100, seed=1
-    )
+def test_python_run_has_an_interval_and_a_one_sided_permutation_p(glove: WordEmbedder) -> None:
+    """ECT is 1 without bias and lower with it: the permutation p counts the partitions whose
+    rho is at most the observed one. 4 + 4 target words have 70 partitions, all enumerated
+    here; the sampled p tends to their share."""
+    query = {
+        "targets": {"male": ["he", "man", "boy", "father"],
+                    "female": ["she", "woman", "girl", "mother"]},
+        "attributes": {"career": ["executive", "management", "salary", "office", "business"],
+                       "family": ["home", "parents", "children", "marriage", "relatives"]},
+    }  # fmt: skip
+    run = wordlens.run("ect", glove, query=query, bootstrap=100, permutations=20_000, seed=1)
     table = run.tables["scores"]
-    assert list(table["part"]) == ["Male terms", "Female terms"]
+    assert list(table["part"]) == ["career", "family"]
     assert (table["ci_low"] <= table["value"]).all() and (table["value"] <= table["ci_high"]).all()
-    assert table["p_value"].isna().all()
-    assert run.metadata["uncertainty"]["p_value"].startswith("none: the permutation test")
+    assert run.metadata["uncertainty"]["p_value"].startswith("one-sided (values at most")
+    vectors, row_of = raw_glove()
+    words = [*query["targets"]["male"], *query["targets"]["female"]]
+    pooled = np.asarray(vectors[[row_of[w] for w in words]], dtype=np.float64)[:, None]
+    for part, attribute_words in query["attributes"].items():
+        attributes = np.asarray(vectors[[row_of[w] for w in attribute_words]], np.float64)[:, None]
+        observed = embedding_coherence(pooled[:4], pooled[4:], attributes)[0]
+        at_most = 0
+        partitions = list(itertools.combinations(range(8), 4))
+        for chosen in partitions:
+            rest = [i for i in range(8) if i not in chosen]
+            rho = embedding_coherence(pooled[list(chosen)], pooled[rest], attributes)[0]
+            at_most += rho <= observed + 1e-12
+        exact = at_most / len(partitions)
+        sampled = float(table.loc[table["part"] == part, "p_value"].iloc[0])
+        assert sampled == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / 20_000) + 1e-4)
 
 
 def test_command_line_writes_the_report(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 import pandas as pd
 
 from wordlens.methods.association.config import AssociationConfig
-from wordlens.methods.association.resampling import bootstrap_interval, permutation_p
+from wordlens.methods.association.resampling import Tail, bootstrap_interval, permutation_p
 from wordlens.methods.association.vectors import FloatArray, QueryVectors, embed_query
 from wordlens.methods.base import Method, RunContext, Summary
 from wordlens.results import Run
@@ -32,7 +32,9 @@ if TYPE_CHECKING:
 C = TypeVar("C", bound=AssociationConfig)
 
 MoreBias = Literal["larger", "smaller", "farther from 0"]
-"""Which values of a metric mean more association (more bias): ranks layers."""
+"""Which values of a metric mean more association (more bias): ranks layers, and sets the
+tail of the permutation test (:data:`_TAILS`)."""
+_TAILS: dict[str, Tail] = {"larger": "greater", "smaller": "less", "farther from 0": "two-sided"}
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,8 @@ class AssociationMethod(Method[C]):
     """1: one evaluation per attribute set (RND, ECT, RIPA); None: all sets at once."""
     compares_targets: ClassVar[bool] = True
     """Whether the metric contrasts the two target sets, so that the permutation test of their
-    words applies; a metric that does not says why in :attr:`no_permutation`."""
+    words applies (its tail follows :attr:`more_bias`); a metric that does not says why in
+    :attr:`no_permutation`."""
     no_permutation: ClassVar[str] = ""
     more_bias: ClassVar[MoreBias] = "farther from 0"
     paired_targets: ClassVar[bool] = False
@@ -157,6 +160,7 @@ class AssociationMethod(Method[C]):
                     permutations=config.permutations,
                     seed=config.seed,
                     paired_targets=self.paired_targets,
+                    tail=_TAILS[self.more_bias],
                 )
             sizes = {f"n_{name}": len(vectors.words[name]) for name in part.targets}
             for column, layer in enumerate(vectors.layers):
@@ -196,8 +200,13 @@ class AssociationMethod(Method[C]):
                 if self.paired_targets
                 else "partitions of the two target sets' words"
             )
+            sided = {
+                "farther from 0": "two-sided (|value| at least the observed)",
+                "larger": "one-sided (values at least the observed)",
+                "smaller": "one-sided (values at most the observed)",
+            }[self.more_bias]
             test = (
-                f"two-sided permutation p over {config.permutations} random {relabelled}, "
+                f"{sided} permutation p over {config.permutations} random {relabelled}, "
                 "(1 + b) / (1 + m)"
             )
         else:

@@ -8,6 +8,7 @@ value per layer (:data:`Score`); both procedures call it on resampled sets, all 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -15,6 +16,8 @@ from wordlens.methods.association.vectors import FloatArray
 
 Score = Callable[[Sequence[FloatArray], Sequence[FloatArray]], FloatArray]
 """(target sets, attribute sets) → the metric, ``[n_layers]``."""
+Tail = Literal["two-sided", "greater", "less"]
+"""Which permuted values count as reaching the observed one (:func:`permutation_p`)."""
 
 
 def bootstrap_interval(
@@ -73,12 +76,16 @@ def permutation_p(
     permutations: int,
     seed: int,
     paired_targets: bool = False,
+    tail: Tail = "two-sided",
 ) -> FloatArray:
-    """Two-sided permutation p of ``score`` at each layer under the null that the two target
-    sets are exchangeable: the words of ``X ∪ Y`` are split at random into sets of the sizes of
-    ``X`` and ``Y`` (without replacement, as Caliskan et al.'s WEAT test), and
-    ``p = (1 + b) / (1 + m)`` with ``b`` the number of the ``m`` random partitions whose
-    ``|value|`` reaches the observed ``|value|`` (Phipson & Smyth 2010: never 0). With
+    """Permutation p of ``score`` at each layer under the null that the two target sets are
+    exchangeable: the words of ``X ∪ Y`` are split at random into sets of the sizes of ``X``
+    and ``Y`` (without replacement, as Caliskan et al.'s WEAT test), and
+    ``p = (1 + b) / (1 + m)`` with ``b`` the number of the ``m`` random partitions whose value
+    reaches the observed one (Phipson & Smyth 2010: never 0) in the direction of ``tail``:
+    ``|value|`` at least the observed ``|value|`` (``"two-sided"``, a metric whose no-bias value
+    is 0), the value at least (``"greater"``) or at most (``"less"``: ECT, whose no-bias value
+    is 1) the observed one. With
     ``paired_targets`` (pairs ``(x_i, y_i)`` by position) the null exchanges the two words
     within each pair: each random relabelling swaps a random subset of the pairs.
 
@@ -90,7 +97,12 @@ def permutation_p(
     if len(targets) != 2:
         raise ValueError("the permutation test partitions exactly two target sets")
     rng = np.random.default_rng(seed)
-    observed = np.abs(score(targets, attributes))
+    sign = {"two-sided": 1.0, "greater": 1.0, "less": -1.0}[tail]
+
+    def oriented(values: FloatArray) -> FloatArray:
+        return np.abs(values) if tail == "two-sided" else sign * values
+
+    observed = oriented(score(targets, attributes))
     pooled = np.concatenate(targets)
     size = len(targets[0])
     reached = np.zeros_like(observed)
@@ -102,6 +114,6 @@ def permutation_p(
             order = rng.permutation(len(pooled))
             split = [pooled[order[:size]], pooled[order[size:]]]
         with np.errstate(invalid="ignore"):
-            reached += np.abs(score(split, attributes)) >= observed - 1e-12
+            reached += oriented(score(split, attributes)) >= observed - 1e-12
     p = (1 + reached) / (1 + permutations)
     return np.where(np.isnan(observed), np.nan, p)

@@ -72,12 +72,6 @@ class EmbeddingCoherenceTest(AssociationMethod[AssociationConfig]):
         "over a in A (Dev & Phillips 2019, the embedding coherence test); 1: no bias"
     )
     attributes_per_part: ClassVar[int | None] = 1
-    compares_targets: ClassVar[bool] = False
-    no_permutation: ClassVar[str] = (
-        "the permutation test here is two-sided about 0 (it counts |rho| >= |observed rho|), "
-        "but ECT is 1 without bias and lower with it, so that test would count the wrong tail; "
-        "the bootstrap interval shows the uncertainty"
-    )
     more_bias: ClassVar[MoreBias] = "smaller"
 
     def score(
