@@ -80,12 +80,13 @@ def test_ranks_and_disagreements_on_minilm(minilm: WordEmbedder) -> None:
     for row in run.tables["disagreements"].itertuples(index=False):
         a = scores[(scores["metric"] == row.metric_a) & (scores["part"] == row.part_a)]
         b = scores[(scores["metric"] == row.metric_b) & (scores["part"] == row.part_b)]
-        expected = spearmanr(a["strength"].to_numpy(), b["strength"].to_numpy()).statistic
+        expected = spearmanr(a["strength"].to_numpy(), b["strength"].to_numpy())
         if np.isnan(row.spearman_rho):
-            assert np.isnan(expected) or row.n_layers < 3
+            assert np.isnan(expected.statistic) or row.n_layers < 3
         else:
-            assert row.spearman_rho == pytest.approx(expected)
-            assert row.disagree == (expected < 0)
+            assert row.spearman_rho == pytest.approx(expected.statistic)
+            assert row.p_value == pytest.approx(expected.pvalue)
+            assert row.disagree == (expected.statistic < 0 and expected.pvalue < 0.05)
 
 
 @pytest.mark.parametrize("name", [*METRICS, "associations"])

@@ -71,10 +71,17 @@ def layer_ranks(scores: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+DISAGREEMENT_ALPHA = 0.05
+"""Two metrics disagree where their rankings of the layers correlate negatively at this level
+(Spearman's two-sided p): a rho of -0.1 over 7 layers is no ranking at all."""
+
+
 def disagreements(scores: pd.DataFrame) -> pd.DataFrame:
-    """Spearman's rho between every two metrics' strengths over the layers, per part of the
-    query both score (RND's ``pleasant`` with ECT's ``pleasant``; a metric scoring all sets at
-    once is compared on every part). Fewer than three layers: no rho (NaN)."""
+    """Spearman's rho (and its two-sided p, scipy's t approximation) between every two
+    metrics' strengths over the layers, per part of the query both score (RND's ``pleasant``
+    with ECT's ``pleasant``; a metric scoring all sets at once is compared on every part);
+    ``disagree`` where rho < 0 with p < :data:`DISAGREEMENT_ALPHA`. Fewer than three layers or
+    a constant strength: no rho (NaN)."""
     from scipy.stats import spearmanr
 
     curves = {
@@ -89,9 +96,10 @@ def disagreements(scores: pd.DataFrame) -> pd.DataFrame:
                 continue
             joined = pd.concat([curves[metric_a, part_a], curves[metric_b, part_b]], axis=1)
             joined = joined.dropna()
-            rho = float("nan")
+            rho = p = float("nan")
             if len(joined) >= 3 and joined.nunique().min() > 1:
-                rho = float(spearmanr(joined.iloc[:, 0], joined.iloc[:, 1]).statistic)
+                tested = spearmanr(joined.iloc[:, 0], joined.iloc[:, 1])
+                rho, p = float(tested.statistic), float(tested.pvalue)
             rows.append(
                 {
                     "metric_a": metric_a,
@@ -100,7 +108,8 @@ def disagreements(scores: pd.DataFrame) -> pd.DataFrame:
                     "part_b": part_b,
                     "n_layers": len(joined),
                     "spearman_rho": rho,
-                    "disagree": bool(rho < 0) if not np.isnan(rho) else False,
+                    "p_value": p,
+                    "disagree": bool(rho < 0 and p < DISAGREEMENT_ALPHA),
                 }
             )
     return pd.DataFrame(rows)
@@ -225,13 +234,20 @@ class Associations(Method[AssociationConfig]):
                 f"{record['value_at_best']:+.3f}",
                 str(record["layers_strongest_first"]),
             )
-        disagree = run.tables["disagreements"]
+        pairs = run.tables["disagreements"]
         lines = [
             f"{r.metric_a} ({r.part_a}) and {r.metric_b} ({r.part_b}) rank the layers in "
-            f"opposite order (Spearman rho {r.spearman_rho:+.2f} over {r.n_layers} layers)"
-            for r in disagree[disagree["disagree"]].itertuples(index=False)
+            f"opposite order (Spearman rho {r.spearman_rho:+.2f}, p {r.p_value:.3f}, over "
+            f"{r.n_layers} layers)"
+            for r in pairs[pairs["disagree"]].itertuples(index=False)
         ]
-        return [ranks, *(lines or ["the metrics do not rank the layers in opposite orders"])]
+        negative = int((pairs["spearman_rho"] < 0).sum())
+        summary = (
+            f"{len(lines)} of {len(pairs)} pairs of metrics rank the layers in opposite order "
+            f"(rho < 0, p < {DISAGREEMENT_ALPHA}); {negative - len(lines)} more have rho < 0 "
+            "without that evidence"
+        )
+        return [ranks, summary, *lines]
 
     def report(self, run: Run) -> Report:
         from wordlens.report.figures import Panel, line_figure
@@ -286,8 +302,9 @@ class Associations(Method[AssociationConfig]):
         report.heading("Where the metrics disagree")
         report.paragraph(
             "Spearman's rho between two metrics' association strengths over the layers, on the "
-            "same part of the query: negative (marked) when they rank the layers in opposite "
-            "order. NaN with fewer than three layers or a constant strength."
+            "same part of the query, with its two-sided p: the pair disagrees (marked) where "
+            f"rho < 0 with p < {DISAGREEMENT_ALPHA}, ranking the layers in opposite order. NaN "
+            "with fewer than three layers or a constant strength."
         )
         report.table(run.tables["disagreements"])
         return report
