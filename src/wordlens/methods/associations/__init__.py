@@ -219,6 +219,8 @@ class Associations(Method[AssociationConfig]):
     def console(self, run: Run) -> list[RenderableType]:
         from rich.table import Table
 
+        from wordlens.report import format_p
+
         ranks = Table(
             title=f"Association metrics on {run.metadata['model']['name']}: strongest layer",
             title_justify="left",
@@ -237,7 +239,7 @@ class Associations(Method[AssociationConfig]):
         pairs = run.tables["disagreements"]
         lines = [
             f"{r.metric_a} ({r.part_a}) and {r.metric_b} ({r.part_b}) rank the layers in "
-            f"opposite order (Spearman rho {r.spearman_rho:+.2f}, p {r.p_value:.3f}, over "
+            f"opposite order (Spearman rho {r.spearman_rho:+.2f}, p {format_p(r.p_value)}, over "
             f"{r.n_layers} layers)"
             for r in pairs[pairs["disagree"]].itertuples(index=False)
         ]
