@@ -60,6 +60,8 @@ class AssociationMethod(Method[C]):
 
     formula: ClassVar[str]
     """The metric in one line, with the paper's equation number (the report prints it)."""
+    label: ClassVar[str]
+    """The metric's short name (``"RND"``): axis labels, the combined page's panels."""
     attributes_per_part: ClassVar[int | None] = None
     """1: one evaluation per attribute set (RND, ECT, RIPA); None: all sets at once."""
     compares_targets: ClassVar[bool] = True
@@ -187,7 +189,7 @@ class AssociationMethod(Method[C]):
             else ("the words within each set")
         )
         interval = (
-            f"{config.confidence:.0%} percentile bootstrap interval over {config.bootstrap} "
+            f"{config.confidence:.0%} percentile bootstrap interval over {config.bootstrap:,} "
             f"resamples of {drawn} (seed {config.seed})"
             if config.bootstrap
             else "none (bootstrap 0)"
@@ -206,7 +208,7 @@ class AssociationMethod(Method[C]):
                 "smaller": "one-sided (values at most the observed)",
             }[self.more_bias]
             test = (
-                f"{sided} permutation p over {config.permutations} random {relabelled}, "
+                f"{sided} permutation p over {config.permutations:,} random {relabelled}, "
                 "(1 + b) / (1 + m)"
             )
         else:
@@ -253,7 +255,7 @@ class AssociationMethod(Method[C]):
 
         metadata = run.metadata
         report = Report(f"{self.title} on {metadata['model']['name']}", metadata=metadata)
-        report.paragraph(f"{self.citation}. {self.formula}")
+        report.paragraph(f"{self.citation}. {sentence(self.formula)}")
         report.definitions(
             {
                 "query": metadata["query"]["title"],
@@ -271,12 +273,18 @@ class AssociationMethod(Method[C]):
         )
         table = run.tables["scores"]
         if len(table):
-            figure, caption = scores_figure(table, self.title, self.more_bias)
+            figure, caption = scores_figure(table, self.label, self.more_bias)
             report.figure(figure, f"{self.title} by layer", caption)
         report.table(table)
         for line in [*_left_out_lines(run), *run.metadata.get("notes", [])]:
             report.paragraph(line, note=True)
         return report
+
+
+def sentence(text: str) -> str:
+    """``text`` ending with a full stop (a formula line ends without one)."""
+    stripped = text.rstrip()
+    return stripped if stripped.endswith(".") else f"{stripped}."
 
 
 def headline_key(metric: str, part: str) -> str:

@@ -21,7 +21,7 @@ import pandas as pd
 
 from wordlens.errors import WordlensError
 from wordlens.methods.association import AssociationConfig, AssociationMethod, embed_query
-from wordlens.methods.association.method import headline_key, read_query
+from wordlens.methods.association.method import headline_key, read_query, sentence
 from wordlens.methods.base import Method, RunContext, Summary
 from wordlens.methods.registry import register
 from wordlens.results import Run
@@ -180,6 +180,7 @@ class Associations(Method[AssociationConfig]):
             "metrics": {
                 m.name: {
                     "title": m.title,
+                    "label": m.label,
                     "citation": m.citation,
                     "formula": m.formula,
                     "more_bias": m.more_bias,
@@ -270,7 +271,7 @@ class Associations(Method[AssociationConfig]):
         report.heading("Each metric by layer")
         for name, about in metadata["metrics"].items():
             report.paragraph(
-                f"{about['title']} ({about['citation']}): {about['formula']} "
+                f"{about['title']} ({about['citation']}): {sentence(about['formula'])} "
                 f"More association: {about['more_bias']}. "
                 f"Interval: {metadata['uncertainty'][name]['interval']}; "
                 f"p: {metadata['uncertainty'][name]['p_value']}."
@@ -278,7 +279,7 @@ class Associations(Method[AssociationConfig]):
         if scores["layer"].nunique() > 1:
             panels = [
                 Panel(
-                    metadata["metrics"][str(metric)]["title"],
+                    metadata["metrics"][str(metric)]["label"],
                     group,
                     "layer",
                     "value",

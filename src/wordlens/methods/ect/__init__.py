@@ -64,7 +64,8 @@ class EmbeddingCoherenceTest(AssociationMethod[AssociationConfig]):
     of an attribute set's cosines with the two target sets' means (1: no bias)."""
 
     name = "ect"
-    title = "Embedding coherence test"
+    title = "Embedding coherence test (ECT)"
+    label = "ECT"
     citation = "Dev & Phillips (2019), AISTATS, PMLR 89"
     config_type = AssociationConfig
     formula = (

@@ -54,7 +54,8 @@ class MeanAverageCosine(AssociationMethod[AssociationConfig]):
     words' mean cosine distance to each attribute set, averaged (smaller: closer)."""
 
     name = "mac"
-    title = "Mean average cosine distance"
+    title = "Mean average cosine distance (MAC)"
+    label = "MAC"
     citation = "Manzini, Lim, Tsvetkov & Black (2019), NAACL-HLT"
     config_type = AssociationConfig
     formula = (

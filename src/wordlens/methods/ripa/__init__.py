@@ -82,7 +82,8 @@ class Ripa(AssociationMethod[RipaConfig]):
     """
 
     name = "ripa"
-    title = "RIPA by layer"
+    title = "Relational inner product association (RIPA)"
+    label = "RIPA"
     citation = "Ethayarajh, Duvenaud & Hirst (2019), ACL"
     config_type = RipaConfig
     formula = (

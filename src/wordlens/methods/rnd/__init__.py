@@ -65,7 +65,8 @@ class RelativeNormDistance(AssociationMethod[RndConfig]):
     words of ||a - mean(T1)|| - ||a - mean(T2)||, one attribute set at a time."""
 
     name = "rnd"
-    title = "Relative norm distance"
+    title = "Relative norm distance (RND)"
+    label = "RND"
     citation = "Garg, Schiebinger, Jurafsky & Zou (2018), PNAS 115(16)"
     config_type = RndConfig
     formula = (

@@ -144,7 +144,8 @@ class Rnsb(AssociationMethod[RnsbConfig]):
     """
 
     name = "rnsb"
-    title = "RNSB by layer"
+    title = "Relative negative sentiment bias (RNSB)"
+    label = "RNSB"
     citation = "Sweeney & Najafian (2019), ACL"
     config_type = RnsbConfig
     formula = (

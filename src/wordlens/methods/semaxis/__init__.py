@@ -56,7 +56,8 @@ class SemAxis(AssociationMethod[AssociationConfig]):
     """
 
     name = "semaxis"
-    title = "SemAxis by layer"
+    title = "SemAxis"
+    label = "SemAxis"
     citation = "An, Kwak & Ahn (2018), ACL"
     config_type = AssociationConfig
     formula = (
