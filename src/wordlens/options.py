@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import re
 import types
 import typing
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import MISSING, dataclass
 from pathlib import Path
@@ -224,7 +225,8 @@ class OptionSpec:
 
 
 def option_specs(config_type: type[Any]) -> tuple[OptionSpec, ...]:
-    """The options of a config dataclass, in field order.
+    """The options of a config dataclass, in field order (read once per class: resolving its
+    type hints was a third of a static model's association run).
 
     Raises
     ------
@@ -232,6 +234,12 @@ def option_specs(config_type: type[Any]) -> tuple[OptionSpec, ...]:
         If a field was not declared with :func:`option` or has an unsupported type (a bug in
         the method, not the user's input).
     """
+    # a class is hashable, though typeshed does not say so of type[Any]
+    return _option_specs(typing.cast(Hashable, config_type))
+
+
+@functools.cache
+def _option_specs(config_type: Any) -> tuple[OptionSpec, ...]:
     hints = typing.get_type_hints(config_type)
     specs = []
     for field in dataclasses.fields(config_type):

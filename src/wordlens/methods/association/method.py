@@ -84,6 +84,15 @@ class AssociationMethod(Method[C]):
         """The metric at every layer, ``[n_layers]``, from the target and attribute sets of
         one :class:`Part` (each ``[n_words, n_layers, dim]``, in the query's order)."""
 
+    def observed(
+        self, targets: Sequence[FloatArray], attributes: Sequence[FloatArray], config: C
+    ) -> tuple[FloatArray, dict[str, FloatArray]]:
+        """The metric at every layer on one part's sets as given, and the columns of the
+        metric's own that the table shows beside it (each ``[n_layers]``); by default
+        :meth:`score` and none. RNSB adds the spread of its fits (computed with the value,
+        not twice)."""
+        return self.score(targets, attributes, config), {}
+
     def with_query(self, query: Query) -> AssociationMethod[C]:
         """This metric running ``query`` (given in Python) instead of ``config.query``."""
         method = type(self)()
@@ -142,7 +151,7 @@ class AssociationMethod(Method[C]):
             def score(t: Sequence[FloatArray], a: Sequence[FloatArray]) -> FloatArray:
                 return self.score(t, a, config)
 
-            value = score(targets, attributes)
+            value, own = self.observed(targets, attributes, config)
             low = high = p = pd.Series([float("nan")] * len(value)).to_numpy()
             if config.bootstrap:
                 low, high = bootstrap_interval(
@@ -172,6 +181,7 @@ class AssociationMethod(Method[C]):
                         "part": part.label,
                         "layer": layer,
                         "value": float(value[column]),
+                        **{name: float(values[column]) for name, values in own.items()},
                         "ci_low": float(low[column]),
                         "ci_high": float(high[column]),
                         "p_value": float(p[column]),

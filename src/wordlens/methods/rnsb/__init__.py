@@ -21,11 +21,6 @@ from wordlens.methods.rnsb.config import RnsbConfig
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    import pandas as pd
-
-    from wordlens.methods.association import QueryVectors
-    from wordlens.resources import Query
-
 __all__ = ["Rnsb", "RnsbConfig", "kl_from_uniform", "rnsb_fits"]
 
 
@@ -169,20 +164,18 @@ class Rnsb(AssociationMethod[RnsbConfig]):
         )
         return np.asarray(divergences.mean(axis=0), dtype=np.float64)
 
-    def table(self, vectors: QueryVectors, query: Query, config: RnsbConfig) -> pd.DataFrame:
-        """The scaffold's table with ``fits_sd``, the standard deviation of RNSB over the fits
-        (NaN for one fit), and ``accuracy``, the classifiers' mean held-out accuracy."""
-        table = super().table(vectors, query, config)
-        targets = [vectors.targets[name] for name in query.targets]
-        attributes = [vectors.attributes[name] for name in query.attributes]
+    def observed(
+        self, targets: Sequence[FloatArray], attributes: Sequence[FloatArray], config: RnsbConfig
+    ) -> tuple[FloatArray, dict[str, FloatArray]]:
+        """Mean RNSB over the fits, with ``fits_sd``, the standard deviation of RNSB over the
+        fits (NaN for one fit), and ``accuracy``, the classifiers' mean held-out accuracy."""
         divergences, accuracies = rnsb_fits(
             targets, attributes, fits=config.fits, holdout=config.holdout, seed=config.seed
         )
-        spread = divergences.std(axis=0, ddof=1) if config.fits > 1 else np.full(len(table), np.nan)
-        after = list(table.columns).index("value") + 1
-        table.insert(after, "fits_sd", spread)
-        table.insert(after + 1, "accuracy", accuracies.mean(axis=0))
-        return table
+        layers = divergences.shape[1]
+        spread = divergences.std(axis=0, ddof=1) if config.fits > 1 else np.full(layers, np.nan)
+        value = np.asarray(divergences.mean(axis=0), dtype=np.float64)
+        return value, {"fits_sd": spread, "accuracy": accuracies.mean(axis=0)}
 
     def uncertainty(self, config: RnsbConfig) -> dict[str, Any]:
         """The scaffold's description, the spread over the fits, and why there is no
