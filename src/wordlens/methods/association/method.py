@@ -12,6 +12,7 @@ from abc import abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
+import numpy as np
 import pandas as pd
 
 from wordlens.methods.association.config import AssociationConfig
@@ -152,7 +153,7 @@ class AssociationMethod(Method[C]):
                 return self.score(t, a, config)
 
             value, own = self.observed(targets, attributes, config)
-            low = high = p = pd.Series([float("nan")] * len(value)).to_numpy()
+            low = high = p = np.full(len(value), np.nan)
             if config.bootstrap:
                 low, high = bootstrap_interval(
                     score,
