@@ -11,46 +11,22 @@ from __future__ import annotations
 import html
 import itertools
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
-from gensim.models import KeyedVectors
 from scipy.spatial.distance import cosine
 from scipy.stats import spearmanr
 from typer.testing import CliRunner
 from wefe.metrics import ECT
 from wefe.query import Query as WefeQuery
-from wefe.word_embedding_model import WordEmbeddingModel
 
 import wordlens
-from tests.peer_data import raw_glove
+from tests.peer_data import caliskan_query, glove_vectors, query_words, raw_glove, wefe_glove
 from wordlens.cli import app
 from wordlens.contexts import targets_from_template
 from wordlens.methods.ect import embedding_coherence
 from wordlens.methods.registry import get_method
 from wordlens.models.base import WordEmbedder
-from wordlens.resources import load_weat_tests
-
-
-def _caliskan_query(test: int) -> dict[str, Any]:
-    """Caliskan et al.'s test as a query, lowercased, without the words GloVe lacks."""
-    (weat,) = load_weat_tests([test])
-    _, row_of = raw_glove()
-
-    def kept(words: tuple[str, ...]) -> list[str]:
-        return [word.lower() for word in words if word.lower() in row_of]
-
-    return {
-        "targets": {weat.x.name: kept(weat.x.words), weat.y.name: kept(weat.y.words)},
-        "attributes": {weat.a.name: kept(weat.a.words), weat.b.name: kept(weat.b.words)},
-    }
-
-
-def _glove(words: list[str]) -> np.ndarray:
-    """GloVe vectors of ``words`` read from the package files, ``[n, 50]`` float64."""
-    vectors, row_of = raw_glove()
-    return np.asarray(vectors[[row_of[w] for w in words]], dtype=np.float64)
 
 
 def _values(run: wordlens.Run) -> dict[str, float]:
@@ -61,11 +37,8 @@ def _values(run: wordlens.Run) -> dict[str, float]:
 
 @pytest.mark.parametrize("test", [1, 6, 7])
 def test_equals_wefe_ect(glove: WordEmbedder, test: int) -> None:
-    query = _caliskan_query(test)
-    words = sorted({w for sets in query.values() for members in sets.values() for w in members})
-    keyed = KeyedVectors(vector_size=50, count=0, dtype=np.float64)
-    keyed.add_vectors(words, _glove(words))
-    model = WordEmbeddingModel(keyed, "glove-6B-50d")
+    query = caliskan_query(test)
+    model = wefe_glove(query_words(query))
     values = _values(wordlens.run("ect", glove, query=query, bootstrap=0, permutations=0))
     names, targets = list(query["targets"]), list(query["targets"].values())
     for name, attribute_words in query["attributes"].items():
@@ -165,9 +138,14 @@ def test_undefined_correlations_are_nan(glove: WordEmbedder) -> None:
     (note,) = run.metadata["notes"]
     assert note.startswith("ECT of jobs is undefined (NaN) at layer(s) 0: it has one attribute")
     assert html.escape(note) in get_method("ect").report(run).render()
-    male, female = _glove(["he", "man"])[:, None, :], _glove(["she", "woman"])[:, None, :]
-    same = np.repeat(_glove(["nurse"])[:, None, :], 3, axis=0)  # [3, 1, 50], one vector thrice
+    male, female = (
+        glove_vectors(["he", "man"])[:, None, :],
+        glove_vectors(["she", "woman"])[:, None, :],
+    )
+    same = np.repeat(
+        glove_vectors(["nurse"])[:, None, :], 3, axis=0
+    )  # [3, 1, 50], one vector thrice
     assert np.isnan(embedding_coherence(male, female, same)).all()
     # identical target sets order any attribute words alike: rho = 1
-    jobs_vectors = _glove(["nurse", "engineer", "teacher", "pilot"])[:, None, :]
+    jobs_vectors = glove_vectors(["nurse", "engineer", "teacher", "pilot"])[:, None, :]
     assert embedding_coherence(male, male, jobs_vectors) == pytest.approx([1.0])

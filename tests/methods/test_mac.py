@@ -10,44 +10,20 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
-from gensim.models import KeyedVectors
 from typer.testing import CliRunner
 from wefe.metrics import MAC
 from wefe.query import Query as WefeQuery
-from wefe.word_embedding_model import WordEmbeddingModel
 
 import wordlens
-from tests.peer_data import raw_glove
+from tests.peer_data import caliskan_query, glove_vectors, query_words, wefe_glove
 from wordlens.cli import app
 from wordlens.contexts import targets_from_template
 from wordlens.methods.mac import mean_average_cosine
 from wordlens.methods.registry import get_method
 from wordlens.models.base import WordEmbedder
-from wordlens.resources import load_weat_tests
-
-
-def _caliskan_query(test: int) -> dict[str, Any]:
-    """Caliskan et al.'s test as a query, lowercased, without the words GloVe lacks."""
-    (weat,) = load_weat_tests([test])
-    _, row_of = raw_glove()
-
-    def kept(words: tuple[str, ...]) -> list[str]:
-        return [word.lower() for word in words if word.lower() in row_of]
-
-    return {
-        "targets": {weat.x.name: kept(weat.x.words), weat.y.name: kept(weat.y.words)},
-        "attributes": {weat.a.name: kept(weat.a.words), weat.b.name: kept(weat.b.words)},
-    }
-
-
-def _glove(words: list[str]) -> np.ndarray:
-    """GloVe vectors of ``words`` read from the package files, ``[n, 50]`` float64."""
-    vectors, row_of = raw_glove()
-    return np.asarray(vectors[[row_of[w] for w in words]], dtype=np.float64)
 
 
 def _value(run: wordlens.Run) -> float:
@@ -58,10 +34,7 @@ def _value(run: wordlens.Run) -> float:
 
 @pytest.mark.parametrize("test", [1, 6, 7])
 def test_equals_wefe_mac(glove: WordEmbedder, test: int) -> None:
-    query = _caliskan_query(test)
-    words = sorted({w for sets in query.values() for members in sets.values() for w in members})
-    keyed = KeyedVectors(vector_size=50, count=0, dtype=np.float64)
-    keyed.add_vectors(words, _glove(words))
+    query = caliskan_query(test)
     peer = MAC().run_query(
         WefeQuery(
             list(query["targets"].values()),
@@ -69,7 +42,7 @@ def test_equals_wefe_mac(glove: WordEmbedder, test: int) -> None:
             list(query["targets"]),
             list(query["attributes"]),
         ),
-        WordEmbeddingModel(keyed, "glove-6B-50d"),
+        wefe_glove(query_words(query)),
     )
     ours = _value(wordlens.run("mac", glove, query=query, bootstrap=0, permutations=0))
     assert ours == pytest.approx(peer["mac"], abs=1e-6)
@@ -108,7 +81,7 @@ def test_one_layer_of_minilm_equals_loops_over_the_words(minilm: WordEmbedder) -
 
 def test_python_run_has_an_interval_and_no_permutation_p(glove: WordEmbedder) -> None:
     run = wordlens.run(
-        "mac", glove, query=_caliskan_query(7), bootstrap=100, permutations=100, seed=1
+        "mac", glove, query=caliskan_query(7), bootstrap=100, permutations=100, seed=1
     )
     table = run.tables["scores"]
     assert len(table) == 1
@@ -144,7 +117,7 @@ def test_tiny_and_degenerate_sets(glove: WordEmbedder) -> None:
         "targets": {"x": ["rose"], "y": ["ant"]},
         "attributes": {"a": ["rose"], "b": ["love"]},
     }
-    rose, ant, love = _glove(["rose", "ant", "love"])
+    rose, ant, love = glove_vectors(["rose", "ant", "love"])
 
     def distance(u: np.ndarray, v: np.ndarray) -> float:
         return float(1 - u @ v / (np.linalg.norm(u) * np.linalg.norm(v)))
@@ -153,10 +126,10 @@ def test_tiny_and_degenerate_sets(glove: WordEmbedder) -> None:
     assert _value(wordlens.run("mac", glove, query=tiny, bootstrap=10)) == pytest.approx(
         expected, abs=1e-9
     )
-    targets = [_glove(["rose", "tulip"])[:, None, :], _glove(["ant"])[:, None, :]]
-    attributes = [_glove(["love", "peace"])[:, None, :], _glove(["hate"])[:, None, :]]
+    targets = [glove_vectors(["rose", "tulip"])[:, None, :], glove_vectors(["ant"])[:, None, :]]
+    attributes = [glove_vectors(["love", "peace"])[:, None, :], glove_vectors(["hate"])[:, None, :]]
     value = mean_average_cosine(targets, attributes)
-    regrouped = [_glove(["rose"])[:, None, :], _glove(["tulip", "ant"])[:, None, :]]
+    regrouped = [glove_vectors(["rose"])[:, None, :], glove_vectors(["tulip", "ant"])[:, None, :]]
     assert mean_average_cosine(regrouped, attributes) == pytest.approx(value, abs=1e-12)
     scaled = [3.0 * targets[0], 0.5 * targets[1]]
     assert mean_average_cosine(scaled, attributes) == pytest.approx(value, abs=1e-12)

@@ -15,14 +15,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from gensim.models import KeyedVectors
 from typer.testing import CliRunner
 from wefe.metrics import RIPA
 from wefe.query import Query as WefeQuery
-from wefe.word_embedding_model import WordEmbeddingModel
 
 import wordlens
-from tests.peer_data import raw_glove
+from tests.peer_data import glove_vectors, wefe_glove
 from wordlens.cli import app
 from wordlens.contexts import targets_from_template
 from wordlens.errors import WordSetError
@@ -48,12 +46,6 @@ attributes:
 SETS = [*TARGETS.values(), *ATTRIBUTES.values()]
 
 
-def glove_vectors(words: list[str]) -> np.ndarray:
-    """GloVe's vectors of ``words``, ``[n, 50]`` float64, read from the package files."""
-    vectors, row_of = raw_glove()
-    return np.asarray(vectors[[row_of[w] for w in words]], dtype=np.float64)
-
-
 def paper_ripa(x: np.ndarray, y: np.ndarray, words: np.ndarray) -> float:
     """RIPA written out: b = the first right singular vector of the stacked differences
     x_i - y_i (uncentred), signed towards X; the mean of w · b over the attribute words."""
@@ -69,10 +61,7 @@ def ours(model: WordEmbedder, **options: object) -> pd.DataFrame:
 
 
 def test_the_pairs_variant_equals_wefe_on_glove(glove: WordEmbedder) -> None:
-    words = sorted({w for s in SETS for w in s})
-    keyed = KeyedVectors(vector_size=50, count=0, dtype=np.float64)
-    keyed.add_vectors(words, glove_vectors(words))
-    model = WordEmbeddingModel(keyed, "glove-6B-50d")
+    model = wefe_glove(w for s in SETS for w in s)
     table = ours(glove, relation="pairs")
     for name, attribute in ATTRIBUTES.items():
         query = WefeQuery(

@@ -16,48 +16,16 @@ from typing import Any
 
 import numpy as np
 import pytest
-from gensim.models import KeyedVectors
 from typer.testing import CliRunner
 from wefe.metrics import RND
 from wefe.query import Query as WefeQuery
-from wefe.word_embedding_model import WordEmbeddingModel
 
 import wordlens
-from tests.peer_data import raw_glove
+from tests.peer_data import caliskan_query, glove_vectors, query_words, raw_glove, wefe_glove
 from wordlens.cli import app
 from wordlens.contexts import targets_from_template
 from wordlens.methods.rnd import relative_norm_distance
 from wordlens.models.base import WordEmbedder
-from wordlens.resources import load_weat_tests
-
-
-def _caliskan_query(test: int) -> dict[str, Any]:
-    """Caliskan et al.'s test as a query, lowercased, without the words GloVe lacks."""
-    (weat,) = load_weat_tests([test])
-    _, row_of = raw_glove()
-
-    def kept(words: tuple[str, ...]) -> list[str]:
-        return [word.lower() for word in words if word.lower() in row_of]
-
-    return {
-        "targets": {weat.x.name: kept(weat.x.words), weat.y.name: kept(weat.y.words)},
-        "attributes": {weat.a.name: kept(weat.a.words), weat.b.name: kept(weat.b.words)},
-    }
-
-
-def _wefe_model(query: dict[str, Any]) -> WordEmbeddingModel:
-    """The query's words' GloVe vectors (read from the package files, not by wordlens)."""
-    vectors, row_of = raw_glove()
-    words = sorted({w for sets in query.values() for members in sets.values() for w in members})
-    keyed = KeyedVectors(vector_size=vectors.shape[1], count=0, dtype=np.float64)
-    keyed.add_vectors(words, np.asarray(vectors[[row_of[w] for w in words]], dtype=np.float64))
-    return WordEmbeddingModel(keyed, "glove-6B-50d")
-
-
-def _glove(words: list[str]) -> np.ndarray:
-    """GloVe vectors of ``words`` read from the package files, ``[n, 50]`` float64."""
-    vectors, row_of = raw_glove()
-    return np.asarray(vectors[[row_of[w] for w in words]], dtype=np.float64)
 
 
 def _values(run: wordlens.Run) -> dict[str, float]:
@@ -81,8 +49,8 @@ def _values(run: wordlens.Run) -> dict[str, float]:
 def test_average_option_equals_wefe_rnd(
     glove: WordEmbedder, test: int, wefe_options: dict[str, Any], ours: dict[str, Any]
 ) -> None:
-    query = _caliskan_query(test)
-    model = _wefe_model(query)
+    query = caliskan_query(test)
+    model = wefe_glove(query_words(query))
     values = _values(wordlens.run("rnd", glove, query=query, bootstrap=0, permutations=0, **ours))
     (first, second), targets = list(query["targets"]), list(query["targets"].values())
     for name, words in query["attributes"].items():
@@ -98,9 +66,9 @@ def test_average_option_equals_wefe_rnd(
 def test_paper_default_is_the_sum_on_unit_vectors(glove: WordEmbedder) -> None:
     """Our default (Garg et al.) is WEFE's normalised mean times the number of attribute
     words; on test 1 (flowers vs. insects) unpleasant words lie nearer the insects."""
-    query = _caliskan_query(1)
+    query = caliskan_query(1)
     summed = _values(wordlens.run("rnd", glove, query=query, bootstrap=0, permutations=0))
-    model = _wefe_model(query)
+    model = wefe_glove(query_words(query))
     (first, second), targets = list(query["targets"]), list(query["targets"].values())
     for name, words in query["attributes"].items():
         peer = RND().run_query(
@@ -145,7 +113,7 @@ def test_one_layer_of_minilm_equals_a_loop_over_the_words(minilm: WordEmbedder) 
 
 def test_python_run_has_interval_and_permutation_p(glove: WordEmbedder) -> None:
     run = wordlens.run(
-        "rnd", glove, query=_caliskan_query(7), bootstrap=100, permutations=100, seed=1
+        "rnd", glove, query=caliskan_query(7), bootstrap=100, permutations=100, seed=1
     )
     table = run.tables["scores"]
     assert list(table["part"]) == ["Male terms", "Female terms"]
@@ -192,8 +160,8 @@ def test_tiny_and_degenerate_sets(glove: WordEmbedder) -> None:
 
     assert values["a"] == pytest.approx(-np.linalg.norm(unit("rose") - unit("ant")), abs=1e-9)
     # target sets with the same vectors: every attribute word is as near one as the other
-    roses = _glove(["rose", "tulip"])[:, None, :]
-    words = _glove(["love", "peace", "hate"])[:, None, :]
+    roses = glove_vectors(["rose", "tulip"])[:, None, :]
+    words = glove_vectors(["love", "peace", "hate"])[:, None, :]
     for options in ({}, {"average": True, "normalize": False}, {"distance": "cos"}):
         assert relative_norm_distance(roses, roses[::-1], words, **options) == pytest.approx(
             [0.0], abs=1e-12

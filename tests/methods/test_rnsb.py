@@ -15,17 +15,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from gensim.models import KeyedVectors
 from scipy.stats import entropy
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from typer.testing import CliRunner
 from wefe.metrics import RNSB
 from wefe.query import Query as WefeQuery
-from wefe.word_embedding_model import WordEmbeddingModel
 
 import wordlens
-from tests.peer_data import raw_glove
+from tests.peer_data import glove_vectors, wefe_glove
 from wordlens.cli import app
 from wordlens.contexts import targets_from_template
 from wordlens.errors import WordSetError
@@ -54,12 +52,6 @@ SETS = [*TARGETS.values(), *ATTRIBUTES.values()]
 FITS = 3
 
 
-def glove_vectors(words: list[str]) -> np.ndarray:
-    """GloVe's vectors of ``words``, ``[n, 50]`` float64, read from the package files."""
-    vectors, row_of = raw_glove()
-    return np.asarray(vectors[[row_of[w] for w in words]], dtype=np.float64)
-
-
 def by_hand(vectors: list[np.ndarray], state: int, holdout: bool) -> float:
     """RNSB of one fit written out (one layer, ``[n, dim]`` each): B is the negative class."""
     x, y, a, b = vectors
@@ -78,10 +70,7 @@ def by_hand(vectors: list[np.ndarray], state: int, holdout: bool) -> float:
 def test_equals_wefe_on_glove_with_the_same_random_states(
     glove: WordEmbedder, holdout: bool
 ) -> None:
-    words = sorted({w for s in SETS for w in s})
-    keyed = KeyedVectors(vector_size=50, count=0, dtype=np.float64)
-    keyed.add_vectors(words, glove_vectors(words))
-    model = WordEmbeddingModel(keyed, "glove-6B-50d")
+    model = wefe_glove(w for s in SETS for w in s)
     query = WefeQuery(
         target_sets=list(TARGETS.values()),
         attribute_sets=list(ATTRIBUTES.values()),

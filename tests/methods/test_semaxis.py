@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 import wordlens
-from tests.peer_data import raw_glove
+from tests.peer_data import glove_vectors
 from wordlens.cli import app
 from wordlens.contexts import targets_from_template
 from wordlens.methods.association import AssociationConfig
@@ -39,12 +39,6 @@ attributes:
   unpleasant: [hate, war, death, evil, ugly, poison, agony]
 """
 SETS = [*TARGETS.values(), *ATTRIBUTES.values()]
-
-
-def glove_vectors(words: list[str]) -> np.ndarray:
-    """GloVe's vectors of ``words``, ``[n, 50]`` float64, read from the package files."""
-    vectors, row_of = raw_glove()
-    return np.asarray(vectors[[row_of[w] for w in words]], dtype=np.float64)
 
 
 def by_hand(x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from rich.console import RenderableType
 
+    from wordlens.models.base import WordEmbedder
     from wordlens.models.options import ModelOptions
     from wordlens.report.html import Report
     from wordlens.resources import Query
@@ -112,27 +113,13 @@ class AssociationMethod(Method[C]):
         return [Part("all sets", targets, tuple(query.attributes))]
 
     def run(self, model: ModelOptions, config: C, context: RunContext) -> Run:
-        query = self.read_inputs(config)
-        cache = model.cache()
-        embedder = model.embedder(status=context.status)
-        vectors = embed_query(embedder, query, config, cache=cache, progress=context.progress)
+        query, embedder, vectors = embedded_query(self.read_inputs(config), model, config, context)
         table = self.table(vectors, query, config)
         metadata = {
             "method": f"{self.title} ({self.citation})",
-            "model": embedder.info.as_dict(),
-            "config": {
-                "context": "none (static model)"
-                if embedder.info.kind == "static"
-                else config.context,
-                "template": config.template,
-                "pooling": config.pooling,
-                "layers": list(vectors.layers),
-            },
-            "query": query.as_dict(),
+            **query_metadata(embedder, query, config, vectors),
             "formula": self.formula,
             "uncertainty": self.uncertainty(config),
-            "left_out": vectors.left_out,
-            "why_left_out": {w: vectors.why[w] for ws in vectors.left_out.values() for w in ws},
             "notes": self.notes(table),
         }
         return Run(self.name, {"scores": table}, metadata)
@@ -290,6 +277,36 @@ class AssociationMethod(Method[C]):
         for line in [*_left_out_lines(run), *run.metadata.get("notes", [])]:
             report.paragraph(line, note=True)
         return report
+
+
+def embedded_query(
+    query: Query, model: ModelOptions, config: AssociationConfig, context: RunContext
+) -> tuple[Query, WordEmbedder, QueryVectors]:
+    """``query``, the model ``model`` loads (the activation cache checked first) and the
+    query's vectors (:func:`~wordlens.methods.association.vectors.embed_query`)."""
+    cache = model.cache()
+    embedder = model.embedder(status=context.status)
+    vectors = embed_query(embedder, query, config, cache=cache, progress=context.progress)
+    return query, embedder, vectors
+
+
+def query_metadata(
+    embedder: WordEmbedder, query: Query, config: AssociationConfig, vectors: QueryVectors
+) -> dict[str, Any]:
+    """What every association run records of its model, context, query and left-out words."""
+    static = embedder.info.kind == "static"
+    return {
+        "model": embedder.info.as_dict(),
+        "config": {
+            "context": "none (static model)" if static else config.context,
+            "template": config.template,
+            "pooling": config.pooling,
+            "layers": list(vectors.layers),
+        },
+        "query": query.as_dict(),
+        "left_out": vectors.left_out,
+        "why_left_out": {w: vectors.why[w] for ws in vectors.left_out.values() for w in ws},
+    }
 
 
 def sentence(text: str) -> str:

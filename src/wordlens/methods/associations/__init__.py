@@ -20,8 +20,14 @@ import numpy as np
 import pandas as pd
 
 from wordlens.errors import WordlensError
-from wordlens.methods.association import AssociationConfig, AssociationMethod, embed_query
-from wordlens.methods.association.method import headline_key, read_query, sentence
+from wordlens.methods.association import AssociationConfig, AssociationMethod
+from wordlens.methods.association.method import (
+    embedded_query,
+    headline_key,
+    query_metadata,
+    read_query,
+    sentence,
+)
 from wordlens.methods.base import Method, RunContext, Summary
 from wordlens.methods.registry import register
 from wordlens.results import Run
@@ -151,10 +157,7 @@ class Associations(Method[AssociationConfig]):
         return read_query(self.name, self.query, config)
 
     def run(self, model: ModelOptions, config: AssociationConfig, context: RunContext) -> Run:
-        query = self.read_inputs(config)
-        cache = model.cache()
-        embedder = model.embedder(status=context.status)
-        vectors = embed_query(embedder, query, config, cache=cache, progress=context.progress)
+        query, embedder, vectors = embedded_query(self.read_inputs(config), model, config, context)
         tables, uncertainty = [], {}
         metrics = association_metrics()
         if not metrics:
@@ -167,16 +170,7 @@ class Associations(Method[AssociationConfig]):
         scores = pd.concat(tables, ignore_index=True)
         metadata = {
             "method": self.title,
-            "model": embedder.info.as_dict(),
-            "config": {
-                "context": "none (static model)"
-                if embedder.info.kind == "static"
-                else config.context,
-                "template": config.template,
-                "pooling": config.pooling,
-                "layers": list(vectors.layers),
-            },
-            "query": query.as_dict(),
+            **query_metadata(embedder, query, config, vectors),
             "metrics": {
                 m.name: {
                     "title": m.title,
@@ -188,8 +182,6 @@ class Associations(Method[AssociationConfig]):
                 for m in metrics
             },
             "uncertainty": uncertainty,
-            "left_out": vectors.left_out,
-            "why_left_out": {w: vectors.why[w] for ws in vectors.left_out.values() for w in ws},
         }
         tables_out = {
             "scores": scores,
