@@ -101,11 +101,11 @@ def test_every_metric_runs_on_all_31_layers_of_smollm2_from_the_command_line(
     assert (tmp_path / "report.html").is_file()
 
 
-def test_a_study_runs_the_metrics_on_glove_and_minilm(query_file: Path, tmp_path: Path) -> None:
+def test_a_study_runs_every_metric_on_glove_and_minilm(query_file: Path, tmp_path: Path) -> None:
     from wordlens.study.runner import run_study
     from wordlens.study.spec import load_study
 
-    methods = {name: {"query": str(query_file), **FAST} for name in ("rnd", "semaxis")}
+    methods = {name: {"query": str(query_file), **FAST} for name in METRICS}
     study_file = tmp_path / "study.yaml"
     study_file.write_text(
         yaml.safe_dump(
