@@ -12,10 +12,10 @@ import pytest
 from scipy.stats import bootstrap
 
 from wordlens.errors import EmptyInputError, QueryError
-from wordlens.methods.association import AssociationConfig, embed_query
+from wordlens.methods.association import AssociationConfig
 from wordlens.methods.association.method import read_query
 from wordlens.methods.association.resampling import bootstrap_interval, permutation_p
-from wordlens.methods.association.vectors import FloatArray
+from wordlens.methods.association.vectors import FloatArray, embed_query
 from wordlens.models.base import WordEmbedder
 from wordlens.resources import Query, load_weat_tests
 

@@ -20,7 +20,8 @@ from typer.testing import CliRunner
 
 import wordlens
 from wordlens.cli import app
-from wordlens.methods.associations import association_metrics, strength
+from wordlens.methods.associations import association_metrics
+from wordlens.methods.associations.ranking import strength
 from wordlens.models.base import WordEmbedder
 
 runner = CliRunner()

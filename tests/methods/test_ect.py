@@ -24,7 +24,7 @@ import wordlens
 from tests.peer_data import caliskan_query, glove_vectors, query_words, raw_glove, wefe_glove
 from wordlens.cli import app
 from wordlens.contexts import targets_from_template
-from wordlens.methods.ect import embedding_coherence
+from wordlens.methods.ect.metric import embedding_coherence
 from wordlens.methods.registry import get_method
 from wordlens.models.base import WordEmbedder
 

@@ -21,7 +21,7 @@ import wordlens
 from tests.peer_data import caliskan_query, glove_vectors, query_words, wefe_glove
 from wordlens.cli import app
 from wordlens.contexts import targets_from_template
-from wordlens.methods.mac import mean_average_cosine
+from wordlens.methods.mac.metric import mean_average_cosine
 from wordlens.methods.registry import get_method
 from wordlens.models.base import WordEmbedder
 

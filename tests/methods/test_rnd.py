@@ -24,7 +24,7 @@ import wordlens
 from tests.peer_data import caliskan_query, glove_vectors, query_words, raw_glove, wefe_glove
 from wordlens.cli import app
 from wordlens.contexts import targets_from_template
-from wordlens.methods.rnd import relative_norm_distance
+from wordlens.methods.rnd.metric import relative_norm_distance
 from wordlens.models.base import WordEmbedder
 
 

@@ -12,20 +12,18 @@ from abc import abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
-import numpy as np
-import pandas as pd
-
 from wordlens.methods.association.config import AssociationConfig
-from wordlens.methods.association.resampling import Tail, bootstrap_interval, permutation_p
-from wordlens.methods.association.vectors import FloatArray, QueryVectors, embed_query
 from wordlens.methods.base import Method, RunContext, Summary
 from wordlens.results import Run
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    import pandas as pd
     from rich.console import RenderableType
 
+    from wordlens.methods.association.resampling import Tail
+    from wordlens.methods.association.vectors import FloatArray, QueryVectors
     from wordlens.models.base import WordEmbedder
     from wordlens.models.options import ModelOptions
     from wordlens.report.html import Report
@@ -131,6 +129,11 @@ class AssociationMethod(Method[C]):
 
     def table(self, vectors: QueryVectors, query: Query, config: C) -> pd.DataFrame:
         """One row per part and layer: ``value`` and its interval and permutation p."""
+        import numpy as np
+        import pandas as pd
+
+        from wordlens.methods.association.resampling import bootstrap_interval, permutation_p
+
         rows = []
         for part in self.parts(query):
             targets = [vectors.targets[name] for name in part.targets]
@@ -214,6 +217,8 @@ class AssociationMethod(Method[C]):
         return {"interval": interval, "p_value": test}
 
     def summary(self, run: Run) -> Summary:
+        import pandas as pd
+
         from wordlens.methods.summaries import curves, n_layers, series
 
         headline: dict[str, float] = {}
@@ -284,6 +289,8 @@ def embedded_query(
 ) -> tuple[Query, WordEmbedder, QueryVectors]:
     """``query``, the model ``model`` loads (the activation cache checked first) and the
     query's vectors (:func:`~wordlens.methods.association.vectors.embed_query`)."""
+    from wordlens.methods.association.vectors import embed_query
+
     cache = model.cache()
     embedder = model.embedder(status=context.status)
     vectors = embed_query(embedder, query, config, cache=cache, progress=context.progress)
@@ -344,6 +351,8 @@ def read_query(name: str, given: Query | None, config: AssociationConfig) -> Que
 
 
 def _cell(row: pd.Series) -> str:
+    import pandas as pd
+
     interval = "" if pd.isna(row["ci_low"]) else f" [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]"
     return f"{row['value']:+.3f}{interval}"
 

@@ -16,9 +16,6 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
 from wordlens.errors import WordlensError
 from wordlens.methods.association import AssociationConfig, AssociationMethod
 from wordlens.methods.association.method import (
@@ -39,7 +36,7 @@ if TYPE_CHECKING:
     from wordlens.report.html import Report
     from wordlens.resources import Query
 
-__all__ = ["Associations", "association_metrics", "layer_ranks", "metric_config", "strength"]
+__all__ = ["Associations", "association_metrics", "metric_config"]
 
 
 def association_metrics() -> list[AssociationMethod[Any]]:
@@ -47,78 +44,6 @@ def association_metrics() -> list[AssociationMethod[Any]]:
     from wordlens.methods.registry import registered_methods
 
     return [m for m in registered_methods().values() if isinstance(m, AssociationMethod)]
-
-
-def strength(values: pd.Series, more_bias: str) -> pd.Series:
-    """A metric's values oriented so that larger means more association (see the module)."""
-    if more_bias == "larger":
-        return values
-    if more_bias == "smaller":
-        return -values
-    return values.abs()
-
-
-def layer_ranks(scores: pd.DataFrame) -> pd.DataFrame:
-    """Per metric and part: the best layer (strongest association) and the layers from
-    strongest to weakest (NaN values last)."""
-    rows = []
-    for (metric, part), group in scores.groupby(["metric", "part"], sort=False):
-        ordered = group.sort_values("strength", ascending=False, na_position="last")
-        best = ordered.iloc[0]
-        rows.append(
-            {
-                "metric": metric,
-                "part": part,
-                "best_layer": float(best["layer"]) if pd.notna(best["strength"]) else np.nan,
-                "value_at_best": float(best["value"]),
-                "layers_strongest_first": ", ".join(str(int(x)) for x in ordered["layer"]),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-DISAGREEMENT_ALPHA = 0.05
-"""Two metrics disagree where their rankings of the layers correlate negatively at this level
-(Spearman's two-sided p): a rho of -0.1 over 7 layers is no ranking at all."""
-
-
-def disagreements(scores: pd.DataFrame) -> pd.DataFrame:
-    """Spearman's rho (and its two-sided p, scipy's t approximation) between every two
-    metrics' strengths over the layers, per part of the query both score (RND's ``pleasant``
-    with ECT's ``pleasant``; a metric scoring all sets at once is compared on every part);
-    ``disagree`` where rho < 0 with p < :data:`DISAGREEMENT_ALPHA`. Fewer than three layers or
-    a constant strength: no rho (NaN)."""
-    from scipy.stats import spearmanr
-
-    curves = {
-        (metric, part): group.set_index("layer")["strength"]
-        for (metric, part), group in scores.groupby(["metric", "part"], sort=False)
-    }
-    rows = []
-    keys = list(curves)
-    for index, (metric_a, part_a) in enumerate(keys):
-        for metric_b, part_b in keys[index + 1 :]:
-            if metric_a == metric_b or ("all sets" not in (part_a, part_b) and part_a != part_b):
-                continue
-            joined = pd.concat([curves[metric_a, part_a], curves[metric_b, part_b]], axis=1)
-            joined = joined.dropna()
-            rho = p = float("nan")
-            if len(joined) >= 3 and joined.nunique().min() > 1:
-                tested = spearmanr(joined.iloc[:, 0], joined.iloc[:, 1])
-                rho, p = float(tested.statistic), float(tested.pvalue)
-            rows.append(
-                {
-                    "metric_a": metric_a,
-                    "part_a": part_a,
-                    "metric_b": metric_b,
-                    "part_b": part_b,
-                    "n_layers": len(joined),
-                    "spearman_rho": rho,
-                    "p_value": p,
-                    "disagree": bool(rho < 0 and p < DISAGREEMENT_ALPHA),
-                }
-            )
-    return pd.DataFrame(rows)
 
 
 def metric_config(metric: AssociationMethod[Any], config: AssociationConfig) -> Any:
@@ -157,6 +82,10 @@ class Associations(Method[AssociationConfig]):
         return read_query(self.name, self.query, config)
 
     def run(self, model: ModelOptions, config: AssociationConfig, context: RunContext) -> Run:
+        import pandas as pd
+
+        from wordlens.methods.associations.ranking import disagreements, layer_ranks, strength
+
         query, embedder, vectors = embedded_query(self.read_inputs(config), model, config, context)
         tables, uncertainty = [], {}
         metrics = association_metrics()
@@ -191,6 +120,8 @@ class Associations(Method[AssociationConfig]):
         return Run(self.name, tables_out, metadata)
 
     def summary(self, run: Run) -> Summary:
+        import pandas as pd
+
         from wordlens.methods.summaries import curves, n_layers, series
 
         headline: dict[str, float] = {}
@@ -210,8 +141,11 @@ class Associations(Method[AssociationConfig]):
         return Summary(headline, layered, definitions)
 
     def console(self, run: Run) -> list[RenderableType]:
+        import math
+
         from rich.table import Table
 
+        from wordlens.methods.associations.ranking import DISAGREEMENT_ALPHA
         from wordlens.report import format_p
 
         ranks = Table(
@@ -225,7 +159,7 @@ class Associations(Method[AssociationConfig]):
             ranks.add_row(
                 str(record["metric"]),
                 str(record["part"]),
-                "–" if np.isnan(best) else str(int(best)),
+                "–" if math.isnan(best) else str(int(best)),
                 f"{record['value_at_best']:+.3f}",
                 str(record["layers_strongest_first"]),
             )
@@ -245,6 +179,7 @@ class Associations(Method[AssociationConfig]):
         return [ranks, summary, *lines]
 
     def report(self, run: Run) -> Report:
+        from wordlens.methods.associations.ranking import DISAGREEMENT_ALPHA
         from wordlens.report.figures import Panel, line_figure
         from wordlens.report.html import Report
 

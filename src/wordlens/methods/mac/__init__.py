@@ -8,44 +8,16 @@ Every target word's mean cosine distance to each attribute set, averaged over th
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import numpy as np
-
-from wordlens.methods.association import AssociationConfig, AssociationMethod, FloatArray
-from wordlens.methods.association.geometry import unit
+from wordlens.methods.association import AssociationConfig, AssociationMethod
 from wordlens.methods.association.method import MoreBias
 from wordlens.methods.registry import register
 
-__all__ = ["MeanAverageCosine", "mean_average_cosine"]
+if TYPE_CHECKING:
+    from wordlens.methods.association.vectors import FloatArray
 
-
-def mean_average_cosine(
-    targets: Sequence[FloatArray], attributes: Sequence[FloatArray]
-) -> FloatArray:
-    """MAC of the target words with the attribute sets at every layer.
-
-    Parameters
-    ----------
-    targets
-        The target sets, ``[n_words, n_layers, dim]`` each; their words are pooled (each word
-        counts once, whatever its set's size).
-    attributes
-        The attribute sets ``A_j``, ``[n_words_j, n_layers, dim]`` each; each set counts once,
-        whatever its size.
-
-    Returns
-    -------
-    FloatArray
-        ``[n_layers]``: ``mean_{t, j} S(t, A_j)`` with ``S(t, A_j) = mean_{a in A_j}
-        (1 - cos(t, a))``; NaN at a layer where a vector has length 0.
-    """
-    pooled = unit(np.concatenate(list(targets)))  # [n_targets, n_layers, dim]
-    per_set = [
-        1.0 - np.einsum("tld,ald->tal", pooled, unit(words)).mean(axis=1)  # [n_targets, n_layers]
-        for words in attributes
-    ]
-    return np.asarray(np.stack(per_set).mean(axis=(0, 1)), dtype=np.float64)
+__all__ = ["MeanAverageCosine"]
 
 
 @register
@@ -103,4 +75,6 @@ class MeanAverageCosine(AssociationMethod[AssociationConfig]):
         FloatArray
             ``[n_layers]`` (:func:`mean_average_cosine`).
         """
+        from wordlens.methods.mac.metric import mean_average_cosine
+
         return mean_average_cosine(targets, attributes)

@@ -11,55 +11,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from wordlens.errors import WordSetError
-from wordlens.methods.association import AssociationMethod, FloatArray
+from wordlens.methods.association import AssociationMethod
 from wordlens.methods.registry import register
-from wordlens.methods.ripa.config import Relation, RipaConfig
+from wordlens.methods.ripa.config import RipaConfig
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     import pandas as pd
 
-    from wordlens.methods.association import QueryVectors
+    from wordlens.methods.association.vectors import FloatArray, QueryVectors
     from wordlens.resources import Query
 
-__all__ = ["Ripa", "RipaConfig", "relation_vector"]
-
-
-def relation_vector(x: FloatArray, y: FloatArray, relation: Relation = "pc") -> FloatArray:
-    """The relation vector of the pairs ``(x_i, y_i)`` at every layer.
-
-    Parameters
-    ----------
-    x, y
-        ``[n_pairs, n_layers, dim]`` each, paired by row.
-    relation
-        ``"pc"``: the unit first principal component of the differences ``x_i - y_i``
-        (uncentred, as the paper's single-pair case ``b = (x - y) / ||x - y||`` requires),
-        its sign chosen so that ``b`` points from ``Y`` to ``X`` (``b · sum_i (x_i - y_i) >=
-        0``); ``"pairs"``: the mean of the unit differences ``(x_i - y_i) / ||x_i - y_i||``
-        (WEFE's association ``mean_i w · b_i`` is ``w`` times this mean).
-
-    Returns
-    -------
-    FloatArray
-        ``[n_layers, dim]``; NaN at a layer where a difference (``"pairs"``) or every
-        difference (``"pc"``) is the zero vector.
-    """
-    differences = np.moveaxis(x - y, 1, 0)  # [n_layers, n_pairs, dim]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if relation == "pairs":
-            norms = np.linalg.norm(differences, axis=2, keepdims=True)  # [n_layers, n_pairs, 1]
-            unit = np.where(norms > 0, differences / norms, np.nan)
-            return np.asarray(unit.mean(axis=1), dtype=np.float64)
-        _, singular, right = np.linalg.svd(differences, full_matrices=False)
-        first = right[:, 0, :]  # [n_layers, dim], unit
-        sign = np.where(np.einsum("ld,ld->l", first, differences.sum(axis=1)) < 0, -1.0, 1.0)
-        component = first * sign[:, None]
-        return np.asarray(np.where(singular[:, :1] > 0, component, np.nan), dtype=np.float64)
+__all__ = ["Ripa", "RipaConfig"]
 
 
 @register
@@ -105,6 +70,10 @@ class Ripa(AssociationMethod[RipaConfig]):
         WordSetError
             If the two target sets differ in size (they are pairs by position).
         """
+        import numpy as np
+
+        from wordlens.methods.ripa.metric import relation_vector
+
         x, y = targets
         if len(x) != len(y):
             raise WordSetError(

@@ -9,34 +9,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from wordlens.methods.association import AssociationConfig, AssociationMethod, FloatArray
-from wordlens.methods.association.geometry import cosines
+from wordlens.methods.association import AssociationConfig, AssociationMethod
 from wordlens.methods.registry import register
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["SemAxis", "semaxis_scores"]
+    from wordlens.methods.association.vectors import FloatArray
 
-
-def semaxis_scores(words: FloatArray, axis: FloatArray) -> FloatArray:
-    """Each word's SemAxis score, ``cos(w, axis)`` (An et al. 2018, Eq. 2), at every layer.
-
-    Parameters
-    ----------
-    words
-        ``[n_words, n_layers, dim]``.
-    axis
-        ``[n_layers, dim]``.
-
-    Returns
-    -------
-    FloatArray
-        ``[n_words, n_layers]``; NaN where the word or the axis is the zero vector.
-    """
-    return cosines(words, axis)
+__all__ = ["SemAxis"]
 
 
 @register
@@ -76,6 +57,10 @@ class SemAxis(AssociationMethod[AssociationConfig]):
     ) -> FloatArray:
         """Mean SemAxis score of ``X`` minus that of ``Y``, ``[n_layers]`` (NaN at a layer where
         the two poles have the same mean: the axis is the zero vector)."""
+        import numpy as np
+
+        from wordlens.methods.semaxis.metric import semaxis_scores
+
         x, y = targets
         positive, negative = attributes
         axis = positive.mean(axis=0) - negative.mean(axis=0)  # [n_layers, dim]

@@ -1,0 +1,44 @@
+"""The computation of :mod:`wordlens.methods.mac` at every layer at once, on numpy arrays
+``[n_words, n_layers, dim]`` (imported when a run computes, not when the command line starts)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from wordlens.methods.association.geometry import unit
+
+if TYPE_CHECKING:
+    from wordlens.methods.association.vectors import FloatArray
+
+__all__ = ["mean_average_cosine"]
+
+
+def mean_average_cosine(
+    targets: Sequence[FloatArray], attributes: Sequence[FloatArray]
+) -> FloatArray:
+    """MAC of the target words with the attribute sets at every layer.
+
+    Parameters
+    ----------
+    targets
+        The target sets, ``[n_words, n_layers, dim]`` each; their words are pooled (each word
+        counts once, whatever its set's size).
+    attributes
+        The attribute sets ``A_j``, ``[n_words_j, n_layers, dim]`` each; each set counts once,
+        whatever its size.
+
+    Returns
+    -------
+    FloatArray
+        ``[n_layers]``: ``mean_{t, j} S(t, A_j)`` with ``S(t, A_j) = mean_{a in A_j}
+        (1 - cos(t, a))``; NaN at a layer where a vector has length 0.
+    """
+    pooled = unit(np.concatenate(list(targets)))  # [n_targets, n_layers, dim]
+    per_set = [
+        1.0 - np.einsum("tld,ald->tal", pooled, unit(words)).mean(axis=1)  # [n_targets, n_layers]
+        for words in attributes
+    ]
+    return np.asarray(np.stack(per_set).mean(axis=(0, 1)), dtype=np.float64)

@@ -1,0 +1,31 @@
+"""The computation of :mod:`wordlens.methods.semaxis` at every layer at once, on numpy arrays
+``[n_words, n_layers, dim]`` (imported when a run computes, not when the command line starts)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from wordlens.methods.association.geometry import cosines
+
+if TYPE_CHECKING:
+    from wordlens.methods.association.vectors import FloatArray
+
+__all__ = ["semaxis_scores"]
+
+
+def semaxis_scores(words: FloatArray, axis: FloatArray) -> FloatArray:
+    """Each word's SemAxis score, ``cos(w, axis)`` (An et al. 2018, Eq. 2), at every layer.
+
+    Parameters
+    ----------
+    words
+        ``[n_words, n_layers, dim]``.
+    axis
+        ``[n_layers, dim]``.
+
+    Returns
+    -------
+    FloatArray
+        ``[n_words, n_layers]``; NaN where the word or the axis is the zero vector.
+    """
+    return cosines(words, axis)
