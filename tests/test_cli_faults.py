@@ -63,15 +63,21 @@ def cached_rows(cache_root: Path) -> int:
     return sum(len(shard_keys(shard)) for shard in shards_of(cache_root))
 
 
+WORDS = 5000
+"""Words the signalled runs embed: enough batches after the first shard (about 9 s on minilm-l6
+on 2 cores) that the signal lands mid-run even when the machine is loaded (with 2,000 words the
+whole window was 3.6 s, and a full test run once saw three runs in a row finish first)."""
+
+
 @pytest.fixture(scope="module")
 def words_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("words") / "words.txt"
-    path.write_text("\n".join(warriner_words(2000)) + "\n")
+    path.write_text("\n".join(warriner_words(WORDS)) + "\n")
     return path
 
 
 def embed_args(words_file: Path, out: Path, cache_root: Path) -> list[str]:
-    """2,000 words alone in batches of about 16 (a few seconds on minilm-l6)."""
+    """:data:`WORDS` words alone in batches of about 16 (seconds on minilm-l6)."""
     return [
         *("embed", "--model", "minilm-l6", "--words-file", str(words_file), "--context", "none"),
         *("--layers", "0,6", "--token-budget", "64", "--out", str(out)),
@@ -109,14 +115,14 @@ def test_a_signalled_run_keeps_its_batches_and_a_rerun_completes_it(
     assert f"{said} finished batches are kept in the activation cache" in stopped.stderr
     assert "Traceback" not in stopped.stderr and not out.exists()
     kept = cached_rows(cache_root)
-    assert 0 < kept < 2000
+    assert 0 < kept < WORDS
 
     rerun = run_wordlens(*args)
     assert rerun.returncode == 0, rerun.stderr
     np.testing.assert_array_equal(np.load(out), np.load(uninterrupted))
     sidecar = json.loads(out.with_suffix(".json").read_text())
     assert sidecar == json.loads(uninterrupted.with_suffix(".json").read_text())
-    assert cached_rows(cache_root) == 2000  # the rerun added the rest, nothing twice
+    assert cached_rows(cache_root) == WORDS  # the rerun added the rest, nothing twice
 
 
 STUDY = """\
