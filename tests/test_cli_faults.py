@@ -41,9 +41,22 @@ def run_wordlens(*args: str) -> subprocess.CompletedProcess[str]:
 def signal_after_first_shard(
     args: list[str], cache_root: Path, signum: int
 ) -> subprocess.CompletedProcess[str]:
-    """Start ``wordlens *args``, send ``signum`` once a shard is in ``cache_root``, wait."""
+    """Start ``wordlens *args`` as a terminal's foreground job, send ``signum`` once a shard is
+    in ``cache_root``, wait.
+
+    A job a shell starts in the background (``make test &``, a CI step run with ``&``) inherits
+    SIGINT ignored, and Python then never raises KeyboardInterrupt: Ctrl-C cannot reach such a
+    process. A user's Ctrl-C comes from a foreground terminal, so the child restores Python's
+    default SIGINT handler and unblocks the two signals before the command runs (two full test
+    runs started in the background failed here, each run finishing three times in a row).
+    """
+    foreground = (
+        "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM}); "
+        "from wordlens.cli import app; app(prog_name='wordlens')"
+    )
     process = subprocess.Popen(
-        [*WORDLENS, *args],
+        [sys.executable, "-c", foreground, *args],
         cwd=REPO,
         env=worker_env(),
         stdout=subprocess.PIPE,
