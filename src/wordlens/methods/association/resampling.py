@@ -45,11 +45,11 @@ def bootstrap_interval(
     """
     rng = np.random.default_rng(seed)
     draws = []
+
+    def drawn(sets: Sequence[FloatArray]) -> list[FloatArray]:
+        return [words[rng.integers(0, len(words), len(words))] for words in sets]
+
     for _ in range(resamples):
-
-        def drawn(sets: Sequence[FloatArray]) -> list[FloatArray]:
-            return [words[rng.integers(0, len(words), len(words))] for words in sets]
-
         if paired_targets:
             rows = rng.integers(0, len(targets[0]), len(targets[0]))
             chosen = [words[rows] for words in targets]
