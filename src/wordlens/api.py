@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from wordlens._files import as_path
 from wordlens.errors import WordlensError
-from wordlens.methods.base import Method, run_method
+from wordlens.methods.base import Method
 from wordlens.methods.registry import get_method, registered_methods
 from wordlens.models.base import WordEmbedder
 from wordlens.models.options import LoadedModel, ModelOptions
@@ -171,7 +171,9 @@ def run(
     with keywords_in_errors(chosen.config_type, ModelOptions):
         config = config_from_values(chosen.config_type, options, python=True)
         model_options = _model_options(chosen, model, loading)
-        result, _ = run_method(
+        from wordlens.sweep.runner import run_or_sweep  # pandas: imported when a method runs
+
+        result, _ = run_or_sweep(
             chosen, model_options, config, None if out is None else as_path(out), progress=progress
         )
     return result

@@ -48,7 +48,7 @@ from wordlens.cli_parts import (
 )
 from wordlens.errors import OutputError, Terminated, WordlensError
 from wordlens.export import EmbedOptions
-from wordlens.methods.base import Method, new_output_dir, run_method
+from wordlens.methods.base import Method, new_output_dir
 from wordlens.methods.registry import registered_methods
 from wordlens.models.options import ModelOptions
 from wordlens.options import config_from_values, option_specs
@@ -153,15 +153,23 @@ def method_command(method: Method[Any]) -> Callable[..., None]:
     the results are."""
 
     def body(model: ModelOptions, config: Any, out_dir: Path) -> None:
-        run, written = run_method(
-            method, model, config, out_dir, progress=True, status=errors.status
-        )
-        for renderable in method.console(run):
+        from wordlens.sweep import runner as sweeps
+
+        run, written = sweeps.run_or_sweep(
+            method, model, config, out_dir, progress=True, status=errors.status,
+            on_cell=lambda state: console.print(sweeps.checkpoint_started(state)),
+            on_done=lambda record: console.print(sweeps.checkpoint_finished(record)),
+        )  # fmt: skip
+        swept = run if isinstance(run, sweeps.Sweep) else None
+        for renderable in method.console(run) if swept is None else sweeps.sweep_console(swept):
             console.print(renderable)
         if out_dir / "report.html" in written:
             console.print(f"report: {out_dir / 'report.html'} ({len(written)} files in {out_dir})")
         elif written:
             console.print(f"results: {', '.join(map(str, written))}")
+        if swept is not None and swept.failed:
+            errors.print(f"[bold red]error:[/] {counted(len(swept.failed), 'checkpoint')} failed")
+            raise typer.Exit(1)
 
     out = out_parameter(
         Path(f"wordlens-results/{method.name}"), "Output directory (tables + report.html)."
@@ -372,11 +380,14 @@ def study_schema() -> None:
 
 
 def _write_study_index(study: Any) -> list[Path]:
-    """The study's ``index.html`` (titled with the study's ``name:``), figures and tables."""
+    """The study's ``index.html`` (titled with the study's ``name:``), figures and tables, and
+    the report of each sweep across checkpoints."""
     from wordlens.study.report import write_study_report
     from wordlens.study.runner import study_records
+    from wordlens.sweep.runner import write_study_sweeps
 
-    return write_study_report(study.out_dir, study_records(study), title=f"Study {study.name}")
+    records, sweeps = study_records(study), write_study_sweeps(study)
+    return write_study_report(study.out_dir, records, title=f"Study {study.name}", sweeps=sweeps)
 
 
 def _print_study_status(study: Any) -> None:

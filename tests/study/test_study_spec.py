@@ -143,6 +143,8 @@ def test_method_options_follow_the_configs() -> None:
     assert set(entry["properties"]) == {
         "model",
         "name",
+        "revision",
+        "revisions",
         "device",
         "dtype",
         "bos",

@@ -8,13 +8,12 @@ it and above :mod:`wordlens.distributed.ray_backend`.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import get_args
 
 from wordlens.distributed.ray_backend import RayBackend
 from wordlens.errors import WordlensError
 from wordlens.models.backend import LocalBackend
-
-BackendName = Literal["local", "ray"]
+from wordlens.models.options import BackendName
 
 
 def make_backend(

@@ -297,6 +297,53 @@ class RayBackend:
             for ref in in_flight:  # the caller stopped early: drop the queued shards
                 self._ray.cancel(ref)
 
+    def tasks(
+        self, function: Callable[[PayloadT], ResultT], payloads: Sequence[PayloadT]
+    ) -> Iterator[tuple[int, ResultT]]:
+        """Yield ``(i, function(payloads[i]))`` for every payload, each run as one Ray task in a
+        worker process of its own (``max_calls=1``: what the task loads is freed with its process,
+        and its peak memory is its own), with one GPU where the cluster has GPUs, else
+        ``cpus_per_worker`` CPUs; in the order tasks finish. A sweep runs each checkpoint so
+        (:mod:`wordlens.sweep`).
+
+        Raises
+        ------
+        WordlensError
+            A task's wordlens error, or a task that failed or whose worker died
+            ``max_retries`` times.
+        """
+        remote = self._ray.remote(function).options(
+            num_cpus=self.cpus_per_worker,
+            num_gpus=1 if self.gpus else 0,
+            max_calls=1,
+            max_retries=self.max_retries,
+            runtime_env={"env_vars": forwarded_environment()},
+        )
+        pending = {remote.remote(payload): index for index, payload in enumerate(payloads)}
+        exceptions = self._ray.exceptions
+        try:
+            while pending:
+                (ready,), _ = self._ray.wait(list(pending), num_returns=1)
+                index = pending.pop(ready)
+                try:
+                    result: ResultT = self._ray.get(ready)
+                except exceptions.RayTaskError as error:
+                    if isinstance(error.cause, WordlensError):
+                        raise error.cause from None
+                    raise WordlensError(
+                        f"task {index} failed on a Ray worker: {type(error.cause).__name__}: "
+                        f"{error.cause}"
+                    ) from None
+                except exceptions.WorkerCrashedError as error:
+                    raise WordlensError(
+                        f"the Ray worker of task {index} died {self.max_retries + 1} times: "
+                        f"{str(error).splitlines()[0]}"
+                    ) from None
+                yield index, result
+        finally:
+            for ref in pending:  # the caller stopped early (or a task failed): cancel the rest
+                self._ray.cancel(ref)
+
     def _shard_results(self, ref: Any, shard: int, spec: ModelSpec) -> list[Any]:
         """A finished shard's results, with a worker's error as a wordlens error."""
         exceptions = self._ray.exceptions

@@ -21,17 +21,20 @@ Python API call it: it checks the output directory, runs, writes the tables, ``r
 
 from __future__ import annotations
 
+import json
 import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import wraps
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 from wordlens._files import ensure_writable_dir
 from wordlens.errors import OutputError
-from wordlens.models.options import CACHE_OPTIONS, LOADING_OPTIONS, ModelOptions
+from wordlens.models.options import CACHE_OPTIONS, LOADING_OPTIONS, RUN_OPTIONS, ModelOptions
 from wordlens.options import config_values
 from wordlens.results import Figure, Run
 
@@ -45,8 +48,47 @@ C = TypeVar("C")
 Status = Callable[[str], AbstractContextManager[object]]
 
 
-def _quiet(text: str) -> AbstractContextManager[object]:
+def no_status(text: str) -> AbstractContextManager[object]:
+    """A :data:`Status` that shows nothing."""
     return nullcontext()
+
+
+#: Inputs read while :func:`sharing_inputs` is active, by method object and config.
+_SHARED_INPUTS: ContextVar[dict[tuple[int, str], object] | None] = ContextVar(
+    "wordlens_shared_inputs", default=None
+)
+M = TypeVar("M", bound="Method[Any]")
+R = TypeVar("R")
+
+
+@contextmanager
+def sharing_inputs() -> Iterator[None]:
+    """Within the block, a method reads the inputs of one config once
+    (:func:`read_once_when_shared`): a sweep runs one method with one config on each checkpoint
+    (:mod:`wordlens.sweep`), and the lexica, word sets and templates are the same for all."""
+    token = _SHARED_INPUTS.set({})
+    try:
+        yield
+    finally:
+        _SHARED_INPUTS.reset(token)
+
+
+def read_once_when_shared(read: Callable[[M, C], R]) -> Callable[[M, C], R]:
+    """Decorate a :meth:`Method.read_inputs`: inside :func:`sharing_inputs` it reads each
+    config's inputs once and hands the same object to every later run (which must not change
+    it); outside, it reads them every time."""
+
+    @wraps(read)
+    def read_shared(method: M, config: C) -> R:
+        shared = _SHARED_INPUTS.get()
+        if shared is None:
+            return read(method, config)
+        key = (id(method), json.dumps(config_values(config), sort_keys=True, default=str))
+        if key not in shared:
+            shared[key] = read(method, config)
+        return cast(R, shared[key])
+
+    return read_shared
 
 
 @dataclass(frozen=True)
@@ -65,7 +107,7 @@ class RunContext:
 
     out_dir: Path
     progress: bool = False
-    status: Status = _quiet
+    status: Status = no_status
 
 
 @dataclass(frozen=True)
@@ -99,7 +141,7 @@ class Method(ABC, Generic[C]):
     config_type: ClassVar[type[Any]]
     needs: ClassVar[str]
     """What the method needs from a model, in words (``wordlens methods`` lists it)."""
-    model_options: ClassVar[tuple[str, ...]] = (*LOADING_OPTIONS, *CACHE_OPTIONS)
+    model_options: ClassVar[tuple[str, ...]] = (*LOADING_OPTIONS, *CACHE_OPTIONS, *RUN_OPTIONS)
     """The :class:`ModelOptions` fields the method uses (its command has these options)."""
     model_required: ClassVar[bool] = True
     table_prefix: ClassVar[str | None] = None
@@ -234,7 +276,7 @@ def run_method(
     out_dir: Path | None,
     *,
     progress: bool = False,
-    status: Status = _quiet,
+    status: Status = no_status,
 ) -> tuple[Run, list[Path]]:
     """Run ``method`` and write its tables, ``run.json`` and ``report.html`` into ``out_dir``.
 

@@ -1,7 +1,8 @@
 """Helpers the methods' summaries share: tidy per-layer curves and the best layer.
 
 Curves are tidy: ``layer``, ``depth`` (layer / top layer, 0..1, NaN for one-layer models, so
-models of different depth can share an axis), ``metric`` and ``value``.
+models of different depth can share an axis), ``metric``, ``value``, and the run's interval of
+the value, ``low`` and ``high`` (NaN where the method gives none).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-CURVE_COLUMNS = ("layer", "depth", "metric", "value")
+CURVE_COLUMNS = ("layer", "depth", "metric", "value", "low", "high")
 
 
 def identifier(text: object) -> str:
@@ -27,21 +28,30 @@ def curves(series: pd.DataFrame, n_layers: int | None) -> pd.DataFrame:
     Parameters
     ----------
     series
-        Rows with ``layer``, ``metric``, ``value``.
+        Rows with ``layer``, ``metric``, ``value`` (and ``low``, ``high``: NaN when absent).
     n_layers
         Hidden states of the model (embeddings included); depth is NaN when unknown or 1.
     """
     top = (n_layers or 1) - 1
     depth = series["layer"] / top if top > 0 else np.nan
-    frame = series.assign(depth=depth, value=series["value"].astype(float))
+    bounds = {name: series[name].astype(float) if name in series else np.nan for name in BOUNDS}
+    frame = series.assign(depth=depth, value=series["value"].astype(float), **bounds)
     return frame[list(CURVE_COLUMNS)].reset_index(drop=True)
 
 
-def series(rows: pd.DataFrame, value: str, metric: str) -> pd.DataFrame:
-    """``rows``' ``layer`` and ``value`` columns as tidy curve rows named ``metric``."""
-    return pd.DataFrame(
-        {"layer": rows["layer"].astype(int), "metric": metric, "value": rows[value]}
-    ).sort_values("layer")
+BOUNDS = ("low", "high")
+"""The curve columns of a value's interval."""
+
+
+def series(
+    rows: pd.DataFrame, value: str, metric: str, interval: tuple[str, str] | None = None
+) -> pd.DataFrame:
+    """``rows``' ``layer`` and ``value`` columns as tidy curve rows named ``metric``, with the
+    ``interval`` columns (low, high) as ``low`` and ``high`` when given."""
+    columns = {"layer": rows["layer"].astype(int), "metric": metric, "value": rows[value]}
+    if interval is not None:
+        columns.update(zip(BOUNDS, (rows[interval[0]], rows[interval[1]]), strict=True))
+    return pd.DataFrame(columns).sort_values("layer")
 
 
 def n_layers(metadata: Mapping[str, Any]) -> int | None:

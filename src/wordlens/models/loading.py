@@ -45,6 +45,7 @@ import tempfile
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard
@@ -165,7 +166,9 @@ def load_model(
         the device's free memory on accelerators
         (:func:`wordlens.models.budget.default_token_budget`).
     revision
-        Hub revision (branch, tag or commit) for hub ids.
+        Hub revision (branch, tag or commit) of a hub id (Pythia's checkpoints are branches
+        ``step0`` ... ``step143000``); an alias or a local path has none (a directory of
+        checkpoint folders is swept with ``revisions``, :mod:`wordlens.models.revisions`).
     trust_remote_code
         Allow a model's own code (its config's ``auto_map``) to run. Off by default: only enable
         it for models you trust. When it runs, a warning names the class, also recorded in
@@ -239,9 +242,15 @@ def _resolve(
     spec_text: str, options: dict[str, Any], revision: str | None, trust_remote_code: bool
 ) -> WordEmbedder:
     """The model a spec names: alias, then local path, then hub id (see the module notes)."""
+    path = Path(spec_text).expanduser()
+    if revision is not None and (spec_text in ALIASES or path.exists()):
+        raise UnknownModelError(
+            f"revision {revision!r}: {spec_text} is a local model, and revisions are the hub's; "
+            "load the checkpoint's own folder, or sweep a directory of checkpoint folders with "
+            "revisions"
+        )
     if spec_text in ALIASES:
         return _load_alias(ALIASES[spec_text], options)
-    path = Path(spec_text).expanduser()
     if path.exists():
         return _load_path(path, options, trust_remote_code)
     if _looks_like_path(spec_text):
@@ -474,15 +483,21 @@ def _load_hf(
             _remote_code_message(name, f"config.json auto_map in {source}: {auto_map}")
         )
     kind = model_kind(config)
-    try:
-        with _custom_code_refused(name, source):
-            tokenizer = AutoTokenizer.from_pretrained(source, **common)
-    except RemoteCodeError:
-        raise
-    except (OSError, ValueError) as error:
-        raise ModelFilesError(
-            f"cannot load a tokenizer for {name} from {source}: {error}"
-        ) from error
+    shared = _SHARED_TOKENIZERS.get()
+    key = None if shared is None else _tokenizer_key(source, revision, trust_remote_code)
+    tokenizer = None if shared is None or key is None else shared.get(key)
+    if tokenizer is None:
+        try:
+            with _custom_code_refused(name, source):
+                tokenizer = AutoTokenizer.from_pretrained(source, **common)
+        except RemoteCodeError:
+            raise
+        except (OSError, ValueError) as error:
+            raise ModelFilesError(
+                f"cannot load a tokenizer for {name} from {source}: {error}"
+            ) from error
+        if shared is not None and key is not None:
+            shared[key] = tokenizer
     model_vocab = getattr(config, "vocab_size", None)
     if model_vocab and len(tokenizer) < model_vocab // 2:
         # transformers 5 silently builds a near-empty tokenizer when the files are missing
@@ -551,6 +566,58 @@ def _load_hf(
     )
     embedder.load_note = note
     return embedder
+
+
+#: Tokenizers loaded while :func:`sharing_tokenizers` is active, by their files' contents.
+_SHARED_TOKENIZERS: ContextVar[dict[tuple[Any, ...], Any] | None] = ContextVar(
+    "wordlens_shared_tokenizers", default=None
+)
+
+#: The files a Hugging Face tokenizer is read from (and ``*.model``: sentencepiece).
+_TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "added_tokens.json",
+    "vocab.txt",
+    "vocab.json",
+    "merges.txt",
+)
+
+
+@contextmanager
+def sharing_tokenizers() -> Iterator[None]:
+    """Within the block, models whose tokenizer files are the same (a training run's
+    checkpoints) share one tokenizer, built once: a sweep (:mod:`wordlens.sweep`) loads each
+    checkpoint inside it. Files are compared by content (sha256), so checkpoints whose tokenizer
+    changed get their own."""
+    token = _SHARED_TOKENIZERS.set({})
+    try:
+        yield
+    finally:
+        _SHARED_TOKENIZERS.reset(token)
+
+
+def _tokenizer_key(
+    source: str, revision: str | None, trust_remote_code: bool
+) -> tuple[Any, ...] | None:
+    """The names and sha256 of a model's tokenizer files, or None when they are not on disk
+    (a hub revision not in the local cache yet: its tokenizer is loaded, not shared)."""
+    folder = Path(source)
+    if not folder.is_dir():
+        from huggingface_hub import try_to_load_from_cache
+
+        cached = try_to_load_from_cache(source, "tokenizer_config.json", revision=revision)
+        if not isinstance(cached, str):
+            return None
+        folder = Path(cached).parent
+    files = [folder / name for name in _TOKENIZER_FILES if (folder / name).is_file()] + sorted(
+        folder.glob("*.model")
+    )
+    if not files:
+        return None
+    digests = tuple((file.name, sha256_file_cached(file)) for file in files)
+    return (*digests, trust_remote_code)
 
 
 class LoadNoteWarning(UserWarning):

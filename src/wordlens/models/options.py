@@ -37,10 +37,23 @@ BosName = Literal["auto", "always", "never"]
 Status = Callable[[str], AbstractContextManager[object]]
 """Shows ``text`` while a model loads (the command line's spinner); no-op by default."""
 
-LOADING_OPTIONS = ("device", "dtype", "bos", "token_budget", "trust_remote_code", "unicode")
-"""The options that shape how weights load and run (a study takes them from a model entry)."""
+LOADING_OPTIONS = (
+    "revision",
+    "revisions",
+    "device",
+    "dtype",
+    "bos",
+    "token_budget",
+    "trust_remote_code",
+    "unicode",
+)
+"""The options that shape which weights load and how they run (a study takes them from a model
+entry)."""
 CACHE_OPTIONS = ("no_cache", "cache_dir")
 """The activation-cache options (a study sets the cache for all its cells)."""
+RUN_OPTIONS = ("backend",)
+"""Where a command's runs go (a study has its own ``--backend``)."""
+BackendName = Literal["local", "ray"]
 
 
 def _quiet(text: str) -> AbstractContextManager[object]:
@@ -56,9 +69,17 @@ class ModelOptions:
     model
         Alias (``wordlens models``), local path or hub id; None only for methods that can run
         without one (``sense-bias --senses``).
+    revision
+        The hub revision of a hub id (:func:`wordlens.models.loading.load_model`).
+    revisions
+        The checkpoints a sweep runs on (:func:`wordlens.models.revisions.checkpoints`): each
+        run gets these options with ``model`` (and ``revision``) of one checkpoint and no
+        ``revisions``.
     device, dtype, bos, token_budget, trust_remote_code, unicode
         As :func:`wordlens.models.loading.load_model` (``unicode`` applies to word vectors;
         sentence scores read sentences as given).
+    backend
+        ``local``, or ``ray`` (:mod:`wordlens.distributed`).
     no_cache, cache_dir
         The activation cache (:class:`wordlens.models.cache.ActivationCache`); every command
         that loads a model takes them, and those that score sentences (``likelihood-bias``,
@@ -67,6 +88,14 @@ class ModelOptions:
 
     model: str | None = option(
         None, "Alias (see `wordlens models`), local path or hub id.", short="m"
+    )
+    revision: str | None = option(
+        None, "Hub revision (branch, tag or commit) of a hub id [its default branch]."
+    )
+    revisions: tuple[str, ...] | None = option(
+        None,
+        "Run once per training checkpoint and compare them (a sweep): 'all', or folder names or "
+        "steps of a directory of checkpoint folders, or hub revisions (step0,step1000).",
     )
     device: str = option(
         "auto",
@@ -94,6 +123,11 @@ class ModelOptions:
         "Unicode form words and their texts are read in: NFC (composed and decomposed 'café' "
         "are one word) or as-given.",
     )
+    backend: BackendName = option(
+        "local",
+        "Where it runs: local, or ray (a Ray started here; with --revisions each checkpoint is "
+        "one Ray task, else forward passes run on Ray actors).",
+    )
 
     def __post_init__(self) -> None:
         check_device(self.device)
@@ -101,6 +135,8 @@ class ModelOptions:
             raise WordlensError(f"unknown dtype {self.dtype!r}: use float32, float16 or bfloat16")
         if self.bos not in get_args(BosName):
             raise WordlensError(f"unknown BOS policy {self.bos!r}: use auto, always or never")
+        if self.backend not in get_args(BackendName):
+            raise WordlensError(f"unknown backend {self.backend!r}: use local or ray")
         if self.unicode not in UNICODE_FORMS:
             raise WordlensError(
                 f"unknown Unicode form {self.unicode!r}: use {' or '.join(UNICODE_FORMS)}"
@@ -116,15 +152,32 @@ class ModelOptions:
             raise WordlensError("no model given: pass --model (an alias, local path or hub id)")
         return self.model
 
+    def one_model(self) -> str:
+        """:meth:`required_model`, refused when ``revisions`` asks for a sweep: what loads one
+        model cannot run several checkpoints.
+
+        Raises
+        ------
+        WordlensError
+            Without a model, or with ``revisions``.
+        """
+        if self.revisions is not None:
+            raise WordlensError(
+                "--revisions runs a method once per checkpoint, and this loads one model: load "
+                "one checkpoint (its folder, or --revision for a hub id)"
+            )
+        return self.required_model()
+
     def embedder(self, *, bos: BosPolicy | None = None, status: Status = _quiet) -> WordEmbedder:
         """The model as a word embedder (:func:`wordlens.models.loading.load_model`); ``bos``
         overrides the option (a method's paper conventions)."""
         from wordlens.models.loading import load_model
 
-        model = self.required_model()
+        model = self.one_model()
         with status(f"loading {model}"):
             return load_model(
                 model,
+                revision=self.revision,
                 device=self.device,
                 dtype=self.dtype,
                 bos=bos or self.bos,
@@ -137,10 +190,11 @@ class ModelOptions:
         """The model as a sentence scorer (:func:`wordlens.models.scoring.load_scorer`)."""
         from wordlens.models.scoring import load_scorer
 
-        model = self.required_model()
+        model = self.one_model()
         with status(f"loading {model}"):
             return load_scorer(
                 model,
+                revision=self.revision,
                 device=self.device,
                 dtype=self.dtype,
                 token_budget=self.token_budget,

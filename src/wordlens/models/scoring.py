@@ -853,6 +853,7 @@ def load_scorer(
     trust_remote_code: bool = False,
     allow_new_head: bool = False,
     bos: BosPolicy = "auto",
+    revision: str | None = None,
 ) -> LMScorer:
     """Load a masked or causal language model to score sentences.
 
@@ -884,6 +885,9 @@ def load_scorer(
     bos
         Causal models: prepend BOS when the tokenizer adds none (``auto``), ``always`` or
         ``never`` (as :func:`~wordlens.models.loading.load_model`); masked LMs ignore it.
+    revision
+        Hub revision (branch, tag or commit) of a hub id, as
+        :func:`~wordlens.models.loading.load_model`.
 
     Raises
     ------
@@ -908,6 +912,7 @@ def load_scorer(
             bos=bos,
             token_budget=token_budget,
             trust_remote_code=trust_remote_code,
+            revision=revision,
         )
     base = embedder.info
     if not isinstance(embedder, HFEmbedder) or base.kind == "encoder-decoder":
@@ -936,6 +941,7 @@ def load_scorer(
         "token_budget": token_budget,
         "trust_remote_code": trust_remote_code,
         "allow_new_head": allow_new_head,
+        "revision": revision,
     }
     scorer.load_spec = ModelSpec.of("scorer", source, call)
     return scorer

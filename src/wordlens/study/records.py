@@ -55,6 +55,11 @@ class CellRecord:
         ISO 8601 time the cell ended.
     pid, host : int or None, str or None
         Process and host running the cell (``running`` cells).
+    peak_memory_mib : float or None
+        Peak resident memory of the process while the cell ran, MiB
+        (:func:`wordlens.study.peak_memory.peak_memory`).
+    peak_gpu_memory_mib : float or None
+        Peak memory torch allocated on the GPU while the cell ran, MiB (None without CUDA).
     """
 
     __pydantic_config__ = ConfigDict(extra="forbid")
@@ -71,6 +76,8 @@ class CellRecord:
     finished: str | None = None
     pid: int | None = None
     host: str | None = None
+    peak_memory_mib: float | None = None
+    peak_gpu_memory_mib: float | None = None
 
 
 _RECORD_ADAPTER: TypeAdapter[CellRecord] = TypeAdapter(CellRecord)

@@ -18,6 +18,7 @@ horizontal line across the figure, a baseline for the contextual models.
 from __future__ import annotations
 
 import html
+import os
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -60,6 +61,7 @@ def write_study_report(
     *,
     title: str | None = None,
     x_axis: XAxis = "auto",
+    sweeps: Sequence[tuple[str, Path]] = (),
 ) -> list[Path]:
     """Write ``index.html``, the figures and the CSV files of a study into ``study_dir``.
 
@@ -75,6 +77,9 @@ def write_study_report(
     x_axis
         ``"auto"`` (relative depth when the models of a figure differ in depth, module notes),
         ``"layer"`` or ``"depth"``.
+    sweeps
+        The study's sweeps across training checkpoints (:mod:`wordlens.sweep`): a label
+        (``"<model> / <method>"``) and the sweep's ``report.html``, linked from the page.
 
     Returns
     -------
@@ -111,6 +116,14 @@ def write_study_report(
         *Result("study_curves", curves).write(study_dir),
     ]
     _overview(report, cells, [path for path in written if path.suffix == ".csv"])
+    if sweeps:
+        links = "".join(
+            f'<li><a href="{html.escape(Path(os.path.relpath(page, study_dir)).as_posix())}">'
+            f"{html.escape(label)}</a></li>"
+            for label, page in sweeps
+        )
+        report.heading("Across training checkpoints")
+        report.parts.append(f"<ul>{links}</ul>")
     _grid(report, study_dir, cells, summaries)
     written += _curve_figures(report, study_dir, curves, summaries, x_axis)
     _definitions(report, cells, summaries)

@@ -18,14 +18,15 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from rich.table import Table
 
-from wordlens.distributed import Backend, use_backend
+from wordlens.distributed import Backend, RayBackend, use_backend
 from wordlens.errors import WordlensError
-from wordlens.methods.base import run_method
+from wordlens.methods.base import Method, Status, no_status, run_method
 from wordlens.methods.registry import get_method
+from wordlens.study.peak_memory import peak_memory
 from wordlens.study.records import CellRecord, read_cell_record, write_cell_record
 from wordlens.study.spec import Cell, Study
 
@@ -74,7 +75,7 @@ def study_status(study: Study) -> list[CellProgress]:
 def study_records(study: Study) -> list[CellRecord]:
     """A record for every cell of ``study`` (``pending`` for cells never run), for the report."""
     return [
-        status.record if status.record is not None else _pending_record(status.cell)
+        status.record if status.record is not None else pending_record(status.cell)
         for status in study_status(study)
     ]
 
@@ -118,48 +119,150 @@ def run_study(
     chosen = [cell for cell in study.cells if _selected(cell, only)]
     if only and not chosen:
         raise WordlensError(f"no cell of study {study.name!r} matches {', '.join(only)}")
-    records = []
+    tasks = backend if isinstance(backend, RayBackend) else None
+    # on Ray, a sweep's checkpoints run as one task each; other cells here, forward passes on Ray
+    as_task = [tasks is not None and cell.model.checkpoint is not None for cell in chosen]
+    records: dict[int, CellRecord] = {}
     with use_backend(backend) if backend is not None else nullcontext():
-        for cell in chosen:
-            status = cell_status(cell)
-            if on_cell is not None:
-                on_cell(status)
-            if status.state == "done" and status.record is not None and not force:
-                records.append(status.record)
-                continue
-            records.append(run_cell(cell, study.cache_dir))
-    return records
+        for in_tasks in (False, True):
+            indices = [index for index, flag in enumerate(as_task) if flag == in_tasks]
+            ran = run_cells(
+                [chosen[index] for index in indices],
+                study.cache_dir,
+                force=force,
+                tasks=tasks if in_tasks else None,
+                on_cell=on_cell,
+            )
+            records.update(zip(indices, ran, strict=True))
+    return [records[index] for index in range(len(chosen))]
 
 
-def run_cell(cell: Cell, cache_dir: Path | None) -> CellRecord:
-    """Run one cell's command and leave its record (done or failed); see the module notes."""
+def run_cells(
+    cells: Sequence[Cell],
+    cache_dir: Path | None,
+    *,
+    method: Method[Any] | None = None,
+    no_cache: bool = False,
+    force: bool = False,
+    tasks: RayBackend | None = None,
+    on_cell: Callable[[CellProgress], None] | None = None,
+    on_done: Callable[[CellRecord], None] | None = None,
+    progress: bool = False,
+    status: Status = no_status,
+) -> list[CellRecord]:
+    """Run the cells that are not done (all with ``force``), one after the other here, or each
+    as one Ray task (``tasks``: :meth:`RayBackend.tasks`, a sweep's checkpoints on a cluster).
+
+    Parameters
+    ----------
+    cells
+        The cells, in order.
+    method
+        The method object the cells run [each cell's registered method].
+    cache_dir, no_cache
+        The activation cache of their runs.
+    force
+        Rerun cells that are done.
+    tasks
+        Run each cell as a task of this Ray backend; here when None.
+    on_cell
+        Called with each cell's status before it runs (or is skipped).
+    on_done
+        Called with each record of a cell that ran, as it ends (its time and peak memory).
+    progress, status
+        Show each run's progress (here only).
+
+    Returns
+    -------
+    list of CellRecord
+        Every cell's record after the run, in order.
+    """
+    records: dict[int, CellRecord] = {}
+    waiting: list[int] = []
+    for index, cell in enumerate(cells):
+        state = cell_status(cell)
+        if on_cell is not None:
+            on_cell(state)
+        if state.state == "done" and state.record is not None and not force:
+            records[index] = state.record
+        elif tasks is not None:
+            waiting.append(index)
+        else:
+            records[index] = run_cell(
+                cell, cache_dir, method=method, no_cache=no_cache, progress=progress, status=status
+            )
+            if on_done is not None:
+                on_done(records[index])
+    if tasks is not None and waiting:
+        jobs = [CellTask(cells[index], cache_dir, no_cache, method) for index in waiting]
+        for position, record in tasks.tasks(run_cell_task, jobs):
+            records[waiting[position]] = record
+            if on_done is not None:
+                on_done(record)
+    return [records[index] for index in range(len(cells))]
+
+
+@dataclass(frozen=True)
+class CellTask:
+    """What a Ray task needs to run one cell (:func:`run_cell_task`)."""
+
+    cell: Cell
+    cache_dir: Path | None
+    no_cache: bool
+    method: Method[Any] | None = None
+
+
+def run_cell_task(task: CellTask) -> CellRecord:
+    """:func:`run_cell` in a Ray worker: the body of one task of :func:`run_cells`."""
+    return run_cell(task.cell, task.cache_dir, method=task.method, no_cache=task.no_cache)
+
+
+def run_cell(
+    cell: Cell,
+    cache_dir: Path | None,
+    *,
+    method: Method[Any] | None = None,
+    no_cache: bool = False,
+    progress: bool = False,
+    status: Status = no_status,
+) -> CellRecord:
+    """Run one cell's command and leave its record (done or failed, with its time and peak
+    memory); see the module notes. ``method``: the method object to run [the registered
+    ``cell.method``] (a WEAT given its word sets in Python); ``progress`` and ``status`` show its
+    progress (:func:`~wordlens.methods.base.run_method`)."""
     path = cell.out_dir / RECORD_NAME
     cell.out_dir.mkdir(parents=True, exist_ok=True)
     running = replace(
-        _pending_record(cell), status="running", pid=os.getpid(), host=socket.gethostname()
+        pending_record(cell), status="running", pid=os.getpid(), host=socket.gethostname()
     )
     write_cell_record(path, running)
     started = time.perf_counter()
-    try:
-        method = get_method(cell.method)
-        model = cell.model.options.replace(cache_dir=cache_dir)
-        with _removed_on_interrupt(path):
-            run, _ = run_method(method, model, cell.config, cell.out_dir)
-        record = replace(running, status="done", headline=method.summary(run).headline)
-    except Exception as error:  # a failed cell is recorded; the study goes on
-        record = replace(running, status="failed", error=_error_text(error))
+    with peak_memory() as memory:
+        try:
+            chosen = method or get_method(cell.method)
+            model = cell.model.options.replace(cache_dir=cache_dir, no_cache=no_cache)
+            with _removed_on_interrupt(path):
+                run, _ = run_method(
+                    chosen, model, cell.config, cell.out_dir, progress=progress, status=status
+                )
+            record = replace(running, status="done", headline=chosen.summary(run).headline)
+        except Exception as error:  # a failed cell is recorded; the study goes on
+            record = replace(running, status="failed", error=_error_text(error))
     record = replace(
         record,
         seconds=time.perf_counter() - started,
         finished=datetime.now(UTC).isoformat(timespec="seconds"),
         pid=None,
         host=None,
+        peak_memory_mib=memory.rss_mib,
+        peak_gpu_memory_mib=memory.gpu_mib,
     )
     write_cell_record(path, record)
     return record
 
 
-def _pending_record(cell: Cell) -> CellRecord:
+def pending_record(cell: Cell) -> CellRecord:
+    """The record of a cell that has not run."""
     return CellRecord(
         model=cell.model.display_name,
         model_slug=cell.model.slug,

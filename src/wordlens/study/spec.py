@@ -48,6 +48,7 @@ from wordlens.errors import WordlensError
 from wordlens.methods.registry import registered_methods
 from wordlens.models.loading import model_spec_problem
 from wordlens.models.options import LOADING_OPTIONS, ModelOptions
+from wordlens.models.revisions import Checkpoint, checkpoints
 from wordlens.options import (
     OptionError,
     config_values,
@@ -57,6 +58,8 @@ from wordlens.options import (
 
 INVALID = "invalid study file:"
 MODEL_KEYS = ("model", "name", *LOADING_OPTIONS)
+SWEEP_KEYS = ("revision", "revisions")
+"""Model options added with sweeps, left out of a cell's digest when unset."""
 """What a model entry may hold: the model, a display name and its loading options."""
 
 
@@ -74,10 +77,18 @@ class ModelEntry:
         The model and its loading options (no cache options: the study sets the cache).
     name
         Display name [the model].
+    checkpoint
+        The checkpoint this entry runs, when its study entry sweeps ``revisions``
+        (:func:`wordlens.models.revisions.checkpoints`); its display name is then
+        ``<name>@<checkpoint>``.
+    swept
+        The display name of the study entry that swept it (the sweep's report groups by it).
     """
 
     options: ModelOptions
     name: str | None = None
+    checkpoint: Checkpoint | None = None
+    swept: str | None = None
 
     @property
     def model(self) -> str:
@@ -124,28 +135,33 @@ class Cell:
         The method's config, validated.
     out_dir : pathlib.Path
         Where the cell writes its tables and report.
+    relative_dir : str
+        ``out_dir`` inside the study's (or sweep's) directory, posix
+        (``cells/<model>/<method>``; a sweep's ``revisions/<checkpoint>``).
     """
 
     model: ModelEntry
     method: str
     config: Any
     out_dir: Path
+    relative_dir: str
 
     @property
     def options(self) -> dict[str, Any]:
         """Every option of the cell's method, defaults included, as JSON-ready values."""
         return config_values(self.config)
 
-    @property
-    def relative_dir(self) -> str:
-        """The cell's directory inside the study directory (posix)."""
-        return f"cells/{self.model.slug}/{self.method}"
-
     def digest(self) -> str:
         """sha256 of everything that shapes the cell's numbers: a changed option (or default)
         re-runs it. The device does not (the numbers agree across devices to float rounding, as
-        the activation cache assumes), so a cell done on a CPU is not run again on a GPU."""
-        model = {key: value for key, value in self.model.loading().items() if key != "device"}
+        the activation cache assumes), so a cell done on a CPU is not run again on a GPU; nor
+        does a ``revision`` or ``revisions`` left unset, so cells done before these options
+        existed stay done."""
+        model = {
+            key: value
+            for key, value in self.model.loading().items()
+            if key != "device" and not (key in SWEEP_KEYS and value is None)
+        }
         content = {"model": model, "method": self.method, "options": self.options}
         return hashlib.sha256(json.dumps(content, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -222,14 +238,15 @@ def load_study(path: Path, *, check_inputs: bool = True) -> Study:
     }
     if problems:
         raise StudyFileError(INVALID + "".join(f"\n  {problem}" for problem in problems))
-    entries = tuple(entry for entry in models if entry is not None)
+    entries = tuple(checkpoint for entry in models if entry is not None for checkpoint in entry)
     _check_unique([m.slug for m in entries], "model", path, lines, ("models",))
     base = path.parent
     out_dir = _under(base, parsed.out or Path("wordlens-results") / parsed.name)
     cells = [
-        Cell(model, method, config, out_dir / "cells" / model.slug / method)
+        Cell(model, method, config, out_dir / relative, relative)
         for method, config in configs.items()
         for model in entries
+        for relative in [f"cells/{model.slug}/{method}"]
     ]
     cache_dir = None if parsed.cache_dir is None else _under(base, parsed.cache_dir)
     return Study(parsed.name, path, out_dir, cache_dir, entries, tuple(cells))
@@ -242,10 +259,11 @@ def _model_entry(
     lines: Mapping[tuple[str | int, ...], int],
     problems: list[str],
     check_model: bool = False,
-) -> ModelEntry | None:
+) -> list[ModelEntry] | None:
     """A model entry checked against :data:`MODEL_KEYS` and the options' declarations, and
     (``check_model``) its model against :func:`~wordlens.models.loading.model_spec_problem`;
-    None (and a line in ``problems``) when it is invalid."""
+    one entry per checkpoint when it sweeps ``revisions`` (:func:`swept_entries`); None (and a
+    line in ``problems``) when it is invalid."""
     where: tuple[str | int, ...] = ("models", index)
     name = entry.get("name")
     if name is not None and (not isinstance(name, str) or not name):
@@ -274,7 +292,40 @@ def _model_entry(
     if problem is not None:
         problems.append(_located(path, lines, (*where, "model"), problem))
         return None
-    return ModelEntry(options, name)
+    try:
+        return swept_entries(ModelEntry(options, name))
+    except WordlensError as error:
+        problems.append(_located(path, lines, (*where, "revisions"), str(error)))
+        return None
+
+
+def swept_entries(entry: ModelEntry) -> list[ModelEntry]:
+    """``entry`` itself, or one entry per checkpoint when its options sweep ``revisions``: the
+    checkpoint's model (and hub revision), no ``revisions``, named ``<name>@<checkpoint>``.
+
+    Raises
+    ------
+    RevisionError
+        If the revisions name no checkpoint of the model (:func:`checkpoints`).
+    """
+    revisions = entry.options.revisions
+    if revisions is None:
+        return [entry]
+    return [
+        checkpoint_entry(
+            entry.options, checkpoint, f"{entry.display_name}@{checkpoint.name}", entry.display_name
+        )
+        for checkpoint in checkpoints(entry.model, revisions)
+    ]
+
+
+def checkpoint_entry(
+    options: ModelOptions, checkpoint: Checkpoint, name: str, swept: str
+) -> ModelEntry:
+    """The entry that runs ``checkpoint`` of the model ``options`` sweeps: its model (and hub
+    revision), no ``revisions``, the other options kept; shown as ``name``."""
+    chosen = options.replace(model=checkpoint.model, revision=checkpoint.revision, revisions=None)
+    return ModelEntry(chosen, name, checkpoint, swept)
 
 
 def _method_config(

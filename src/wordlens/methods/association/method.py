@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from wordlens.methods.association.config import AssociationConfig
-from wordlens.methods.base import Method, RunContext, Summary
+from wordlens.methods.base import Method, RunContext, Summary, read_once_when_shared
 from wordlens.results import Run
 
 if TYPE_CHECKING:
@@ -99,6 +99,7 @@ class AssociationMethod(Method[C]):
         method.query = query
         return method
 
+    @read_once_when_shared
     def read_inputs(self, config: C) -> Query:
         """The query: the one given in Python, or ``config.query``'s file (:func:`read_query`)."""
         return read_query(self.name, self.query, config)
@@ -230,7 +231,7 @@ class AssociationMethod(Method[C]):
             headline[f"{key}_top"] = float(ordered["value"].iloc[-1])
             definitions[f"{key}_top"] = f"{self.title} ({part}), top layer"
             definitions[key] = f"{self.title} ({part}) by layer"
-            rows.append(series(ordered, "value", key))
+            rows.append(series(ordered, "value", key, ("ci_low", "ci_high")))
         layered = curves(pd.concat(rows), n_layers(run.metadata)) if rows else None
         return Summary(headline, layered, definitions)
 

@@ -25,7 +25,7 @@ from wordlens.methods.association.method import (
     read_query,
     sentence,
 )
-from wordlens.methods.base import Method, RunContext, Summary
+from wordlens.methods.base import Method, RunContext, Summary, read_once_when_shared
 from wordlens.methods.registry import register
 from wordlens.results import Run
 
@@ -77,6 +77,7 @@ class Associations(Method[AssociationConfig]):
         method.query = query
         return method
 
+    @read_once_when_shared
     def read_inputs(self, config: AssociationConfig) -> Query:
         """The query: the one given in Python, or ``config.query``'s file."""
         return read_query(self.name, self.query, config)
@@ -136,7 +137,7 @@ class Associations(Method[AssociationConfig]):
         for (metric, part), group in run.tables["scores"].groupby(["metric", "part"], sort=False):
             key = headline_key(str(metric), str(part))
             definitions[key] = f"{metric} ({part}) by layer"
-            rows.append(series(group, "value", key))
+            rows.append(series(group, "value", key, ("ci_low", "ci_high")))
         layered = curves(pd.concat(rows), n_layers(run.metadata)) if rows else None
         return Summary(headline, layered, definitions)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from wordlens.methods.asymmetry.config import AsymmetryConfig
-from wordlens.methods.base import Method, RunContext, Summary
+from wordlens.methods.base import Method, RunContext, Summary, read_once_when_shared
 from wordlens.methods.registry import register
 from wordlens.models.options import ModelOptions
 from wordlens.results import Run
@@ -45,6 +45,7 @@ class Asymmetry(Method[AsymmetryConfig]):
     )
     table_prefix = "asymmetry_"
 
+    @read_once_when_shared
     def read_inputs(self, config: AsymmetryConfig) -> dict[str, AssociationNorms]:
         """The evocation data sets of ``config``, read, and its similarity sets checked
         (:func:`~wordlens.methods.asymmetry.experiment.read_asymmetry_inputs`)."""

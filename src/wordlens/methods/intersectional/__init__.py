@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from wordlens.methods.base import Method, RunContext, Summary
+from wordlens.methods.base import Method, RunContext, Summary, read_once_when_shared
 from wordlens.methods.intersectional.config import NAME, IntersectionalConfig
 from wordlens.methods.registry import register
 from wordlens.models.options import ModelOptions
@@ -49,6 +49,7 @@ class Intersectional(Method[IntersectionalConfig]):
     )
     table_prefix = "intersectional_"
 
+    @read_once_when_shared
     def read_inputs(self, config: IntersectionalConfig) -> IntersectionalInputs:
         """The study and the lexicon of ``config``, read and checked, and its SVC options
         checked (:func:`~wordlens.methods.intersectional.experiments.read_intersectional_inputs`).
@@ -112,7 +113,15 @@ class Intersectional(Method[IntersectionalConfig]):
         import pandas as pd
 
         layered = pd.concat(
-            [series(valnorm, f"{kind}_r", f"valnorm_{kind}_r") for kind in ("projection", "cosine")]
+            [
+                series(
+                    valnorm,
+                    f"{kind}_r",
+                    f"valnorm_{kind}_r",
+                    (f"{kind}_ci_low", f"{kind}_ci_high"),
+                )
+                for kind in ("projection", "cosine")
+            ]
         )
         return Summary(headline, curves(layered, n_layers(run.metadata)), definitions)
 

@@ -102,7 +102,9 @@ class SenseBias(Method[SenseBiasConfig]):
                 )
             for representation, rows in wat.groupby("representation"):
                 if representation != "baseline":
-                    layered.append(series(rows, "r", f"wat_r_{representation!s}"))
+                    layered.append(
+                        series(rows, "r", f"wat_r_{representation!s}", ("ci_low", "ci_high"))
+                    )
         lines = curves(pd.concat(layered), n_layers(run.metadata)) if layered else None
         return Summary(headline, lines, definitions)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from wordlens.methods.base import Method, RunContext, Summary
+from wordlens.methods.base import Method, RunContext, Summary, read_once_when_shared
 from wordlens.methods.registry import register
 from wordlens.methods.vast.config import VastConfig
 from wordlens.models.options import ModelOptions
@@ -46,6 +46,7 @@ class Vast(Method[VastConfig]):
     )
     table_prefix = "vast_"
 
+    @read_once_when_shared
     def read_inputs(self, config: VastConfig) -> VastInputs:
         """The lexica, template file and similarity sets of ``config``, read and checked
         (:func:`~wordlens.methods.vast.experiments.read_vast_inputs`)."""
@@ -90,7 +91,7 @@ class Vast(Method[VastConfig]):
                 "vast_best_layer": best_layer,
                 "vast_top_r": float(rows["r"].iloc[-1]),
             },
-            curves(series(rows, "r", "vast_r"), n_layers(run.metadata)),
+            curves(series(rows, "r", "vast_r", ("ci_low", "ci_high")), n_layers(run.metadata)),
             {
                 "vast_best_r": f"VAST: highest Pearson r over layers ({setting})",
                 "vast_best_layer": "VAST: layer of the highest r",

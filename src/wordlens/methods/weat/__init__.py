@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from wordlens.methods.base import Method, RunContext, Summary
+from wordlens.methods.base import Method, RunContext, Summary, read_once_when_shared
 from wordlens.methods.registry import register
 from wordlens.methods.weat.config import WeatConfig
 from wordlens.models.options import ModelOptions
@@ -51,6 +51,7 @@ class Weat(Method[WeatConfig]):
         method.query = query
         return method
 
+    @read_once_when_shared
     def read_inputs(self, config: WeatConfig) -> list[WeatTest]:
         """The tests of ``config``: the query (:attr:`query`, or the file ``config.query``), or
         Caliskan et al.'s packaged tests.
