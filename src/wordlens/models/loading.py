@@ -524,7 +524,7 @@ def _load_hf(
         )
 
     bos_token_id = _bos_token_id(tokenizer, kind, options["bos"])
-    identity = identity or _weights_identity(source, config)
+    identity = identity or _weights_identity(source, config, revision)
     fingerprint_fields = {
         **identity,
         "dtype": options["dtype"],
@@ -745,16 +745,36 @@ def _bos_token_id(tokenizer: Any, kind: ModelKind, policy: BosPolicy) -> int | N
     return int(candidate)
 
 
-def _weights_identity(source: str, config: Any) -> dict[str, Any]:
+def _weights_identity(source: str, config: Any, revision: str | None = None) -> dict[str, Any]:
     """Hub commit for hub models; content hashes of weight and tokenizer files for local dirs."""
     path = Path(source)
     if not path.is_dir():
-        return {"hub_id": source, "revision": getattr(config, "_commit_hash", None)}
+        return {"hub_id": source, "revision": _hub_commit(source, config, revision)}
     hashed = {}
     for file in sorted(path.iterdir()):
         if file.is_file() and (file.suffix in {".safetensors", ".bin", ".json", ".txt", ".model"}):
             hashed[file.name] = sha256_file_cached(file)
     return {"files": hashed}
+
+
+def _hub_commit(source: str, config: Any, revision: str | None) -> str | None:
+    """The commit hash that ``revision`` (a branch, tag or commit; ``None``: the default branch)
+    of hub id ``source`` resolved to: the snapshot folder of its cached ``config.json``.
+
+    transformers 5 no longer sets ``config._commit_hash`` (read first, for older versions); without
+    the commit, two revisions of one hub id (Pythia's ``step1000`` and ``step2000``) would share a
+    fingerprint.
+    """
+    commit = getattr(config, "_commit_hash", None)
+    if commit:
+        return str(commit)
+    from transformers.utils.hub import cached_file, extract_commit_hash
+
+    try:
+        resolved = cached_file(source, "config.json", revision=revision)
+    except (OSError, ValueError):
+        return None
+    return extract_commit_hash(resolved, None)
 
 
 def _load_gguf(gguf_path: Path, options: dict[str, Any], *, name: str) -> HFEmbedder:
