@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "wordlens"
 LAYERS: dict[str, tuple[str, ...]] = {
     "entry points": ("cli", "cli_parts", "cli_listings", "api", "__init__", "__main__"),
-    "study": ("study", "distributed", "reproduce"),
+    "study": ("study", "distributed", "reproduce", "sweep"),
     "methods": ("methods",),
     "probing and reports": ("probing", "report", "export", "conventions"),
     "models": ("models",),
