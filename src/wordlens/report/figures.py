@@ -15,6 +15,7 @@ import textwrap
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,8 @@ import matplotlib.style
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
+
+from wordlens import results
 
 STYLE_SHEET = Path(__file__).with_name("wordlens.mplstyle")
 """The matplotlib style sheet every report figure is drawn and saved in."""
@@ -55,6 +58,15 @@ def figure_bytes(figure: Figure, fmt: str = "png") -> bytes:
             buffer, format=fmt, dpi=200 if fmt == "png" else None, metadata=_NO_DATE.get(fmt)
         )
     return buffer.getvalue()
+
+
+def as_figure(image: bytes | Figure, title: str, caption: str = "") -> results.Figure:
+    """A report's figure: a PNG, or a matplotlib figure kept as its drawing (so that it is also
+    written as SVG and PDF) and saved as PNG once; ``title`` is its alt text, ``caption`` says
+    what is plotted (default: the title)."""
+    if isinstance(image, bytes):
+        return results.Figure(title, image, caption)
+    return results.Figure(title, figure_bytes(image), caption, image, partial(figure_bytes, image))
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ import html
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -108,33 +107,49 @@ class Report:
         css = ' class="note"' if note else ""
         self.parts.append(f"<p{css}>{html.escape(text)}</p>")
 
-    def figure(self, image: bytes | MplFigure, alt: str, caption: str = "") -> None:
-        """Add a figure: a PNG, or a matplotlib figure (kept, so that it is also written as SVG
-        and PDF); ``caption`` (default: ``alt``) says what is plotted and is shown below it."""
-        from wordlens.report.figures import figure_bytes
+    def figure(self, image: bytes | MplFigure | Figure, alt: str = "", caption: str = "") -> None:
+        """Add a figure: a PNG, a matplotlib figure (kept, so that it is also written as SVG
+        and PDF), or a report's figure made already (:func:`~wordlens.report.figures.as_figure`:
+        its title is the alt text, its caption is shown); ``caption`` (default: ``alt``) says
+        what is plotted and is shown below it."""
+        from wordlens.report.figures import as_figure
 
-        drawing = None if isinstance(image, bytes) else image
-        png = image if isinstance(image, bytes) else figure_bytes(image)
-        render = None if drawing is None else partial(figure_bytes, drawing)
-        shown = Figure(alt, png, caption, drawing, render)
+        if isinstance(image, Figure):
+            shown, caption = image, image.caption
+        else:
+            shown = as_figure(image, alt, caption)
         self.figures.append(shown)
-        encoded = base64.b64encode(png).decode("ascii")
-        self.parts.append(f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{encoded}">')
+        encoded = base64.b64encode(shown.png).decode("ascii")
+        self.parts.append(
+            f'<img alt="{html.escape(shown.title)}" src="data:image/png;base64,{encoded}">'
+        )
         if caption:
             self.parts.append(f'<p class="caption">{html.escape(caption)}</p>')
 
-    def table(self, frame: pd.DataFrame, *, float_format: str = "{:.3f}") -> None:
+    def table(
+        self,
+        frame: pd.DataFrame,
+        *,
+        float_format: str = "{:.3f}",
+        links: Mapping[str, str] | None = None,
+    ) -> None:
         """``frame`` as a table: floats in ``float_format``, p-values (:data:`P_VALUE_COLUMNS`)
         by :func:`~wordlens.report.format_p` (over the row's ``n_partitions`` where it has one):
-        ``< 0.001``, never ``0.000``."""
-        text = _text_columns(frame)
+        ``< 0.001``, never ``0.000``. ``links`` maps a column to the column of addresses its
+        cells link to (that column is not shown; a missing address leaves the cell as text)."""
+        links = dict(links or {})
+        text = _text_columns(frame.drop(columns=list(links.values())))
         frame = _p_values_shown(frame)
+        if links:
+            frame = _linked(frame, links)
         formatters = {
             column: float_format.format
             for column in frame.columns
             if pd.api.types.is_float_dtype(frame[column])
         }
-        shown = frame.to_html(index=False, formatters=formatters, border=0, na_rep="–")
+        shown = frame.to_html(
+            index=False, formatters=formatters, border=0, na_rep="–", escape=not links
+        )
         self.parts.append(_classed_cells(shown, text))
 
     def definitions(self, items: dict[str, Any]) -> None:
@@ -215,6 +230,22 @@ def _classed_cells(table: str, classes: Mapping[int, str]) -> str:
         return "".join(out)
 
     return re.sub(r"<tr[^>]*>.*?</tr>", row, table, flags=re.DOTALL)
+
+
+def _linked(frame: pd.DataFrame, links: Mapping[str, str]) -> pd.DataFrame:
+    """``frame`` as HTML to show unescaped: its text and column names escaped, each column of
+    ``links`` (column → column of addresses, dropped) as links."""
+    shown = frame.drop(columns=list(links.values()))
+    for column in shown.columns:
+        values = shown[column]
+        if pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values):
+            shown[column] = [None if pd.isna(v) else html.escape(str(v)) for v in values]
+    for column, addresses in links.items():
+        shown[column] = [
+            text if pd.isna(address) else f'<a href="{html.escape(str(address))}">{text}</a>'
+            for text, address in zip(shown[column], frame[addresses], strict=True)
+        ]
+    return shown.rename(columns=lambda name: html.escape(str(name)))
 
 
 def _p_values_shown(frame: pd.DataFrame) -> pd.DataFrame:

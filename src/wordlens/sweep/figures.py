@@ -1,0 +1,218 @@
+"""Figures of a sweep across training checkpoints, from its tidy table (columns ``revision``,
+``step``, ``layer``, ``depth``, ``quantity``, ``value``, ``low``, ``high``; one row per
+revision, quantity and layer, ``layer`` <NA> for a quantity without layers).
+
+A layered quantity is drawn as a heat map (:func:`heat_map`: layer by training step, one cell per
+checkpoint's run) and as curves over training (:func:`step_lines`: one line per layer); a scalar
+quantity as one curve. Training steps run along the x axis in step order; where a revision's step
+is unknown the revisions are placed in the table's order and named.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from matplotlib import colormaps
+from matplotlib.axes import Axes
+from matplotlib.cm import ScalarMappable
+from matplotlib.colors import Normalize
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator, StrMethodFormatter
+
+from wordlens import results
+from wordlens.report.figures import ONE_COLUMN, TWO_COLUMN, as_figure, paper_style
+
+MOST_TICKS = 12
+"""At most this many tick labels along an axis of revisions or layers: more are thinned to every
+k-th (154 Pythia checkpoints would overlap)."""
+
+_NO_VALUE = "0.85"
+"""The colour (light grey) of a heat map's cell without a value."""
+
+
+def heat_map(table: pd.DataFrame, quantity: str, definition: str = "") -> results.Figure:
+    """The layered ``quantity`` of the sweep ``table`` as a heat map: layer up (layer 0 at the
+    bottom), training step across (one column per revision, in step order), colour the value.
+
+    Values of both signs (effect sizes, correlations) are coloured on a diverging scale centred
+    at 0 (symmetric limits), others on a sequential one; cells without a value are light grey.
+
+    Parameters
+    ----------
+    table
+        The sweep's tidy table.
+    quantity
+        A layered quantity of it.
+    definition
+        What the quantity measures, for the caption (default: its name only).
+
+    Returns
+    -------
+    wordlens.results.Figure
+        The figure; its drawing's image holds the ``(layers, revisions)`` values.
+    """
+    rows = table[table["quantity"] == quantity]
+    names, labels = _revisions(rows)
+    grid = rows.pivot(index="layer", columns="revision", values="value").sort_index()
+    grid = grid.reindex(columns=names)
+    values = grid.to_numpy(dtype=float)  # (layers, revisions)
+    layers = [str(layer) for layer in grid.index]
+    signed = bool(np.nanmin(values, initial=0.0) < 0 < np.nanmax(values, initial=0.0))
+    limit = float(np.nanmax(np.abs(values), initial=0.0)) if signed else None
+    palette = colormaps["RdBu_r" if signed else "viridis"].with_extremes(bad=_NO_VALUE)
+    title = f"{quantity} by layer and training step"
+    with paper_style():
+        figure = Figure(
+            figsize=(ONE_COLUMN if len(names) <= MOST_TICKS else TWO_COLUMN, 2.8),
+            layout="constrained",
+        )
+        axis = figure.subplots()
+        image = axis.imshow(
+            np.ma.masked_invalid(values),
+            cmap=palette,
+            vmin=None if limit is None else -limit,
+            vmax=limit,
+            origin="lower",
+            aspect="auto",
+            interpolation="nearest",
+        )
+        figure.colorbar(image, ax=axis, label=quantity)
+        _label_ticks(axis, "x", labels)
+        _label_ticks(axis, "y", layers)
+        axis.grid(visible=False)
+        axis.set_xlabel(_step_axis(rows))
+        axis.set_ylabel("layer")
+        axis.set_title(title)
+    blank = "; grey cells: no value" if np.isnan(values).any() else ""
+    centred = "; colour centred at 0" if signed else ""
+    caption = (
+        f"{_what(quantity, definition)} by layer (layer 0 at the bottom) and training step: "
+        f"each cell is one checkpoint's run{centred}{blank}."
+    )
+    return as_figure(figure, title, caption)
+
+
+def step_lines(table: pd.DataFrame, quantity: str, definition: str = "") -> results.Figure:
+    """``quantity`` of the sweep ``table`` across training steps: one line per layer, coloured
+    along a sequential colour map (a colour bar names the layers), or a single line for a
+    quantity without layers; shaded, the run's interval where it has one.
+
+    The x axis is the training step; where a revision's step is unknown, the revisions in the
+    table's order, named.
+
+    Parameters
+    ----------
+    table
+        The sweep's tidy table.
+    quantity
+        A quantity of it, layered or not.
+    definition
+        What the quantity measures, for the caption (default: its name only).
+
+    Returns
+    -------
+    wordlens.results.Figure
+        The figure; its drawing's lines are labelled ``layer <n>`` (``quantity`` when it has no
+        layers), each with ``x`` the steps (or revision positions) and ``y`` the values.
+    """
+    rows = table[table["quantity"] == quantity]
+    names, labels = _revisions(rows)
+    known = bool(rows["step"].notna().all())
+    place = (
+        dict(zip(rows["revision"], rows["step"].astype(float), strict=True))
+        if known
+        else {name: float(index) for index, name in enumerate(names)}
+    )
+    numbered = sorted(int(layer) for layer in rows["layer"].dropna().unique())
+    layers: list[int | None] = [*numbered] or [None]
+    palette = colormaps["viridis"]
+    scale = Normalize(min(numbered, default=0), max(numbered, default=0))
+    banded = False
+    title = f"{quantity} across training steps"
+    with paper_style():
+        figure = Figure(
+            figsize=(ONE_COLUMN if len(names) <= MOST_TICKS else TWO_COLUMN, 2.6),
+            layout="constrained",
+        )
+        axis = figure.subplots()
+        for layer in layers:
+            line = rows if layer is None else rows[rows["layer"] == layer]
+            line = line.assign(x=line["revision"].map(place)).sort_values("x")
+            x = line["x"].to_numpy(dtype=float)
+            colour = "C0" if layer is None else palette(scale(layer))
+            axis.plot(
+                x,
+                line["value"].to_numpy(dtype=float),
+                color=colour,
+                marker="o" if len(names) <= MOST_TICKS else None,
+                markersize=2.5,
+                linewidth=0.9,
+                label=quantity if layer is None else f"layer {layer}",
+            )
+            low = line["low"].to_numpy(dtype=float)
+            high = line["high"].to_numpy(dtype=float)
+            present = ~(np.isnan(low) | np.isnan(high))
+            if present.any():
+                banded = True
+                axis.fill_between(x, low, high, where=present, color=colour, alpha=0.15, lw=0)
+        values = rows["value"].to_numpy(dtype=float)
+        if np.nanmin(values, initial=0.0) < 0 < np.nanmax(values, initial=0.0):
+            axis.axhline(0, color="black", linewidth=0.6)
+        if known:
+            axis.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
+            axis.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+        else:
+            _label_ticks(axis, "x", labels)
+        if len(layers) > 1:
+            bar = figure.colorbar(ScalarMappable(scale, palette), ax=axis, label="layer")
+            bar.locator = MaxNLocator(integer=True)
+            bar.update_ticks()
+        elif numbered:
+            axis.legend()
+        axis.set_xlabel(_step_axis(rows))
+        axis.set_ylabel(quantity)
+        axis.set_title(title)
+    lines = "one line per layer (colour: layer)" if len(layers) > 1 else "one point per checkpoint"
+    shaded = "; shaded: the run's interval" if banded else ""
+    caption = f"{_what(quantity, definition)} across training steps, {lines}{shaded}."
+    return as_figure(figure, title, caption)
+
+
+def _revisions(rows: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """The revisions of ``rows`` in step order (in the table's order where a step is unknown)
+    and the label of each: its step, or its name where the step is unknown."""
+    first = rows.drop_duplicates("revision")
+    if first["step"].notna().all():
+        first = first.sort_values("step", kind="stable")
+    names = [str(name) for name in first["revision"]]
+    labels = [
+        str(name) if pd.isna(step) else f"{int(step):,}"
+        for name, step in zip(first["revision"], first["step"], strict=True)
+    ]
+    return names, labels
+
+
+def _label_ticks(axis: Axes, which: str, labels: list[str]) -> None:
+    """Ticks at positions ``0 … len(labels) - 1`` of ``axis``'s ``which`` axis (``"x"`` or
+    ``"y"``), labelled, thinned to every k-th so that at most :data:`MOST_TICKS` show."""
+    every = max(1, math.ceil(len(labels) / MOST_TICKS))
+    places = list(range(0, len(labels), every))
+    shown = [labels[place] for place in places]
+    if which == "y":
+        axis.set_yticks(places, shown)
+        return
+    tilted = len(shown) > 4 and max(map(len, shown), default=0) > 5
+    axis.set_xticks(places, shown, rotation=30 if tilted else 0, ha="right" if tilted else "center")
+
+
+def _step_axis(rows: pd.DataFrame) -> str:
+    """The label of the training axis: steps, or checkpoints where a step is unknown."""
+    return "training step" if rows["step"].notna().all() else "checkpoint"
+
+
+def _what(quantity: str, definition: str) -> str:
+    """What is plotted, for a caption: the quantity, and what it measures where known."""
+    meaning = definition.strip().rstrip(".")
+    return f"{quantity} ({meaning})" if meaning else quantity

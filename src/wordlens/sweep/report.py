@@ -1,0 +1,129 @@
+"""The HTML page of a sweep across training checkpoints: per layered quantity its heat map and
+its curves over training, the headline (layer-less) numbers over training, the revisions run
+(each linked to its own run's report) and what each quantity measures."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+from urllib.parse import quote
+
+import pandas as pd
+
+from wordlens._plural import counted
+from wordlens.report.html import Report
+from wordlens.sweep.figures import heat_map, step_lines
+
+HEADLINES = "Headline numbers across training"
+"""The heading of the quantities without layers."""
+
+
+def sweep_report(
+    table: pd.DataFrame,
+    revisions: pd.DataFrame,
+    definitions: dict[str, str],
+    metadata: dict[str, Any],
+) -> Report:
+    """The sweep's report page.
+
+    Parameters
+    ----------
+    table
+        The sweep's tidy table: ``revision``, ``step``, ``layer``, ``depth``, ``quantity``,
+        ``value``, ``low``, ``high``, one row per revision, quantity and layer
+        (:mod:`wordlens.sweep.figures`).
+    revisions
+        One row per revision: ``revision``, ``step``, ``status``, ``seconds``,
+        ``peak_memory_mib``, ``peak_gpu_memory_mib``, ``out_dir`` (its run's directory,
+        relative to the sweep's, posix) and ``error`` (None when it ran).
+    definitions
+        Quantity → what it measures (a quantity may have none).
+    metadata
+        The sweep's: ``method``, ``method_title``, ``model`` (its name) and ``revisions``.
+
+    Returns
+    -------
+    wordlens.report.html.Report
+        The page, its figures in :attr:`~wordlens.report.html.Report.figures`.
+    """
+    report = Report(
+        f"{metadata['method_title']} across training checkpoints: {metadata['model']}",
+        metadata={"method": metadata["method"]},
+    )
+    report.paragraph(_summary(revisions))
+    quantities = list(dict.fromkeys(table["quantity"]))
+    layered = {
+        name for name in quantities if table.loc[table["quantity"] == name, "layer"].notna().any()
+    }
+    for quantity in quantities:
+        if quantity in layered:
+            report.heading(quantity)
+            report.figure(heat_map(table, quantity, definitions.get(quantity, "")))
+            report.figure(step_lines(table, quantity, definitions.get(quantity, "")))
+    headlines = [name for name in quantities if name not in layered]
+    if headlines:
+        report.heading(HEADLINES)
+        for quantity in headlines:
+            report.figure(step_lines(table, quantity, definitions.get(quantity, "")))
+        report.table(_headline_values(table, headlines))
+    report.heading("Checkpoints")
+    report.table(_revisions_shown(revisions), float_format="{:,.1f}", links={"revision": "report"})
+    known = {name: definitions[name] for name in quantities if name in definitions}
+    if known:
+        report.heading("Definitions")
+        report.definitions(known)
+    report.paragraph(
+        "The tidy table (one row per revision, quantity and layer) is in sweep_table.csv and "
+        "sweep_table.parquet beside this page.",
+        note=True,
+    )
+    return report
+
+
+def _summary(revisions: pd.DataFrame) -> str:
+    """How many checkpoints ran, failed (or ended otherwise), and the training steps spanned."""
+    statuses = Counter(str(status) for status in revisions["status"])
+    ended = ", ".join(
+        f"{count} {'ran' if status == 'done' else status}"
+        for status, count in sorted(statuses.items(), key=lambda item: item[0] != "done")
+    )
+    steps = revisions["step"].dropna()
+    span = (
+        f"training steps {int(steps.min()):,} to {int(steps.max()):,}"
+        if len(steps)
+        else "training steps unknown"
+    )
+    return f"{counted(len(revisions), 'checkpoint')}: {ended or 'none ran'}; {span}."
+
+
+def _headline_values(table: pd.DataFrame, quantities: list[str]) -> pd.DataFrame:
+    """The values of the layer-less ``quantities``: one row per quantity, one column per
+    revision in step order."""
+    rows = table[table["quantity"].isin(quantities)]
+    order = rows.drop_duplicates("revision")
+    if order["step"].notna().all():
+        order = order.sort_values("step", kind="stable")
+    grid = rows.pivot(index="quantity", columns="revision", values="value")
+    grid = grid.reindex(index=quantities, columns=list(order["revision"]))
+    return grid.rename_axis(columns=None).reset_index()
+
+
+def _revisions_shown(revisions: pd.DataFrame) -> pd.DataFrame:
+    """The revisions table as shown: each revision's name linked (``report``, hidden) to its
+    run's ``report.html`` (none without a run directory), memory in MiB."""
+    shown = pd.DataFrame(
+        {
+            "revision": revisions["revision"],
+            "step": revisions["step"],
+            "status": revisions["status"],
+            "seconds": revisions["seconds"].astype(float),
+            "peak memory MiB": revisions["peak_memory_mib"].astype(float),
+            "peak GPU memory MiB": revisions["peak_gpu_memory_mib"].astype(float),
+            "error": revisions["error"],
+            "report": [
+                None if pd.isna(out_dir) else quote(f"{out_dir}/report.html")
+                for out_dir in revisions["out_dir"]
+            ],
+        }
+    )
+    return shown.reset_index(drop=True)
