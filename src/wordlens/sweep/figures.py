@@ -11,6 +11,7 @@ is unknown the revisions are placed in the table's order and named.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -118,10 +119,63 @@ def step_lines(table: pd.DataFrame, quantity: str, definition: str = "") -> resu
         layers), each with ``x`` the steps (or revision positions) and ``y`` the values.
     """
     rows = table[table["quantity"] == quantity]
+    names, _ = _revisions(rows)
+    title = f"{quantity} across training steps"
+    with paper_style():
+        figure = Figure(
+            figsize=(ONE_COLUMN if len(names) <= MOST_TICKS else TWO_COLUMN, 2.6),
+            layout="constrained",
+        )
+        axis = figure.subplots()
+        banded = _lines(figure, axis, rows, quantity)
+        axis.set_title(title)
+    several = rows["layer"].dropna().nunique() > 1
+    lines = "one line per layer (colour: layer)" if several else "one point per checkpoint"
+    shaded = "; shaded: the run's interval" if banded else ""
+    caption = f"{_what(quantity, definition)} across training steps, {lines}{shaded}."
+    return as_figure(figure, title, caption)
+
+
+def headline_lines(table: pd.DataFrame, quantities: Sequence[str]) -> results.Figure:
+    """The layer-less ``quantities`` of the sweep ``table`` across training steps, one panel
+    each (three to a row), shaded where a run gives an interval.
+
+    Returns
+    -------
+    wordlens.results.Figure
+        The figure; panel ``i`` (its drawing's ``axes[i]``) holds one line labelled
+        ``quantities[i]`` (as :func:`step_lines`).
+    """
+    columns = min(3, len(quantities))
+    rows_of_panels = math.ceil(len(quantities) / columns)
+    title = "Headline numbers across training steps"
+    banded = False
+    with paper_style():
+        figure = Figure(
+            figsize=(ONE_COLUMN if columns == 1 else TWO_COLUMN, 2.2 * rows_of_panels),
+            layout="constrained",
+        )
+        axes = figure.subplots(rows_of_panels, columns, squeeze=False).flat
+        for axis, quantity in zip(axes, quantities, strict=False):
+            banded |= _lines(figure, axis, table[table["quantity"] == quantity], quantity)
+            axis.set_title(quantity)
+        for axis in list(axes)[len(quantities) :]:
+            axis.set_visible(False)
+    shaded = "; shaded: the run's interval" if banded else ""
+    caption = (
+        f"{', '.join(quantities)} across training steps, one point per checkpoint{shaded} "
+        "(what each measures: the definitions below)."
+    )
+    return as_figure(figure, title, caption)
+
+
+def _lines(figure: Figure, axis: Axes, rows: pd.DataFrame, quantity: str) -> bool:
+    """Draw ``quantity``'s ``rows`` on ``axis`` (see :func:`step_lines`); whether an interval
+    was shaded."""
     names, labels = _revisions(rows)
     known = bool(rows["step"].notna().all())
     place = (
-        dict(zip(rows["revision"], rows["step"].astype(float), strict=True))
+        dict(zip(rows["revision"], rows["step"].astype(float), strict=False))
         if known
         else {name: float(index) for index, name in enumerate(names)}
     )
@@ -130,54 +184,43 @@ def step_lines(table: pd.DataFrame, quantity: str, definition: str = "") -> resu
     palette = colormaps["viridis"]
     scale = Normalize(min(numbered, default=0), max(numbered, default=0))
     banded = False
-    title = f"{quantity} across training steps"
-    with paper_style():
-        figure = Figure(
-            figsize=(ONE_COLUMN if len(names) <= MOST_TICKS else TWO_COLUMN, 2.6),
-            layout="constrained",
+    for layer in layers:
+        line = rows if layer is None else rows[rows["layer"] == layer]
+        line = line.assign(x=line["revision"].map(place)).sort_values("x")
+        x = line["x"].to_numpy(dtype=float)
+        colour = "C0" if layer is None else palette(scale(layer))
+        axis.plot(
+            x,
+            line["value"].to_numpy(dtype=float),
+            color=colour,
+            marker="o" if len(names) <= MOST_TICKS else None,
+            markersize=2.5,
+            linewidth=0.9,
+            label=quantity if layer is None else f"layer {layer}",
         )
-        axis = figure.subplots()
-        for layer in layers:
-            line = rows if layer is None else rows[rows["layer"] == layer]
-            line = line.assign(x=line["revision"].map(place)).sort_values("x")
-            x = line["x"].to_numpy(dtype=float)
-            colour = "C0" if layer is None else palette(scale(layer))
-            axis.plot(
-                x,
-                line["value"].to_numpy(dtype=float),
-                color=colour,
-                marker="o" if len(names) <= MOST_TICKS else None,
-                markersize=2.5,
-                linewidth=0.9,
-                label=quantity if layer is None else f"layer {layer}",
-            )
-            low = line["low"].to_numpy(dtype=float)
-            high = line["high"].to_numpy(dtype=float)
-            present = ~(np.isnan(low) | np.isnan(high))
-            if present.any():
-                banded = True
-                axis.fill_between(x, low, high, where=present, color=colour, alpha=0.15, lw=0)
-        values = rows["value"].to_numpy(dtype=float)
-        if np.nanmin(values, initial=0.0) < 0 < np.nanmax(values, initial=0.0):
-            axis.axhline(0, color="black", linewidth=0.6)
-        if known:
-            axis.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
-            axis.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
-        else:
-            _label_ticks(axis, "x", labels)
-        if len(layers) > 1:
-            bar = figure.colorbar(ScalarMappable(scale, palette), ax=axis, label="layer")
-            bar.locator = MaxNLocator(integer=True)
-            bar.update_ticks()
-        elif numbered:
-            axis.legend()
-        axis.set_xlabel(_step_axis(rows))
-        axis.set_ylabel(quantity)
-        axis.set_title(title)
-    lines = "one line per layer (colour: layer)" if len(layers) > 1 else "one point per checkpoint"
-    shaded = "; shaded: the run's interval" if banded else ""
-    caption = f"{_what(quantity, definition)} across training steps, {lines}{shaded}."
-    return as_figure(figure, title, caption)
+        low = line["low"].to_numpy(dtype=float)
+        high = line["high"].to_numpy(dtype=float)
+        present = ~(np.isnan(low) | np.isnan(high))
+        if present.any():
+            banded = True
+            axis.fill_between(x, low, high, where=present, color=colour, alpha=0.15, lw=0)
+    values = rows["value"].to_numpy(dtype=float)
+    if np.nanmin(values, initial=0.0) < 0 < np.nanmax(values, initial=0.0):
+        axis.axhline(0, color="black", linewidth=0.6)
+    if known:
+        axis.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
+        axis.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+    else:
+        _label_ticks(axis, "x", labels)
+    if len(layers) > 1:
+        bar = figure.colorbar(ScalarMappable(scale, palette), ax=axis, label="layer")
+        bar.locator = MaxNLocator(integer=True)
+        bar.update_ticks()
+    elif numbered:
+        axis.legend()
+    axis.set_xlabel(_step_axis(rows))
+    axis.set_ylabel(quantity)
+    return banded
 
 
 def _revisions(rows: pd.DataFrame) -> tuple[list[str], list[str]]:

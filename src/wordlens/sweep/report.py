@@ -12,7 +12,7 @@ import pandas as pd
 
 from wordlens._plural import counted
 from wordlens.report.html import Report
-from wordlens.sweep.figures import heat_map, step_lines
+from wordlens.sweep.figures import headline_lines, heat_map, step_lines
 
 HEADLINES = "Headline numbers across training"
 """The heading of the quantities without layers."""
@@ -63,8 +63,7 @@ def sweep_report(
     headlines = [name for name in quantities if name not in layered]
     if headlines:
         report.heading(HEADLINES)
-        for quantity in headlines:
-            report.figure(step_lines(table, quantity, definitions.get(quantity, "")))
+        report.figure(headline_lines(table, headlines))
         report.table(_headline_values(table, headlines))
     report.heading("Checkpoints")
     report.table(_revisions_shown(revisions), float_format="{:,.1f}", links={"revision": "report"})
@@ -109,8 +108,8 @@ def _headline_values(table: pd.DataFrame, quantities: list[str]) -> pd.DataFrame
 
 
 def _revisions_shown(revisions: pd.DataFrame) -> pd.DataFrame:
-    """The revisions table as shown: each revision's name linked (``report``, hidden) to its
-    run's ``report.html`` (none without a run directory), memory in MiB."""
+    """The revisions table as shown: each revision that ran linked (``report``, hidden) to its
+    run's ``report.html``, memory in MiB."""
     shown = pd.DataFrame(
         {
             "revision": revisions["revision"],
@@ -121,8 +120,10 @@ def _revisions_shown(revisions: pd.DataFrame) -> pd.DataFrame:
             "peak GPU memory MiB": revisions["peak_gpu_memory_mib"].astype(float),
             "error": revisions["error"],
             "report": [
-                None if pd.isna(out_dir) else quote(f"{out_dir}/report.html")
-                for out_dir in revisions["out_dir"]
+                quote(f"{out_dir}/report.html")
+                if status == "done" and not pd.isna(out_dir)
+                else None
+                for out_dir, status in zip(revisions["out_dir"], revisions["status"], strict=True)
             ],
         }
     )
