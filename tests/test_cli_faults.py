@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -42,7 +43,15 @@ def signal_after_first_shard(
     args: list[str], cache_root: Path, signum: int
 ) -> subprocess.CompletedProcess[str]:
     """Start ``wordlens *args`` as a terminal's foreground job, send ``signum`` once a shard is
-    in ``cache_root``, wait.
+    in ``cache_root``, wait (:func:`signal_when`)."""
+    return signal_when(args, lambda: bool(shards_of(cache_root)), signum)
+
+
+def signal_when(
+    args: list[str], ready: Callable[[], bool], signum: int
+) -> subprocess.CompletedProcess[str]:
+    """Start ``wordlens *args`` as a terminal's foreground job, send ``signum`` once ``ready()``
+    holds, wait.
 
     A job a shell starts in the background (``make test &``, a CI step run with ``&``) inherits
     SIGINT ignored, and Python then never raises KeyboardInterrupt: Ctrl-C cannot reach such a
@@ -64,7 +73,7 @@ def signal_after_first_shard(
         text=True,
     )
     deadline = time.monotonic() + 120
-    while not shards_of(cache_root) and process.poll() is None and time.monotonic() < deadline:
+    while not ready() and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
     assert process.poll() is None, "wordlens finished before it could be signalled"
     process.send_signal(signum)
