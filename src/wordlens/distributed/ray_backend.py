@@ -312,13 +312,13 @@ class RayBackend:
             A task's wordlens error, or a task that failed or whose worker died
             ``max_retries`` times.
         """
-        remote = self._ray.remote(function).options(
+        remote = self._ray.remote(
             num_cpus=self.cpus_per_worker,
             num_gpus=1 if self.gpus else 0,
             max_calls=1,
             max_retries=self.max_retries,
             runtime_env={"env_vars": forwarded_environment()},
-        )
+        )(function)
         pending = {remote.remote(payload): index for index, payload in enumerate(payloads)}
         exceptions = self._ray.exceptions
         try:

@@ -607,7 +607,10 @@ def _tokenizer_key(
     if not folder.is_dir():
         from huggingface_hub import try_to_load_from_cache
 
-        cached = try_to_load_from_cache(source, "tokenizer_config.json", revision=revision)
+        try:
+            cached = try_to_load_from_cache(source, "tokenizer_config.json", revision=revision)
+        except ValueError:  # not a hub id either
+            return None
         if not isinstance(cached, str):
             return None
         folder = Path(cached).parent

@@ -1,0 +1,46 @@
+"""A sweep across training checkpoints on the real local Ray cluster: each checkpoint is one Ray
+task in a worker process of its own, which reports its time and peak memory; the numbers equal
+the sweep run here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.checkpoints import interpolated_checkpoints
+from wordlens.distributed import RayBackend
+from wordlens.methods.registry import get_method
+from wordlens.models.loading import ALIASES
+from wordlens.models.options import ModelOptions
+from wordlens.options import config_from_values
+from wordlens.sweep.runner import run_sweep
+
+from .conftest import LocalRayCluster
+
+pytestmark = pytest.mark.slow
+
+
+def test_each_checkpoint_is_one_ray_task_with_its_time_and_memory(
+    ray_cluster: LocalRayCluster, tmp_path: Path, one_torch_thread: None
+) -> None:
+    root = tmp_path / "run"
+    interpolated_checkpoints(ALIASES["minilm-l6"].package_dir() / "model", root, (0.0, 1.0))
+    method = get_method("weat")
+    config = config_from_values(method.config_type, {"tests": [1], "permutations": 200})
+    model = ModelOptions(model=str(root), revisions=("all",), no_cache=True)
+    here, _ = run_sweep(method, model, config, tmp_path / "here")
+    with RayBackend(ray_cluster.address) as backend:
+        assert backend.workers == 2  # two one-CPU nodes: both checkpoints run at once
+        on_ray, written = run_sweep(method, model, config, tmp_path / "ray", tasks=backend)
+    assert tmp_path / "ray" / "report.html" in written
+    assert on_ray.metadata["backend"] == "ray" and here.metadata["backend"] == "local"
+    revisions = on_ray.tables["revisions"]
+    assert revisions["status"].tolist() == ["done", "done"]
+    assert (revisions["seconds"] > 0).all()
+    # a fresh worker process per task: its peak is its own model's, not the driver's
+    assert (revisions["peak_memory_mib"] > 100).all()
+    mine, theirs = here.tables["table"], on_ray.tables["table"]
+    assert mine[["revision", "layer", "quantity"]].equals(theirs[["revision", "layer", "quantity"]])
+    np.testing.assert_allclose(theirs["value"], mine["value"], rtol=1e-5, atol=1e-6)
