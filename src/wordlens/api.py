@@ -112,15 +112,20 @@ def run(
         Python names, as Python values (``tests=[1, 7]``, ``layers=[0, -1]``) or as the command
         line writes them (``layers="2-5"``; WEAT's ``query`` also as a mapping or a
         :class:`~wordlens.resources.Query`); when ``model`` is a name, also its loading options
-        (``device``, ``dtype``, ``bos``, ``token_budget``, ``trust_remote_code``) and the
-        activation cache's (``no_cache``, ``cache_dir``), as far as the method takes them.
+        (``revision``, ``device``, ``dtype``, ``bos``, ``token_budget``, ``trust_remote_code``),
+        the activation cache's (``no_cache``, ``cache_dir``), ``backend`` (``"local"`` or
+        ``"ray"``) and ``revisions``: the checkpoints to run it on (``"all"``, or names, steps or
+        hub revisions; :mod:`wordlens.models.revisions`), as far as the method takes them.
 
     Returns
     -------
     Run
         The method's tables (``run.tables``, tidy DataFrames) and metadata (model fingerprint,
         options, what was left out); in Jupyter it shows a summary, and ``run.figures()`` its
-        report's figures.
+        report's figures. With ``revisions``, a sweep across the checkpoints
+        (:class:`wordlens.sweep.runner.Sweep`, method ``"sweep"``): ``tables["table"]`` (one row
+        per checkpoint, quantity and layer), ``tables["revisions"]`` (each checkpoint's status,
+        time and peak memory) and ``runs`` (each checkpoint's run).
 
     Raises
     ------

@@ -18,8 +18,12 @@ A method's options are those of its config (``wordlens <method> --help`` lists t
 generated from the same declaration, :mod:`wordlens.options`), spelled as the field name, the
 long option without dashes, or either with ``-``/``_`` (``svc-c`` or ``svc_c``, ``repr``
 for ``representations``); a list may be a YAML list or a comma list. A model entry takes the
-loading options of :class:`~wordlens.models.options.ModelOptions` (device, dtype, bos,
-token_budget, trust_remote_code); the study sets the cache and each cell's output directory.
+loading options of :class:`~wordlens.models.options.ModelOptions` (revision, device, dtype, bos,
+token_budget, trust_remote_code, unicode); the study sets the cache and each cell's output
+directory. An entry with ``revisions`` (a directory of checkpoint folders or a hub id's
+revisions, :mod:`wordlens.models.revisions`) is one entry per checkpoint, named
+``<name>@<checkpoint>``, and ``wordlens study run`` writes a sweep across them for each method
+(:mod:`wordlens.sweep`).
 
 The file is validated (the top level by pydantic, the options by their declarations;
 ``study_json_schema`` prints the JSON Schema) and every error names the file and the line of the
