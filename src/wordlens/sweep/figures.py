@@ -90,7 +90,8 @@ def heat_map(table: pd.DataFrame, quantity: str, definition: str = "") -> result
     centred = "; colour centred at 0" if signed else ""
     caption = (
         f"{_what(quantity, definition)} by layer (layer 0 at the bottom) and training step: "
-        f"each cell is one checkpoint's run{centred}{blank}."
+        f"each cell is one checkpoint's run, the columns in step order (not to scale)"
+        f"{centred}{blank}."
     )
     return as_figure(figure, title, caption)
 
@@ -203,7 +204,9 @@ def _lines(figure: Figure, axis: Axes, rows: pd.DataFrame, quantity: str) -> boo
         present = ~(np.isnan(low) | np.isnan(high))
         if present.any():
             banded = True
-            axis.fill_between(x, low, high, where=present, color=colour, alpha=0.15, lw=0)
+            axis.fill_between(
+                x, low, high, where=present, color=colour, alpha=_band_alpha(len(layers)), lw=0
+            )
     values = rows["value"].to_numpy(dtype=float)
     if np.nanmin(values, initial=0.0) < 0 < np.nanmax(values, initial=0.0):
         axis.axhline(0, color="black", linewidth=0.6)
@@ -221,6 +224,12 @@ def _lines(figure: Figure, axis: Axes, rows: pd.DataFrame, quantity: str) -> boo
     axis.set_xlabel(_step_axis(rows))
     axis.set_ylabel(quantity)
     return banded
+
+
+def _band_alpha(lines: int) -> float:
+    """The opacity of one line's interval: lighter as more lines' intervals overlap (0.15 for a
+    few lines, down to 0.04 for 31 layers), so that the lines stay readable."""
+    return max(0.04, min(0.15, 0.6 / lines))
 
 
 def _revisions(rows: pd.DataFrame) -> tuple[list[str], list[str]]:

@@ -118,7 +118,7 @@ def _revisions_shown(revisions: pd.DataFrame) -> pd.DataFrame:
             "seconds": revisions["seconds"].astype(float),
             "peak memory MiB": revisions["peak_memory_mib"].astype(float),
             "peak GPU memory MiB": revisions["peak_gpu_memory_mib"].astype(float),
-            "error": revisions["error"],
+            "error": revisions["error"].fillna(""),
             "report": [
                 quote(f"{out_dir}/report.html")
                 if status == "done" and not pd.isna(out_dir)

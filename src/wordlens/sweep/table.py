@@ -48,17 +48,19 @@ def sweep_table(points: Sequence[Checkpoint], summaries: Mapping[str, Summary]) 
     Returns
     -------
     pandas.DataFrame
-        :data:`TABLE_COLUMNS`, ordered by checkpoint (training order), quantity, layer.
+        :data:`TABLE_COLUMNS`, ordered by checkpoint (training order), quantity (in the order
+        the method's summary gives them: its curves, then its headline numbers) and layer.
     """
     frames = [_rows(point, summaries[point.name]) for point in points if point.name in summaries]
     if not frames:
         return _typed(pd.DataFrame({column: [] for column in TABLE_COLUMNS}))
     table = pd.concat(frames, ignore_index=True)
     order = {point.name: index for index, point in enumerate(points)}
-    table = table.assign(_order=table["revision"].map(order)).sort_values(
-        ["_order", "quantity", "layer"], kind="stable", na_position="first"
-    )
-    return _typed(table.drop(columns="_order").reset_index(drop=True))
+    quantities = {name: index for index, name in enumerate(dict.fromkeys(table["quantity"]))}
+    table = table.assign(
+        _order=table["revision"].map(order), _quantity=table["quantity"].map(quantities)
+    ).sort_values(["_order", "_quantity", "layer"], kind="stable")
+    return _typed(table.drop(columns=["_order", "_quantity"]).reset_index(drop=True))
 
 
 def sweep_definitions(summaries: Mapping[str, Summary]) -> dict[str, str]:
