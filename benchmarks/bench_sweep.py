@@ -15,7 +15,9 @@ tables, figures and report written) on every checkpoint:
   in a fresh worker process, as many side by side as the machine has CPUs.
 
 Every configuration runs in its own process with 2 torch threads, interleaved over
-``--repeats``; the table prints the median total seconds, the median seconds and peak memory per
+``--repeats``; the table prints the median total seconds, the seconds outside the checkpoints'
+runs (sweeps: the sweep's table, figures and report, Ray's start), the median seconds and peak
+memory per
 checkpoint (the sweeps: each checkpoint's own, from ``sweep_revisions``; the loops: the total over
 the checkpoints, and the process's peak, for ``processes`` its largest command's), the
 ratio to ``loop``, and the largest difference of any effect size from ``loop``'s (they must agree
@@ -71,8 +73,8 @@ def run_child(configuration: str, folder: Path) -> dict[str, Any]:
         elif configuration == "processes":
             for name in names:
                 command = [sys.executable, "-m", "wordlens", "weat", "-m", str(folder / name),
-                           "--tests", "1-10", "--permutations", "1000", "--no-cache",
-                           "--out", str(out / name)]  # fmt: skip
+                           "--tests", ",".join(map(str, WEAT["tests"])), "--permutations", "1000",
+                           "--no-cache", "--out", str(out / name)]  # fmt: skip
                 subprocess.run(command, check=True, capture_output=True)
             tables = [Run.read(out / name).tables["weat"] for name in names]
         else:
@@ -83,13 +85,19 @@ def run_child(configuration: str, folder: Path) -> dict[str, Any]:
             tables = [sweep.runs[name].tables["weat"] for name in names]
             revisions = sweep.tables["revisions"]
         seconds = time.perf_counter() - started
-    measured = {"per_checkpoint_seconds": seconds / len(names), "memory": peak_rss_mib()}
+    measured = {
+        "per_checkpoint_seconds": seconds / len(names),
+        "memory": peak_rss_mib(),
+        "outside_seconds": 0.0,
+    }
     if configuration == "processes":  # the largest peak of the commands, not this process's
         measured["memory"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     if configuration in ("sweep", "ray"):  # each checkpoint's own time and peak
         measured = {
             "per_checkpoint_seconds": float(revisions["seconds"].median()),
             "memory": float(revisions["peak_memory_mib"].max()),
+            # the sweep's own work (its table, figures, report; Ray's start) and imports
+            "outside_seconds": seconds - float(revisions["seconds"].sum()),
         }
     return {"seconds": seconds, "values": effect_sizes(tables), **measured}
 
@@ -126,8 +134,8 @@ def main() -> None:
     print(f"minilm-l6, {args.checkpoints} checkpoints, WEAT tests 1-10 x 7 layers, 1,000 "
           f"permutations, no cache; {args.repeats} interleaved repetition(s), "
           f"{THREADS} threads")  # fmt: skip
-    print(f"{'configuration':<14}{'total s':>9}{'s / checkpoint':>16}{'peak MiB':>10}"
-          f"{'loop / this':>13}{'max |diff|':>12}")  # fmt: skip
+    print(f"{'configuration':<14}{'total s':>9}{'s / checkpoint':>16}{'outside s':>11}"
+          f"{'peak MiB':>10}{'loop / this':>13}{'max |diff|':>12}")  # fmt: skip
     for name in chosen:
         ratio = median_ratio(results["loop"], results[name], "seconds") if "loop" in results else 1
         gap = 0.0
@@ -139,6 +147,7 @@ def main() -> None:
             )
         print(f"{name:<14}{median(results[name], 'seconds'):>9.1f}"
               f"{median(results[name], 'per_checkpoint_seconds'):>16.2f}"
+              f"{median(results[name], 'outside_seconds'):>11.1f}"
               f"{median(results[name], 'memory'):>10.0f}{ratio:>12.2f}x{gap:>12.1e}")  # fmt: skip
 
 

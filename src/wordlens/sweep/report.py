@@ -1,6 +1,7 @@
 """The HTML page of a sweep across training checkpoints: per layered quantity its heat map and
-its curves over training, the headline (layer-less) numbers over training, the revisions run
-(each linked to its own run's report) and what each quantity measures."""
+its curves over training, the headline (layer-less) numbers over training (a figure when the
+method has no per-layer curves, such as AUL or CAM; a table always), the revisions run (each
+linked to its own run's report) and what each quantity measures."""
 
 from __future__ import annotations
 
@@ -63,7 +64,8 @@ def sweep_report(
     headlines = [name for name in quantities if name not in layered]
     if headlines:
         report.heading(HEADLINES)
-        report.figure(headline_lines(table, headlines))
+        if not layered:  # else they are read off the curves above (the top layer, the best)
+            report.figure(headline_lines(table, headlines))
         report.table(_headline_values(table, headlines))
     report.heading("Checkpoints")
     report.table(_revisions_shown(revisions), float_format="{:,.1f}", links={"revision": "report"})
