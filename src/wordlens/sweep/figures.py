@@ -65,11 +65,7 @@ def heat_map(table: pd.DataFrame, quantity: str, definition: str = "") -> result
     palette = colormaps["RdBu_r" if signed else "viridis"].with_extremes(bad=_NO_VALUE)
     title = f"{quantity} by layer and training step"
     with paper_style():
-        figure = Figure(
-            figsize=(ONE_COLUMN if len(names) <= MOST_TICKS else TWO_COLUMN, 2.8),
-            layout="constrained",
-        )
-        axis = figure.subplots()
+        figure, axis = _one_panel(len(names), 2.8)
         image = axis.imshow(
             np.ma.masked_invalid(values),
             cmap=palette,
@@ -123,11 +119,7 @@ def step_lines(table: pd.DataFrame, quantity: str, definition: str = "") -> resu
     names, _ = _revisions(rows)
     title = f"{quantity} across training steps"
     with paper_style():
-        figure = Figure(
-            figsize=(ONE_COLUMN if len(names) <= MOST_TICKS else TWO_COLUMN, 2.6),
-            layout="constrained",
-        )
-        axis = figure.subplots()
+        figure, axis = _one_panel(len(names), 2.6)
         banded = _lines(figure, axis, rows, quantity)
         axis.set_title(title)
     several = rows["layer"].dropna().nunique() > 1
@@ -224,6 +216,16 @@ def _lines(figure: Figure, axis: Axes, rows: pd.DataFrame, quantity: str) -> boo
     axis.set_xlabel(_step_axis(rows))
     axis.set_ylabel(quantity)
     return banded
+
+
+def _one_panel(revisions: int, height: float) -> tuple[Figure, Axes]:
+    """A figure of one axis ``height`` inches high: one column wide for at most
+    :data:`MOST_TICKS` revisions, two columns for more (call it inside :func:`paper_style`)."""
+    figure = Figure(
+        figsize=(ONE_COLUMN if revisions <= MOST_TICKS else TWO_COLUMN, height),
+        layout="constrained",
+    )
+    return figure, figure.subplots()
 
 
 def _band_alpha(lines: int) -> float:
