@@ -23,6 +23,7 @@ import math
 import os
 import tempfile
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -155,15 +156,21 @@ def run_sweep(
         If the method's inputs cannot be read (before any checkpoint loads).
     """
     points = checkpoints(model.required_model(), model.revisions or ())
-    if out_dir is None:
-        with tempfile.TemporaryDirectory(prefix="wordlens-sweep-") as scratch:
-            sweep = _sweep(method, model, config, points, Path(scratch), tasks, progress, status,
-                           on_cell, on_done)  # fmt: skip
-        return sweep, []
-    with new_output_dir(out_dir):
-        sweep = _sweep(method, model, config, points, out_dir, tasks, progress, status, on_cell,
-                       on_done)  # fmt: skip
-    return sweep, write_sweep(sweep, out_dir)
+    with ExitStack() as stack:
+        where = (
+            Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="wordlens-sweep-")))
+            if out_dir is None
+            else stack.enter_context(new_output_dir(out_dir))
+        )
+        cells = checkpoint_cells(method, model, config, points, where)
+        with sharing_inputs(), sharing_tokenizers():
+            method.read_inputs(config)  # a bad input fails before any checkpoint loads
+            records = run_cells(
+                cells, model.cache_dir, method=method, no_cache=model.no_cache, tasks=tasks,
+                on_cell=on_cell, on_done=on_done, progress=progress, status=status,
+            )  # fmt: skip
+        sweep = gathered(method, config, cells, records, where, model.revisions or (), tasks)
+    return sweep, [] if out_dir is None else write_sweep(sweep, out_dir)
 
 
 def checkpoint_cells(
@@ -177,28 +184,6 @@ def checkpoint_cells(
         entry = checkpoint_entry(model, point, point.name, swept)
         cells.append(Cell(entry, method.name, config, out_dir / relative, relative))
     return cells
-
-
-def _sweep(
-    method: Method[Any],
-    model: ModelOptions,
-    config: Any,
-    points: list[Checkpoint],
-    out_dir: Path,
-    tasks: RayBackend | None,
-    progress: bool,
-    status: Status,
-    on_cell: Callable[[CellProgress], None] | None,
-    on_done: Callable[[CellRecord], None] | None,
-) -> Sweep:
-    cells = checkpoint_cells(method, model, config, points, out_dir)
-    with sharing_inputs(), sharing_tokenizers():
-        method.read_inputs(config)  # a bad input fails before any checkpoint loads
-        records = run_cells(
-            cells, model.cache_dir, method=method, no_cache=model.no_cache, tasks=tasks,
-            on_cell=on_cell, on_done=on_done, progress=progress, status=status,
-        )  # fmt: skip
-    return gathered(method, config, cells, records, out_dir, model.revisions or (), tasks)
 
 
 def gathered(
