@@ -83,8 +83,10 @@ def test_no_query_is_a_clear_error() -> None:
 
 
 def test_permutation_p_equals_the_share_of_all_partitions(glove: WordEmbedder) -> None:
-    """4 + 4 target words: 70 partitions. The sampled two-sided p tends to the exact share of
-    partitions whose |gap| reaches the observed |gap| (brute force over every partition)."""
+    """4 + 4 target words: 70 partitions. With at least 70 permutations asked, all are
+    enumerated and the two-sided p is exactly the share of partitions whose |gap| reaches the
+    observed |gap| (brute force over every partition), with the few-partitions warning; with
+    fewer, the sampled p, (b + 1) / N, tends to it."""
     vectors = embed_query(glove, FLOWERS, AssociationConfig())
     targets = [vectors.targets["flowers"], vectors.targets["insects"]]
     attributes = [vectors.attributes["pleasant"]]
@@ -97,10 +99,17 @@ def test_permutation_p_equals_the_share_of_all_partitions(glove: WordEmbedder) -
         gap = _mean_gap([pooled[list(chosen)], pooled[rest]], attributes)[0]
         reached += abs(gap) >= observed - 1e-12
     exact = reached / len(partitions)
-    sampled = permutation_p(_mean_gap, targets, attributes, permutations=20_000, seed=3)
-    assert sampled.shape == (1,)
-    assert sampled[0] == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / 20_000) + 1e-4)
-    assert sampled[0] >= 1 / 20_001  # never 0
+    enumerated = permutation_p(_mean_gap, targets, attributes, permutations=20_000, seed=3)
+    assert enumerated.p.shape == (1,)
+    assert enumerated.exact and enumerated.n_relabellings == 70
+    assert enumerated.p[0] == pytest.approx(exact, abs=1e-12)
+    assert enumerated.warning is not None and "only 70 distinct partitions" in str(
+        enumerated.warning
+    )
+    sampled = permutation_p(_mean_gap, targets, attributes, permutations=60, seed=3)
+    assert not sampled.exact and sampled.n_relabellings == 60
+    assert sampled.p[0] >= 1 / 60  # the observed partition counts: never 0
+    assert sampled.p[0] == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / 60) + 0.02)
 
 
 def test_bootstrap_interval_agrees_with_scipys_percentile_bootstrap(glove: WordEmbedder) -> None:
@@ -142,7 +151,7 @@ def test_a_constant_metric_has_a_nan_free_degenerate_interval_and_nan_stays_nan(
         constant, [words, words], [words], resamples=50, confidence=0.95, seed=0
     )
     assert low[0] == high[0] == 1.0 and np.isnan(low[1]) and np.isnan(high[1])
-    p = permutation_p(constant, [words, words], [words], permutations=20, seed=0)
+    p = permutation_p(constant, [words, words], [words], permutations=20, seed=0).p
     assert p[0] == 1.0 and np.isnan(p[1])  # every partition reaches a constant value
 
 
@@ -180,10 +189,17 @@ def test_paired_targets_swap_within_pairs_and_resample_pairs(glove: WordEmbedder
         relabelled = [np.where(swap, y, x), np.where(swap, x, y)]
         reached += abs(_mean_gap(relabelled, attributes)[0]) >= observed - 1e-12
     exact = reached / 16
-    sampled = permutation_p(
+    enumerated = permutation_p(
         _mean_gap, [x, y], attributes, permutations=20_000, seed=5, paired_targets=True
     )
-    assert sampled[0] == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / 20_000) + 1e-4)
+    assert enumerated.exact and enumerated.n_relabellings == 16
+    assert enumerated.p[0] == pytest.approx(exact, abs=1e-12)
+    assert "only 16 ways to swap the words within the 4 target pair(s)" in str(enumerated.warning)
+    sampled = permutation_p(
+        _mean_gap, [x, y], attributes, permutations=10, seed=5, paired_targets=True
+    )
+    assert not sampled.exact and sampled.n_relabellings == 10  # fewer than the 16 swaps
+    assert sampled.p[0] >= 1 / 10
 
     # a score of the pairs' differences alone: resampling pairs keeps each difference whole
     def gap_of_pairs(t: Sequence[FloatArray], a: Sequence[FloatArray]) -> FloatArray:
@@ -199,3 +215,85 @@ def test_paired_targets_swap_within_pairs_and_resample_pairs(glove: WordEmbedder
         gap_of_pairs, equal, attributes, resamples=200, confidence=0.95, seed=0
     )
     assert unpaired[1][0] > 0.1  # drawing each set alone breaks the pairs
+
+
+@pytest.mark.parametrize(
+    ("targets", "attributes", "twins"),
+    [
+        (  # composed and decomposed: one spelling to the model (NFC)
+            {
+                "x": ["caf\u00e9", "rose", "tulip", "lily"],
+                "y": ["cafe\u0301", "ant", "wasp", "moth"],
+            },
+            FLOWERS.attributes,
+            "'caf\\xe9' (x) and 'cafe\\u0301' (y): one spelling once Unicode-normalised (NFC)",
+        ),
+        (  # GloVe's lookup folds case: one row
+            {"x": ["Gun", "rose", "tulip"], "y": ["gun", "ant", "wasp"]},
+            FLOWERS.attributes,
+            "'Gun' (x) and 'gun' (y): they differ only in case",
+        ),
+        (  # a repeat within one set after the lookup
+            FLOWERS.targets,
+            {"a": ["Love", "love", "peace"], "b": ["hate", "war", "filth"]},
+            "'Love' (a) and 'love' (a)",
+        ),
+        (
+            FLOWERS.targets,
+            {"a": ["Love", "Peace", "Joy"], "b": ["love", "peace", "joy"]},
+            "'Love' (a) and 'love' (b)",
+        ),
+    ],
+)
+def test_twins_after_the_models_lookup_are_refused(
+    glove: WordEmbedder,
+    targets: dict[str, list[str]],
+    attributes: dict[str, list[str]],
+    twins: str,
+) -> None:
+    """Two words that reach the same vector are one word to the model: where the query may not
+    repeat a word they are refused, naming both and why (semaxis on the last query printed
+    +nan with a finite interval before)."""
+    import wordlens
+    from wordlens.errors import WordSetError
+
+    query = Query(targets=targets, attributes=attributes)
+    with pytest.raises(WordSetError, match="reads these words as one word") as refused:
+        embed_query(glove, query, AssociationConfig())
+    assert twins in str(refused.value)
+    with pytest.raises(WordSetError, match="reads these words as one word"):
+        wordlens.run("semaxis", glove, query=query, bootstrap=10, permutations=10)
+
+
+def test_a_target_word_may_also_be_an_attribute_word_after_the_lookup(glove: WordEmbedder) -> None:
+    """The query itself lets a target word be an attribute word; so does the lookup."""
+    query = Query(
+        targets={"x": ["Rose", "tulip"], "y": ["ant", "wasp"]},
+        attributes={"a": ["rose", "peace"], "b": ["hate", "war"]},
+    )
+    vectors = embed_query(glove, query, AssociationConfig())
+    np.testing.assert_array_equal(vectors.targets["x"][0], vectors.attributes["a"][0])
+
+
+def test_tiny_sets_are_enumerated_and_said_so(glove: WordEmbedder) -> None:
+    """One word per set: two partitions, so the p can only be 1/2 or 1 and every resample is
+    the observed sets: a warning, and no interval (not a zero-width one). 4 + 4 words: all 70
+    partitions enumerated (not 1,000 sampled), p a multiple of 1/70, the warning WEAT gives."""
+    import wordlens
+    from wordlens.errors import FewPartitionsWarning
+
+    one = {"targets": {"x": ["rose"], "y": ["ant"]}, "attributes": {"a": ["love"], "b": ["hate"]}}
+    for metric in ("rnd", "semaxis", "ripa"):
+        with pytest.warns(FewPartitionsWarning, match="only 2 "):
+            run = wordlens.run(metric, glove, query=one, bootstrap=100, permutations=1000)
+        table = run.tables["scores"]
+        assert table["ci_low"].isna().all() and table["ci_high"].isna().all(), metric
+        assert (table["n_relabellings"] == 2).all() and table["exact_p"].all()
+        assert table["p_value"].isin([0.5, 1.0]).all()
+        notes = " ".join(run.metadata["notes"])
+        assert "every set has one word" in notes and "can never be below 0.05" in notes
+    with pytest.warns(FewPartitionsWarning, match=r"only 70 distinct partitions"):
+        run = wordlens.run("rnd", glove, query=FLOWERS, bootstrap=0, permutations=1000)
+    table = run.tables["scores"]
+    assert (table["n_relabellings"] == 70).all() and table["exact_p"].all()
+    np.testing.assert_allclose((table["p_value"] * 70) % 1, 0, atol=1e-9)

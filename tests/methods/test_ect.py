@@ -135,8 +135,9 @@ def test_undefined_correlations_are_nan(glove: WordEmbedder) -> None:
     assert abs(values["traits"]) == pytest.approx(1.0)
     jobs = run.tables["scores"].query("part == 'jobs'")
     assert jobs["ci_low"].isna().all() and jobs["ci_high"].isna().all()
-    (note,) = run.metadata["notes"]
+    (note,) = [n for n in run.metadata["notes"] if n.startswith("ECT of jobs")]
     assert note.startswith("ECT of jobs is undefined (NaN) at layer(s) 0: it has one attribute")
+    assert "ECT (jobs): 'jobs' has one word, so the bootstrap interval" in run.metadata["notes"][0]
     assert html.escape(note) in get_method("ect").report(run).render()
     male, female = (
         glove_vectors(["he", "man"])[:, None, :],

@@ -51,6 +51,8 @@ def few_partitions_warning(
     items: str = "scores",
     ddof: int | None = None,
     n_samples: int | None = None,
+    *,
+    observed_counts: bool = False,
 ) -> FewPartitionsWarning | None:
     """The warning for a permutation test with fewer than :data:`MIN_PARTITIONS` partitions.
 
@@ -66,14 +68,18 @@ def few_partitions_warning(
     n_samples
         The test's `n_samples`: when the ``N`` partitions do not fit in it they are sampled and
         the message says what a sampled p can be; None: all are enumerated.
+    observed_counts
+        Whether the enumerated p counts the observed partition (``#{s_i >= s_obs} / N``, the
+        association metrics' test) rather than Caliskan et al.'s strict ``>`` (WEAT).
 
     Returns
     -------
     FewPartitionsWarning or None
         None when there are at least :data:`MIN_PARTITIONS` partitions. The message gives ``N``
-        and the values the one-sided p can take: enumerated (Caliskan et al.'s strict ``>``),
-        multiples of ``1 / N`` from 0 to ``(N - 1) / N``, 0 meaning only that no partition
-        exceeds the observed one; sampled, ``(b + 1) / n_samples``.
+        and the values the p can take: enumerated, multiples of ``1 / N`` from 0 to
+        ``(N - 1) / N`` (Caliskan et al.'s strict ``>``, 0 meaning only that no partition
+        exceeds the observed one) or from ``1 / N`` to 1 (``observed_counts``); sampled,
+        ``(b + 1) / n_samples``.
     """
     n_partitions = math.comb(n_x + n_y, n_x)
     if n_partitions >= MIN_PARTITIONS:
@@ -81,7 +87,7 @@ def few_partitions_warning(
     message = (
         f"only {n_partitions} distinct partitions of the {n_x} + {n_y} {items} "
         f"(C({n_x + n_y}, {n_x}) = {n_partitions}, fewer than {MIN_PARTITIONS}): "
-        + _possible_p(n_partitions, n_samples)
+        + _possible_p(n_partitions, n_samples, observed_counts=observed_counts)
     )
     if n_x == n_y == 1 and ddof is not None:
         message += (
@@ -91,15 +97,43 @@ def few_partitions_warning(
     return FewPartitionsWarning(f"{message}; more {items} give more partitions")
 
 
-def _possible_p(n_partitions: int, n_samples: int | None) -> str:
-    """What the one-sided p of a test with `n_partitions` partitions can be, in words."""
+def few_swaps_warning(n_pairs: int, n_samples: int) -> FewPartitionsWarning | None:
+    """The warning for a test that swaps the words within pairs (RIPA's ``relation="pairs"``)
+    when its ``2^n_pairs`` relabellings are fewer than :data:`MIN_PARTITIONS`; the p counts
+    the observed relabelling (``#{s_i >= s_obs} / N``). None otherwise."""
+    n_relabellings = 2**n_pairs
+    if n_relabellings >= MIN_PARTITIONS:
+        return None
+    return FewPartitionsWarning(
+        f"only {n_relabellings} ways to swap the words within the {n_pairs} target pair(s) "
+        f"(2^{n_pairs} = {n_relabellings}, fewer than {MIN_PARTITIONS}): "
+        + _possible_p(n_relabellings, n_samples, observed_counts=True)
+        + "; more pairs give more relabellings"
+    )
+
+
+def _possible_p(n_partitions: int, n_samples: int | None, *, observed_counts: bool = False) -> str:
+    """What the p of a test with `n_partitions` relabellings can be, in words: one-sided with
+    Caliskan et al.'s strict ``>`` (WEAT), or any p that counts the observed relabelling."""
+    which = "the p" if observed_counts else "the one-sided p"
     if n_samples == 1 and n_partitions > 1:
-        return "only the observed one is used (n_samples = 1), so the one-sided p is 1"
+        return f"only the observed one is used (n_samples = 1), so {which} is 1"
     if n_samples is not None and n_partitions > n_samples:
         return (
             f"{n_samples} of them are used, the observed one and {n_samples - 1} drawn at "
-            f"random, so the one-sided p is (b + 1) / {n_samples}, at least "
+            f"random, so {which} is (b + 1) / {n_samples}, at least "
             f"1/{n_samples} = {1 / n_samples:.3g}"
+        )
+    if observed_counts:
+        values = (
+            ", ".join(f"{k}/{n_partitions}" for k in range(1, n_partitions)) + " or 1"
+            if n_partitions <= 4
+            else f"1/{n_partitions}, 2/{n_partitions}, ..., 1"
+        )
+        return (
+            f"all are enumerated and the observed one counts, so {which} can only be {values}: "
+            f"never below 1/{n_partitions} = {1 / n_partitions:.3g}"
+            + (", so it can never be below 0.05" if n_partitions < 20 else "")
         )
     if n_partitions == 2:
         return (

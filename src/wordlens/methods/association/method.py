@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from rich.console import RenderableType
 
-    from wordlens.methods.association.resampling import Tail
+    from wordlens.methods.association.resampling import PermutationOutcome, Tail
     from wordlens.methods.association.vectors import FloatArray, QueryVectors
     from wordlens.models.base import WordEmbedder
     from wordlens.models.options import ModelOptions
@@ -31,10 +31,50 @@ if TYPE_CHECKING:
 
 C = TypeVar("C", bound=AssociationConfig)
 
+Scheme = Literal["target words", "target pairs", "attribute words"]
+"""What a metric's permutation test relabels (:meth:`AssociationMethod.scheme`): partitions of
+the two target sets' words, swaps of the words within target pairs, or partitions of the part's
+attribute words and the other attribute set's words."""
 MoreBias = Literal["larger", "smaller", "farther from 0"]
 """Which values of a metric mean more association (more bias): ranks layers, and sets the
 tail of the permutation test (:data:`_TAILS`)."""
 _TAILS: dict[str, Tail] = {"larger": "greater", "smaller": "less", "farther from 0": "two-sided"}
+_SIDED = {
+    "farther from 0": "two-sided (|value| at least the observed)",
+    "larger": "one-sided (values at least the observed)",
+    "smaller": "one-sided (values at most the observed)",
+}
+_RELABELLED: dict[Scheme, str] = {
+    "target words": "partitions of the two target sets' words (null: the target sets are "
+    "exchangeable)",
+    "target pairs": "swaps of the two words within a subset of the target pairs (null: the "
+    "words of each pair are exchangeable)",
+    "attribute words": "partitions of the part's attribute words and the other attribute set's "
+    "words, statistic the difference of their mean scores (null: the two attribute sets are "
+    "exchangeable in their association with the relation)",
+}
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A metric's table on a query (:meth:`AssociationMethod.scored`), with what a reader
+    must be told beside it.
+
+    Attributes
+    ----------
+    table
+        One row per part and layer (:meth:`AssociationMethod.scored`).
+    notes
+        Why values are what they are (few relabellings, a set of one word, the metric's own
+        notes such as ECT's NaN).
+    vectors
+        The vectors the metric used: the query's, less what the metric itself had to leave out
+        (RIPA: both words of a pair that lost one).
+    """
+
+    table: pd.DataFrame
+    notes: list[str]
+    vectors: QueryVectors
 
 
 @dataclass(frozen=True)
@@ -84,6 +124,32 @@ class AssociationMethod(Method[C]):
         """The metric at every layer, ``[n_layers]``, from the target and attribute sets of
         one :class:`Part` (each ``[n_words, n_layers, dim]``, in the query's order)."""
 
+    def scheme(self, config: C) -> Scheme | None:
+        """What the permutation test relabels (:data:`Scheme`), or None where the metric has no
+        test (:attr:`no_permutation` says why): by default the target pairs' words
+        (:attr:`paired_targets`) or the two target sets' words (:attr:`compares_targets`)."""
+        if not self.compares_targets:
+            return None
+        return "target pairs" if self.paired_targets else "target words"
+
+    def word_scores(
+        self, targets: Sequence[FloatArray], words: FloatArray, config: C
+    ) -> FloatArray:
+        """Each attribute word's own score, ``[n_words, n_layers]``, for a metric whose value is
+        their mean and whose test relabels attribute words (``scheme`` ``"attribute words"``).
+
+        Raises
+        ------
+        NotImplementedError
+            For a metric whose test relabels the target words.
+        """
+        raise NotImplementedError(f"{self.name} has no per-word score")
+
+    def usable(self, vectors: QueryVectors, query: Query) -> QueryVectors:
+        """The vectors the metric can use: by default all of the query's (RIPA drops the whole
+        pair of a word the model lacks)."""
+        return vectors
+
     def observed(
         self, targets: Sequence[FloatArray], attributes: Sequence[FloatArray], config: C
     ) -> tuple[FloatArray, dict[str, FloatArray]]:
@@ -113,29 +179,42 @@ class AssociationMethod(Method[C]):
 
     def run(self, model: ModelOptions, config: C, context: RunContext) -> Run:
         query, embedder, vectors = embedded_query(self.read_inputs(config), model, config, context)
-        table = self.table(vectors, query, config)
+        scored = self.scored(vectors, query, config)
         metadata = {
             "method": f"{self.title} ({self.citation})",
-            **query_metadata(embedder, query, config, vectors),
+            **query_metadata(embedder, query, config, scored.vectors),
             "formula": self.formula,
             "uncertainty": self.uncertainty(config),
-            "notes": self.notes(table),
+            "notes": scored.notes,
         }
-        return Run(self.name, {"scores": table}, metadata)
+        return Run(self.name, {"scores": scored.table}, metadata)
 
     def notes(self, table: pd.DataFrame) -> list[str]:
         """Lines saying why values of ``table`` are what they are where a reader would ask
         (ECT: why a value is NaN); the console and the report print them. Default: none."""
         return []
 
-    def table(self, vectors: QueryVectors, query: Query, config: C) -> pd.DataFrame:
-        """One row per part and layer: ``value`` and its interval and permutation p."""
+    def scored(self, vectors: QueryVectors, query: Query, config: C) -> Scored:
+        """One row per part and layer: ``value``, the metric's own columns, the bootstrap
+        interval (NaN where the value is), the permutation p and ``n_relabellings``, the number
+        of relabellings it counts over (``exact_p`` when that is all of them); with the notes a
+        reader needs (:class:`Scored`).
+
+        Warns
+        -----
+        FewPartitionsWarning
+            Where a part's test has fewer than
+            :data:`~wordlens.stats.diagnostics.MIN_PARTITIONS` relabellings.
+        """
+        import warnings
+
         import numpy as np
         import pandas as pd
 
-        from wordlens.methods.association.resampling import bootstrap_interval, permutation_p
+        from wordlens.methods.association.resampling import bootstrap_interval
 
-        rows = []
+        vectors = self.usable(vectors, query)
+        rows, notes = [], []
         for part in self.parts(query):
             targets = [vectors.targets[name] for name in part.targets]
             attributes = [vectors.attributes[name] for name in part.attributes]
@@ -144,8 +223,11 @@ class AssociationMethod(Method[C]):
                 return self.score(t, a, config)
 
             value, own = self.observed(targets, attributes, config)
-            low = high = p = np.full(len(value), np.nan)
-            if config.bootstrap:
+            low = high = np.full(len(value), np.nan)
+            single = _single_word_note(self, part, vectors)
+            if single:
+                notes.append(single)
+            if config.bootstrap and not _every_set_single(part, vectors):
                 low, high = bootstrap_interval(
                     score,
                     targets,
@@ -155,16 +237,12 @@ class AssociationMethod(Method[C]):
                     seed=config.seed,
                     paired_targets=self.paired_targets,
                 )
-            if config.permutations and self.compares_targets:
-                p = permutation_p(
-                    score,
-                    targets,
-                    attributes,
-                    permutations=config.permutations,
-                    seed=config.seed,
-                    paired_targets=self.paired_targets,
-                    tail=_TAILS[self.more_bias],
-                )
+                low, high = (np.where(np.isnan(value), np.nan, end) for end in (low, high))
+            test = self.tested(part, vectors, query, config)
+            if test.warning is not None:
+                note = f"{self.label} ({part.label}): {test.warning}"
+                warnings.warn(type(test.warning)(note), stacklevel=2)
+                notes.append(note)
             sizes = {f"n_{name}": len(vectors.words[name]) for name in part.targets}
             for column, layer in enumerate(vectors.layers):
                 rows.append(
@@ -176,12 +254,73 @@ class AssociationMethod(Method[C]):
                         **{name: float(values[column]) for name, values in own.items()},
                         "ci_low": float(low[column]),
                         "ci_high": float(high[column]),
-                        "p_value": float(p[column]),
+                        "p_value": float(test.p[column]),
+                        "n_relabellings": test.n_relabellings,
+                        "exact_p": test.exact,
                         "n_targets": sum(sizes.values()),
                         "n_attributes": sum(len(vectors.words[n]) for n in part.attributes),
                     }
                 )
-        return pd.DataFrame(rows)
+        table = pd.DataFrame(rows)
+        return Scored(table, [*notes, *self.notes(table)], vectors)
+
+    def tested(
+        self, part: Part, vectors: QueryVectors, query: Query, config: C
+    ) -> PermutationOutcome:
+        """The permutation test of ``part`` at every layer, as :meth:`scheme` says; a p of NaN
+        (``n_relabellings`` 0) where the metric has no test or ``permutations`` is 0.
+
+        The ``"attribute words"`` scheme (RIPA's principal component, whose value does not move
+        when words are swapped within pairs) tests whether the part's attribute words and the
+        other attribute set's words are exchangeable in their :meth:`word_scores`: a two-sided
+        test of the difference of their means over partitions of the two sets' words
+        (:func:`~wordlens.stats.permutation.permutation_test`, exact when they fit).
+        """
+        import warnings
+
+        import numpy as np
+
+        from wordlens.errors import WordlensWarning
+        from wordlens.methods.association.resampling import PermutationOutcome, permutation_p
+        from wordlens.stats.diagnostics import few_partitions_warning
+        from wordlens.stats.permutation import permutation_test
+
+        scheme = self.scheme(config)
+        targets = [vectors.targets[name] for name in part.targets]
+        if scheme is None or not config.permutations:
+            return PermutationOutcome(np.full(len(vectors.layers), np.nan), 0, False, None)
+        if scheme != "attribute words":
+            return permutation_p(
+                lambda t, a: self.score(t, a, config),
+                targets,
+                [vectors.attributes[name] for name in part.attributes],
+                permutations=config.permutations,
+                seed=config.seed,
+                paired_targets=scheme == "target pairs",
+                tail=_TAILS[self.more_bias],
+            )
+        (name,) = part.attributes
+        (other,) = (n for n in query.attributes if n != name)
+        inside = self.word_scores(targets, vectors.attributes[name], config)
+        outside = self.word_scores(targets, vectors.attributes[other], config)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", WordlensWarning)  # given once, with the part's name
+            result = permutation_test(
+                inside, outside, n_samples=config.permutations, seed=config.seed
+            )
+        warning = few_partitions_warning(
+            len(inside),
+            len(outside),
+            "attribute words",
+            n_samples=config.permutations,
+            observed_counts=True,
+        )
+        return PermutationOutcome(
+            np.asarray(result.p_two_sided, dtype=np.float64),
+            result.n_partitions,
+            result.exact,
+            warning,
+        )
 
     def uncertainty(self, config: C) -> dict[str, Any]:
         """What the interval and the p-value are, in words, or why there is none."""
@@ -196,22 +335,15 @@ class AssociationMethod(Method[C]):
             if config.bootstrap
             else "none (bootstrap 0)"
         )
-        if not self.compares_targets:
+        scheme = self.scheme(config)
+        if scheme is None:
             test = f"none: {self.no_permutation}"
         elif config.permutations:
-            relabelled = (
-                "swaps of the words within random target pairs"
-                if self.paired_targets
-                else "partitions of the two target sets' words"
-            )
-            sided = {
-                "farther from 0": "two-sided (|value| at least the observed)",
-                "larger": "one-sided (values at least the observed)",
-                "smaller": "one-sided (values at most the observed)",
-            }[self.more_bias]
             test = (
-                f"{sided} permutation p over {config.permutations:,} random {relabelled}, "
-                "(1 + b) / (1 + m)"
+                f"{_SIDED[self.more_bias]} permutation p: {_RELABELLED[scheme]}; all of them "
+                f"when there are at most {config.permutations:,} (exact), else the observed one "
+                f"and {config.permutations - 1:,} random others, p = #{{reaching}} / N with the "
+                "observed one counted (never 0; Phipson & Smyth 2010)"
             )
         else:
             test = "none (permutations 0)"
@@ -251,7 +383,7 @@ class AssociationMethod(Method[C]):
         for layer, rows in table.groupby("layer", sort=True):
             by_part = rows.set_index("part")
             grid.add_row(str(layer), *(_cell(by_part.loc[part]) for part in parts))
-        return [grid, *_left_out_lines(run), *run.metadata.get("notes", [])]
+        return [grid, *left_out_lines(run), *run.metadata.get("notes", [])]
 
     def report(self, run: Run) -> Report:
         from wordlens.methods.association.figures import scores_figure
@@ -280,7 +412,7 @@ class AssociationMethod(Method[C]):
             figure, caption = scores_figure(table, self.label, self.more_bias)
             report.figure(figure, f"{self.title} by layer", caption)
         report.table(table)
-        for line in [*_left_out_lines(run), *run.metadata.get("notes", [])]:
+        for line in [*left_out_lines(run), *run.metadata.get("notes", [])]:
             report.paragraph(line, note=True)
         return report
 
@@ -354,15 +486,49 @@ def read_query(name: str, given: Query | None, config: AssociationConfig) -> Que
 def _cell(row: pd.Series) -> str:
     import pandas as pd
 
+    if pd.isna(row["value"]):
+        return "nan"
     interval = "" if pd.isna(row["ci_low"]) else f" [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]"
     return f"{row['value']:+.3f}{interval}"
 
 
-def _left_out_lines(run: Run) -> list[str]:
+def _single_word_note(method: AssociationMethod[Any], part: Part, vectors: QueryVectors) -> str:
+    """What a set of one word (one pair) does to the part's interval, or ''."""
+    single = [name for name in (*part.targets, *part.attributes) if len(vectors.words[name]) == 1]
+    if not single:
+        return ""
+    names = ", ".join(repr(name) for name in single)
+    if _every_set_single(part, vectors):
+        return (
+            f"{method.label} ({part.label}): every set has one word ({names}), so a bootstrap "
+            "would resample nothing: no interval"
+        )
+    return (
+        f"{method.label} ({part.label}): {names} has one word, so the bootstrap interval cannot "
+        "show its sampling variability: it is narrower than the uncertainty"
+    )
+
+
+def _every_set_single(part: Part, vectors: QueryVectors) -> bool:
+    """Whether every set of ``part`` has one word: each resample would be the observed sets."""
+    return all(len(vectors.words[name]) == 1 for name in (*part.targets, *part.attributes))
+
+
+def left_out_lines(run: Run) -> list[str]:
+    """A line per set that lost words, each word with why (the console and the report), then
+    a line per metric that left out more for itself (RIPA: the partners of words a pair lost,
+    ``left_out_by_metric`` of the combined page)."""
     from wordlens.report.html import listed_by_reason
 
     why = run.metadata.get("why_left_out", {})
-    return [
+    lines = [
         f"set {name}: {len(words)} word(s) left out: {listed_by_reason(words, why, None)}"
         for name, words in run.metadata.get("left_out", {}).items()
     ]
+    for metric, sets in run.metadata.get("left_out_by_metric", {}).items():
+        lines.extend(
+            f"{metric}, set {name}: {len(words)} word(s) left out: "
+            f"{listed_by_reason(words, why, None)}"
+            for name, words in sets.items()
+        )
+    return lines

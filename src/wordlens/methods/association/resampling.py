@@ -7,12 +7,18 @@ value per layer (:data:`Score`); both procedures call it on resampled sets, all 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
+from wordlens.errors import FewPartitionsWarning
 from wordlens.methods.association.vectors import FloatArray
+from wordlens.stats.association import RELATIVE_TOLERANCE
+from wordlens.stats.diagnostics import few_partitions_warning, few_swaps_warning
+from wordlens.stats.permutation import BoolArray, is_exact, iter_partitions
 
 Score = Callable[[Sequence[FloatArray], Sequence[FloatArray]], FloatArray]
 """(target sets, attribute sets) → the metric, ``[n_layers]``."""
@@ -68,6 +74,30 @@ def bootstrap_interval(
     return low, high
 
 
+@dataclass(frozen=True)
+class PermutationOutcome:
+    """A permutation test of a metric at every layer (:func:`permutation_p`).
+
+    Attributes
+    ----------
+    p : FloatArray, shape ``[n_layers]``
+        ``#{relabellings reaching the observed value} / N``, the observed relabelling counted
+        (never 0); NaN where the observed value is NaN.
+    n_relabellings : int
+        ``N``: every relabelling (exact) or the observed one and ``N - 1`` random others.
+    exact : bool
+        Whether every relabelling was enumerated.
+    warning : FewPartitionsWarning or None
+        Given when there are fewer than
+        :data:`~wordlens.stats.diagnostics.MIN_PARTITIONS` relabellings in all (what p can be).
+    """
+
+    p: FloatArray
+    n_relabellings: int
+    exact: bool
+    warning: FewPartitionsWarning | None
+
+
 def permutation_p(
     score: Score,
     targets: Sequence[FloatArray],
@@ -77,17 +107,24 @@ def permutation_p(
     seed: int,
     paired_targets: bool = False,
     tail: Tail = "two-sided",
-) -> FloatArray:
+) -> PermutationOutcome:
     """Permutation p of ``score`` at each layer under the null that the two target sets are
-    exchangeable: the words of ``X ∪ Y`` are split at random into sets of the sizes of ``X``
-    and ``Y`` (without replacement, as Caliskan et al.'s WEAT test), and
-    ``p = (1 + b) / (1 + m)`` with ``b`` the number of the ``m`` random partitions whose value
-    reaches the observed one (Phipson & Smyth 2010: never 0) in the direction of ``tail``:
-    ``|value|`` at least the observed ``|value|`` (``"two-sided"``, a metric whose no-bias value
-    is 0), the value at least (``"greater"``) or at most (``"less"``: ECT, whose no-bias value
-    is 1) the observed one. With
-    ``paired_targets`` (pairs ``(x_i, y_i)`` by position) the null exchanges the two words
-    within each pair: each random relabelling swaps a random subset of the pairs.
+    exchangeable.
+
+    Unpaired (the scheme of Caliskan et al.'s WEAT test), a relabelling is a partition of the
+    words of ``X ∪ Y`` into sets of the sizes of ``X`` and ``Y``; paired (pairs ``(x_i, y_i)``
+    by position, RIPA's ``relation="pairs"``), it swaps the two words of each pair in a subset
+    of the pairs. Of the ``R`` relabellings (``C(|X| + |Y|, |X|)``, or ``2^n`` for ``n``
+    pairs) all are enumerated when ``R <= permutations`` (exact test), else the observed one
+    and ``permutations - 1`` others are used (:func:`~wordlens.stats.permutation.
+    iter_partitions`: distinct random partitions; swaps: drawn with replacement). Then
+    ``p = #{relabellings reaching the observed value} / N`` over the ``N`` used, the observed
+    one counted: the exact permutation p when all are enumerated, Phipson & Smyth's (2010)
+    ``(b + 1) / (m + 1)`` when sampled, never 0. A relabelling reaches the observed value in
+    the direction of ``tail``: ``|value|`` at least the observed ``|value|``
+    (``"two-sided"``, a metric whose no-bias value is 0), the value at least (``"greater"``)
+    or at most (``"less"``: ECT, whose no-bias value is 1) the observed one, up to a relative
+    tolerance of 1e-12.
 
     Raises
     ------
@@ -95,25 +132,58 @@ def permutation_p(
         If there are not exactly two target sets (a bug in the metric, not the user's input).
     """
     if len(targets) != 2:
-        raise ValueError("the permutation test partitions exactly two target sets")
-    rng = np.random.default_rng(seed)
-    sign = {"two-sided": 1.0, "greater": 1.0, "less": -1.0}[tail]
+        raise ValueError("the permutation test relabels exactly two target sets")
+    sign = -1.0 if tail == "less" else 1.0
 
     def oriented(values: FloatArray) -> FloatArray:
         return np.abs(values) if tail == "two-sided" else sign * values
 
     observed = oriented(score(targets, attributes))
-    pooled = np.concatenate(targets)
-    size = len(targets[0])
+    threshold = observed - RELATIVE_TOLERANCE * np.maximum(1.0, np.abs(observed))
     reached = np.zeros_like(observed)
-    for _ in range(permutations):
-        if paired_targets:
-            swap = rng.random(size) < 0.5
-            split = [np.where(swap[:, None, None], t1, t0) for t0, t1 in (targets, targets[::-1])]
-        else:
-            order = rng.permutation(len(pooled))
-            split = [pooled[order[:size]], pooled[order[size:]]]
+    n_relabellings = 0
+    for split in _relabellings(targets, permutations, seed, paired=paired_targets):
         with np.errstate(invalid="ignore"):
-            reached += oriented(score(split, attributes)) >= observed - 1e-12
-    p = (1 + reached) / (1 + permutations)
-    return np.where(np.isnan(observed), np.nan, p)
+            reached += oriented(score(split, attributes)) >= threshold
+        n_relabellings += 1
+    n_x, n_y = len(targets[0]), len(targets[1])
+    if paired_targets:
+        exact = 2**n_x <= permutations
+        warning = few_swaps_warning(n_x, permutations)
+    else:
+        exact = is_exact(n_x, n_y, permutations)
+        warning = few_partitions_warning(
+            n_x, n_y, "target words", n_samples=permutations, observed_counts=True
+        )
+    p = np.where(np.isnan(observed), np.nan, reached / n_relabellings)
+    return PermutationOutcome(p, n_relabellings, exact, warning)
+
+
+def _relabellings(
+    targets: Sequence[FloatArray], permutations: int, seed: int, *, paired: bool
+) -> Iterator[list[FloatArray]]:
+    """The relabelled target sets of :func:`permutation_p`, the observed ones first."""
+    x, y = targets
+    if paired:
+        for swap in _swaps(len(x), permutations, seed):  # [n_pairs] each
+            chosen = swap[:, None, None]
+            yield [np.where(chosen, y, x), np.where(chosen, x, y)]
+        return
+    pooled = np.concatenate(targets)
+    for chunk in iter_partitions(len(x), len(y), n_samples=permutations, seed=seed):
+        for first in chunk:  # [n_x + n_y] bool
+            yield [pooled[first], pooled[~first]]
+
+
+def _swaps(n_pairs: int, permutations: int, seed: int) -> Iterator[BoolArray]:
+    """Which pairs each relabelling swaps: all ``2^n_pairs`` subsets when they fit in
+    ``permutations`` (none swapped first), else none then ``permutations - 1`` random subsets
+    (each pair swapped with probability 1/2, drawn with replacement)."""
+    if 2**n_pairs <= permutations:
+        for subset in itertools.product((False, True), repeat=n_pairs):
+            yield np.array(subset, dtype=bool)
+        return
+    yield np.zeros(n_pairs, dtype=bool)
+    rng = np.random.default_rng(seed)
+    for _ in range(permutations - 1):
+        yield rng.random(n_pairs) < 0.5

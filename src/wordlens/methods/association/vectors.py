@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -9,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from wordlens.contexts import word_targets
-from wordlens.errors import EmptyInputError
+from wordlens.errors import EmptyInputError, shown_word
 
 if TYPE_CHECKING:
     from wordlens.methods.association.config import AssociationConfig
@@ -59,18 +61,24 @@ def embed_query(
     """Embed every word of ``query`` once (in ``config``'s context, layers and pooling) and
     split the vectors by set.
 
-    Words the model cannot read, or cannot tell apart from another word of the query (an
-    uncased model's "Bill" and "bill"), are left out of their set, counted and listed
-    (:attr:`QueryVectors.left_out`), never dropped silently.
+    Words the model cannot read are left out of their set, counted and listed
+    (:attr:`QueryVectors.left_out`), never dropped silently. Two words the model reads as one
+    (an uncased tokenizer's "Gun" and "gun", a static vocabulary's case-folded lookup, "café"
+    composed and decomposed) are one word to it: where the query may not repeat a word (within
+    a set, across the two target sets, across the two attribute sets) such twins are refused
+    (:func:`refuse_twins`), as the query refuses a word written twice.
 
     Raises
     ------
     EmptyInputError
         If a set loses every word (naming the set and why).
+    WordSetError
+        If two words the query may not repeat reach the same vector (naming both, their sets
+        and why).
     """
     sets = {**query.targets, **query.attributes}
     words = list(dict.fromkeys(word for members in sets.values() for word in members))
-    why = model.missing_reasons(words)
+    why = model.missing_reasons(words, tell_apart=False)
     present = [word for word in words if word not in why]
     left_out = {
         name: [word for word in members if word in why]
@@ -95,6 +103,7 @@ def embed_query(
     )
     row = {word: index for index, word in enumerate(present)}
     kept = {name: [word for word in members if word not in why] for name, members in sets.items()}
+    refuse_twins(query, kept, {word: embeddings.vectors[row[word]] for word in present}, model)
 
     def vectors(name: str) -> FloatArray:
         return np.asarray(embeddings.vectors[[row[w] for w in kept[name]]], dtype=np.float64)
@@ -107,3 +116,73 @@ def embed_query(
         left_out,
         why,
     )
+
+
+def refuse_twins(
+    query: Query,
+    kept: Mapping[str, Sequence[str]],
+    vectors: Mapping[str, npt.NDArray[np.floating]],
+    model: WordEmbedder,
+) -> None:
+    """Refuse two distinct words that reach the same vector where the query may not repeat a
+    word: in one set, in the two target sets, or in the two attribute sets (a target word may
+    also be an attribute word, as in the query itself).
+
+    Parameters
+    ----------
+    query
+        The query (its sets' roles).
+    kept
+        Set name → the words the model reads, in the query's order.
+    vectors
+        Word → its vectors ``[n_layers, dim]`` (every layer must match for twins).
+    model
+        The model (its name and its :meth:`~wordlens.models.base.WordEmbedder.spelling`, for
+        the reason).
+
+    Raises
+    ------
+    WordSetError
+        Naming each pair of twins, their sets and why the model reads them as one.
+    """
+    from wordlens.errors import WordSetError
+
+    role = {name: "targets" for name in query.targets}
+    role |= {name: "attributes" for name in query.attributes}
+    groups: dict[bytes, list[tuple[str, str]]] = {}
+    for name, members in kept.items():
+        for word in members:
+            key = np.ascontiguousarray(vectors[word]).tobytes()
+            groups.setdefault(key, []).append((word, name))
+    twins = [
+        f"{_shown(first, second)} ({first_set}) and {_shown(second, first)} ({second_set}): "
+        + _why_twins(first, second, model)
+        for group in groups.values()
+        for (first, first_set), (second, second_set) in itertools.combinations(group, 2)
+        if first != second and role[first_set] == role[second_set]
+    ]
+    if twins:
+        raise WordSetError(
+            f"{model.info.name} reads these words as one word (the same vector at every "
+            f"layer), so a query may not list both where it may not repeat a word: "
+            + "; ".join(twins)
+            + ". Keep one of each."
+        )
+
+
+def _why_twins(first: str, second: str, model: WordEmbedder) -> str:
+    """Why the model reads two distinct words alike, as far as their spelling tells."""
+    if model.spelling(first) == model.spelling(second):
+        return f"one spelling once Unicode-normalised ({model.unicode_form})"
+    if first.casefold() == second.casefold():
+        return "they differ only in case, which its lookup or tokenizer folds"
+    return "the same vector"
+
+
+def _shown(word: str, twin: str) -> str:
+    """``word`` quoted, with escapes (``'cafe\\u0301'``) where it would look like its twin (one
+    NFC form)."""
+    import unicodedata
+
+    alike = unicodedata.normalize("NFC", word) == unicodedata.normalize("NFC", twin)
+    return ascii(word) if alike else shown_word(word)

@@ -21,6 +21,7 @@ from wordlens.methods.association import AssociationConfig, AssociationMethod
 from wordlens.methods.association.method import (
     embedded_query,
     headline_key,
+    left_out_lines,
     query_metadata,
     read_query,
     sentence,
@@ -88,19 +89,35 @@ class Associations(Method[AssociationConfig]):
         from wordlens.methods.associations.ranking import disagreements, layer_ranks, strength
 
         query, embedder, vectors = embedded_query(self.read_inputs(config), model, config, context)
-        tables, uncertainty = [], {}
+        tables, uncertainty, notes = [], {}, []
+        left_out_by_metric: dict[str, dict[str, list[str]]] = {}
+        why = dict(vectors.why)
         metrics = association_metrics()
         if not metrics:
             raise WordlensError("no association metric is registered (wordlens methods)")
         for metric in metrics:
             own = metric_config(metric, config)
-            table = metric.table(vectors, query, own)
+            scored = metric.scored(vectors, query, own)
+            table = scored.table
             tables.append(table.assign(strength=strength(table["value"], metric.more_bias)))
             uncertainty[metric.name] = metric.uncertainty(own)
+            notes.extend(scored.notes)
+            if scored.vectors.left_out != vectors.left_out:
+                left_out_by_metric[metric.name] = scored.vectors.left_out
+                why |= scored.vectors.why
         scores = pd.concat(tables, ignore_index=True)
+        shared = query_metadata(embedder, query, config, vectors)
         metadata = {
             "method": self.title,
-            **query_metadata(embedder, query, config, vectors),
+            **shared,
+            "left_out_by_metric": left_out_by_metric,
+            "why_left_out": {
+                word: why[word]
+                for sets in (vectors.left_out, *left_out_by_metric.values())
+                for words in sets.values()
+                for word in words
+            },
+            "notes": notes,
             "metrics": {
                 m.name: {
                     "title": m.title,
@@ -177,7 +194,7 @@ class Associations(Method[AssociationConfig]):
             f"(rho < 0, p < {DISAGREEMENT_ALPHA}); {negative - len(lines)} more have rho < 0 "
             "without that evidence"
         )
-        return [ranks, summary, *lines]
+        return [ranks, summary, *lines, *left_out_lines(run), *run.metadata.get("notes", [])]
 
     def report(self, run: Run) -> Report:
         from wordlens.methods.associations.ranking import DISAGREEMENT_ALPHA
@@ -238,4 +255,6 @@ class Associations(Method[AssociationConfig]):
             "with fewer than three layers or a constant strength."
         )
         report.table(run.tables["disagreements"])
+        for line in [*left_out_lines(run), *run.metadata.get("notes", [])]:
+            report.paragraph(line, note=True)
         return report

@@ -19,8 +19,7 @@ from wordlens.methods.ripa.config import RipaConfig
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    import pandas as pd
-
+    from wordlens.methods.association.method import Scheme
     from wordlens.methods.association.vectors import FloatArray, QueryVectors
     from wordlens.resources import Query
 
@@ -38,7 +37,9 @@ class Ripa(AssociationMethod[RipaConfig]):
     ``X``; with ``relation="pairs"``, WEFE's variant, each pair's unit difference and the
     association averaged over the pairs. The value for an attribute set ``A`` is
     ``mean_{w in A} w · b``: positive when ``A`` leans towards ``X``. One part per attribute
-    set; every layer at once.
+    set; every layer at once. A pair that loses a word to the model loses both
+    (:meth:`usable`). The test of ``relation="pc"`` partitions the attribute words, that of
+    ``relation="pairs"`` swaps words within pairs (:meth:`scheme`).
 
     References
     ----------
@@ -63,7 +64,15 @@ class Ripa(AssociationMethod[RipaConfig]):
     def score(
         self, targets: Sequence[FloatArray], attributes: Sequence[FloatArray], config: RipaConfig
     ) -> FloatArray:
-        """Mean RIPA of the attribute set's words, ``[n_layers]``.
+        """Mean RIPA of the attribute set's words, ``[n_layers]``."""
+        (words,) = attributes
+        means: FloatArray = self.word_scores(targets, words, config).mean(axis=0)
+        return means
+
+    def word_scores(
+        self, targets: Sequence[FloatArray], words: FloatArray, config: RipaConfig
+    ) -> FloatArray:
+        """Each word's RIPA ``β(w; b) = <w, b>`` (§5), ``[n_words, n_layers]``.
 
         Raises
         ------
@@ -80,30 +89,70 @@ class Ripa(AssociationMethod[RipaConfig]):
                 f"ripa pairs the two target sets by position, so they need the same number of "
                 f"words, not {len(x)} and {len(y)}"
             )
-        (words,) = attributes
         b = relation_vector(x, y, config.relation)  # [n_layers, dim]
-        return np.asarray(np.einsum("wld,ld->wl", words, b).mean(axis=0), dtype=np.float64)
+        return np.asarray(np.einsum("wld,ld->wl", words, b), dtype=np.float64)
 
-    def table(self, vectors: QueryVectors, query: Query, config: RipaConfig) -> pd.DataFrame:
-        """The association table (the bootstrap draws pairs, :attr:`paired_targets`), once the
-        two target sets are known to pair up.
+    def scheme(self, config: RipaConfig) -> Scheme:
+        """``relation="pairs"``: swaps within pairs (each swap flips the sign of that pair's
+        term, so the test can reject). ``relation="pc"``: swapping the words of pair ``i`` flips
+        row ``i`` of the differences ``D``, which leaves ``DᵀD``, and so ``b``, unchanged up to
+        sign: ``|value|`` never moves and such a test could never reject. Its test partitions
+        the attribute words instead: under the null that the two attribute sets are
+        exchangeable in their association with the relation, their mean ``β(w; b)`` differ
+        only by chance: Pitman's (1937) two-sample permutation test, the scheme of Caliskan et
+        al.'s WEAT test applied to the attribute words, with ``b`` fixed by the targets.
+
+        References
+        ----------
+        Pitman, E. J. G. (1937). Significance tests which may be applied to samples from any
+        populations. *Supplement to the Journal of the Royal Statistical Society* 4(1),
+        119-130.
+        """
+        return "target pairs" if config.relation == "pairs" else "attribute words"
+
+    def usable(self, vectors: QueryVectors, query: Query) -> QueryVectors:
+        """The query's vectors less every pair that lost a word: both words of such a pair are
+        left out, the partner with the reason (pairing by position would otherwise shift and
+        pair words nobody paired).
 
         Raises
         ------
         WordSetError
-            If the two target sets differ in size, naming them and the words left out.
+            If the query's two target sets differ in size, or no pair is left whole.
         """
+        from dataclasses import replace
+
         (x_name, y_name) = query.targets
-        sizes = [len(vectors.words[x_name]), len(vectors.words[y_name])]
-        if sizes[0] != sizes[1]:
-            lost = "; ".join(
-                f"{name} lost {', '.join(vectors.left_out[name])}"
-                for name in (x_name, y_name)
-                if name in vectors.left_out
-            )
+        xs, ys = query.targets[x_name], query.targets[y_name]
+        if len(xs) != len(ys):
             raise WordSetError(
                 f"ripa pairs the target sets by position, so {x_name!r} and {y_name!r} need the "
-                f"same number of words, not {sizes[0]} and {sizes[1]}"
-                + (f" (the model lacks some: {lost})" if lost else "")
+                f"same number of words, not {len(xs)} and {len(ys)}"
             )
-        return super().table(vectors, query, config)
+        lacking = {w for name in (x_name, y_name) for w in vectors.left_out.get(name, [])}
+        broken = [(x, y) for x, y in zip(xs, ys, strict=True) if x in lacking or y in lacking]
+        if not broken:
+            return vectors
+        why = dict(vectors.why)
+        for x, y in broken:
+            for word, partner in ((x, y), (y, x)):
+                if word not in lacking:
+                    why[word] = (
+                        f"its pair partner {partner!r} is left out ({vectors.why[partner]}), and "
+                        "ripa pairs the target sets by position"
+                    )
+        if len(broken) == len(xs):
+            raise WordSetError(
+                f"ripa pairs {x_name!r} with {y_name!r} by position, and every pair lost a word: "
+                + "; ".join(f"{x!r} / {y!r}" for x, y in broken)
+            )
+        dropped = {w for pair in broken for w in pair}
+        left_out = dict(vectors.left_out)
+        targets = dict(vectors.targets)
+        words = dict(vectors.words)
+        for name, members in ((x_name, xs), (y_name, ys)):
+            keep = [i for i, w in enumerate(vectors.words[name]) if w not in dropped]
+            targets[name] = vectors.targets[name][keep]
+            words[name] = [vectors.words[name][i] for i in keep]
+            left_out[name] = [w for w in members if w in dropped]
+        return replace(vectors, targets=targets, words=words, left_out=left_out, why=why)
