@@ -254,3 +254,20 @@ def test_a_good_query_gets_as_far_as_the_model(tmp_path: Path, not_a_model: Path
     path.write_text(YAML)
     result = run_wordlens("weat", "-m", str(not_a_model), "--query", str(path))
     assert result.returncode == 2 and NOT_LOADED in result.stderr, result.stderr
+
+
+def test_twins_after_the_lookup_are_refused_and_the_ten_tests_have_none(
+    glove: WordEmbedder, minilm: WordEmbedder
+) -> None:
+    """GloVe's lookup folds case, so "Gun" (X) and "gun" (Y) are one row: WEAT refuses them
+    as the query refuses a word written twice. Caliskan et al.'s ten tests have no twins on
+    GloVe or minilm-l6 (all ten still run)."""
+    twins = Query(
+        targets={"instruments": ["guitar", "Gun", "piano"], "weapons": ["gun", "sword", "rifle"]},
+        attributes=ATTRIBUTES,
+    )
+    with pytest.raises(WordSetError, match=r"'Gun' \(X\) and 'gun' \(Y\): they differ only in"):
+        wordlens.weat(glove, query=twins, permutations=100)
+    for model in (glove, minilm):
+        run = run_weat(model, config=WeatConfig(permutations=10, layers=(0,)))
+        assert set(run.tables["weat"]["test"]) == set(range(1, 11))

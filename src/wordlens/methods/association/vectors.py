@@ -103,7 +103,9 @@ def embed_query(
     )
     row = {word: index for index, word in enumerate(present)}
     kept = {name: [word for word in members if word not in why] for name, members in sets.items()}
-    refuse_twins(query, kept, {word: embeddings.vectors[row[word]] for word in present}, model)
+    roles = {name: "targets" for name in query.targets}
+    roles |= {name: "attributes" for name in query.attributes}
+    refuse_twins(roles, kept, {word: embeddings.vectors[row[word]] for word in present}, model)
 
     def vectors(name: str) -> FloatArray:
         return np.asarray(embeddings.vectors[[row[w] for w in kept[name]]], dtype=np.float64)
@@ -119,19 +121,20 @@ def embed_query(
 
 
 def refuse_twins(
-    query: Query,
+    roles: Mapping[str, str],
     kept: Mapping[str, Sequence[str]],
     vectors: Mapping[str, npt.NDArray[np.floating]],
     model: WordEmbedder,
+    context: str = "",
 ) -> None:
-    """Refuse two distinct words that reach the same vector where the query may not repeat a
-    word: in one set, in the two target sets, or in the two attribute sets (a target word may
-    also be an attribute word, as in the query itself).
+    """Refuse two distinct words that reach the same vector where a query may not repeat a
+    word: in one set, or in two sets of one role (the two target sets, the two attribute sets;
+    a target word may also be an attribute word, as in the query itself).
 
     Parameters
     ----------
-    query
-        The query (its sets' roles).
+    roles
+        Set name → its role (``"targets"``, ``"attributes"``).
     kept
         Set name → the words the model reads, in the query's order.
     vectors
@@ -139,6 +142,8 @@ def refuse_twins(
     model
         The model (its name and its :meth:`~wordlens.models.base.WordEmbedder.spelling`, for
         the reason).
+    context
+        What the message names first (``"WEAT test 0 (...): "``), or nothing.
 
     Raises
     ------
@@ -147,8 +152,6 @@ def refuse_twins(
     """
     from wordlens.errors import WordSetError
 
-    role = {name: "targets" for name in query.targets}
-    role |= {name: "attributes" for name in query.attributes}
     groups: dict[bytes, list[tuple[str, str]]] = {}
     for name, members in kept.items():
         for word in members:
@@ -159,11 +162,11 @@ def refuse_twins(
         + _why_twins(first, second, model)
         for group in groups.values()
         for (first, first_set), (second, second_set) in itertools.combinations(group, 2)
-        if first != second and role[first_set] == role[second_set]
+        if first != second and roles[first_set] == roles[second_set]
     ]
     if twins:
         raise WordSetError(
-            f"{model.info.name} reads these words as one word (the same vector at every "
+            f"{context}{model.info.name} reads these words as one word (the same vector at every "
             f"layer), so a query may not list both where it may not repeat a word: "
             + "; ".join(twins)
             + ". Keep one of each."

@@ -29,6 +29,7 @@ import pandas as pd
 
 from wordlens.contexts import word_targets
 from wordlens.errors import EmptyInputError, WordlensWarning
+from wordlens.methods.association.vectors import refuse_twins
 from wordlens.methods.weat.config import WeatConfig
 from wordlens.models.base import WordEmbedder
 from wordlens.resources import WeatTest, WordSet, load_weat_tests
@@ -180,6 +181,13 @@ def run_weat(
             why_missing.update(why)
             missing = set(why)
             sets = [_kept(word_set, missing, test) for word_set in (test.x, test.y, test.a, test.b)]
+            refuse_twins(
+                dict(zip("XYAB", ("targets", "targets", "attributes", "attributes"), strict=True)),
+                dict(zip("XYAB", sets, strict=True)),
+                {word: embeddings.vectors[row_of[word]] for words in sets for word in words},
+                model,
+                f"WEAT test {test.id} ({test.title}), sets X, Y, A, B: ",
+            )
             lost = [word for word in words if word in missing]
             if lost:
                 dropped[str(test.id)] = lost
