@@ -34,8 +34,11 @@ class AssociationConfig:
         Bootstrap resamples (words drawn with replacement within each set) of the percentile
         interval of the metric at each layer; 0: no interval.
     permutations
-        Random partitions of the two target sets' words of the permutation test, for a
-        metric that compares the two target sets; 0: no test.
+        Most relabellings of the permutation test (the observed one included): all of them
+        when there are no more (exact test), else the observed one and random others. What a
+        relabelling is depends on the metric (:meth:`~wordlens.methods.association.method.
+        AssociationMethod.scheme`): a partition of the two target sets' words, a swap within
+        target pairs, or a partition of two attribute sets' words; 0: no test.
     confidence
         Level of the bootstrap interval.
     seed
@@ -58,7 +61,9 @@ class AssociationConfig:
         1000, "Bootstrap resamples of the words for the interval at each layer (0: none)."
     )
     permutations: int = option(
-        10_000, "Random partitions of the target words for the permutation p (0: none)."
+        10_000,
+        "Most relabellings of the permutation test, the observed one included; all when there "
+        "are no more (exact). 0: no test.",
     )
     confidence: float = option(0.95, "Level of the bootstrap interval.")
     seed: int = option(0, "Seed of the resamples and partitions.")
