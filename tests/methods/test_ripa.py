@@ -274,3 +274,40 @@ def test_identical_pairs_give_nan_not_an_error(glove: WordEmbedder) -> None:
     for relation in ("pc", "pairs"):
         value = Ripa().score([x, x.copy()], [words], RipaConfig(relation=relation))
         assert value.shape == (1,) and np.isnan(value).all()
+
+
+def random_queries(count: int, size: int, seed: int) -> list[dict[str, dict[str, list[str]]]]:
+    """``count`` queries of ``size`` random GloVe words per set (alphabetic words of frequency
+    ranks 1,000 to 20,000, no word twice in a query): a null that is true, since nothing makes
+    one set differ from another but chance."""
+    from tests.peer_data import raw_glove
+
+    _, row_of = raw_glove()
+    pool = sorted((row, w) for w, row in row_of.items() if 1000 <= row < 20_000 and w.isalpha())
+    words = np.array([w for _, w in pool])
+    rng = np.random.default_rng(seed)
+    queries = []
+    for _ in range(count):
+        drawn = rng.choice(words, 4 * size, replace=False).tolist()
+        queries.append(
+            {
+                "targets": {"x": drawn[:size], "y": drawn[size : 2 * size]},
+                "attributes": {"a": drawn[2 * size : 3 * size], "b": drawn[3 * size :]},
+            }
+        )
+    return queries
+
+
+@pytest.mark.parametrize("relation", ["pc", "pairs"])
+def test_the_tests_hold_their_level_on_random_words(glove: WordEmbedder, relation: str) -> None:
+    """200 queries of random words (8 per set): the share of p < 0.05 lies in [0.02, 0.09]
+    for both relations' tests (a test of level 0.05 rejects a true null about 5% of the time;
+    the band is about ±2.5 binomial standard errors of 200 draws)."""
+    p_values = []
+    for query in random_queries(200, 8, seed=38):
+        run = wordlens.run(
+            "ripa", glove, query=query, relation=relation, bootstrap=0, permutations=400
+        )
+        p_values.append(run.tables["scores"]["p_value"].iloc[0])  # part "a"
+    share = float(np.mean(np.array(p_values) < 0.05))
+    assert 0.02 <= share <= 0.09, f"share of p < 0.05 over 200 random queries: {share:.3f}"
