@@ -373,7 +373,7 @@ class AssociationMethod(Method[C]):
         table = run.tables["scores"]
         grid = Table(
             title=f"{self.title} on {run.metadata['model']['name']} ({self.more_bias}: more "
-            "association)",
+            "association): value \\[interval] p",
             title_justify="left",
         )
         grid.add_column("layer", justify="right")
@@ -486,10 +486,13 @@ def read_query(name: str, given: Query | None, config: AssociationConfig) -> Que
 def _cell(row: pd.Series) -> str:
     import pandas as pd
 
+    from wordlens.report import format_p
+
     if pd.isna(row["value"]):
         return "nan"
     interval = "" if pd.isna(row["ci_low"]) else f" [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]"
-    return f"{row['value']:+.3f}{interval}"
+    p = "" if pd.isna(row["p_value"]) else f" p {format_p(row['p_value'])}"
+    return f"{row['value']:+.3f}{interval}{p}"
 
 
 def _single_word_note(method: AssociationMethod[Any], part: Part, vectors: QueryVectors) -> str:
