@@ -175,6 +175,21 @@ def interval_half_width(low: float, high: float) -> float:
     return (high - low) / 2
 
 
+def printed_range_margin(value: float, low: float, high: float, resolution: float) -> float:
+    """How far ``value`` is inside a range the paper prints as ``low-high`` ("1-3 F1 points",
+    "+1-5 F1", "20-50%"), whose ends are printed to ``resolution`` (1 for "1-3", .01 for
+    ".20-.50").
+
+    The one rounding rule for printed ranges: a value is in the range when it would print
+    within it at the range's own precision (rounded half up), that is when
+    ``low - resolution / 2 <= value <= high + resolution / 2``: 1.16 and 3.14 F1 points are in
+    "1-3"; 0.4 and 3.6 are not. The margin is the distance to the nearer end of that interval,
+    positive inside and negative outside (NaN if ``value`` is); a value on an end has margin 0.
+    """
+    half = resolution / 2
+    return min(value - (low - half), high + half - value)
+
+
 @dataclass(frozen=True)
 class Cells:
     """The values of a paper's items from one column of the reproduction table: as published
