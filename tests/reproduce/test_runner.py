@@ -34,7 +34,12 @@ from wordlens.reproduce.base import (
     printed_range_margin,
 )
 from wordlens.reproduce.published import PAPERS, load_published
-from wordlens.reproduce.report import UNSUPPORTED, reproduction_report, unsupported_findings
+from wordlens.reproduce.report import (
+    UNSUPPORTED,
+    console_summary,
+    reproduction_report,
+    unsupported_findings,
+)
 from wordlens.reproduce.runner import (
     ReproduceOptions,
     _agrees,
@@ -226,6 +231,10 @@ def test_the_report_lists_where_the_papers_numbers_do_not_support_its_words(pape
             assert entry.finding in section
     if not contradicted(paper):
         assert "None: every finding that rests on printed numbers holds" in section
+    summary = console_summary(reproduction, Path("report.html"))
+    named = "not supported by the paper's own numbers: "
+    assert (named in summary) is bool(contradicted(paper))
+    assert all(finding in summary for finding in contradicted(paper))
 
 
 @pytest.mark.parametrize("paper", PAPERS)

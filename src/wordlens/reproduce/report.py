@@ -106,11 +106,15 @@ def experiment_announcer(say: Callable[[str], object]) -> Callable[[Experiment],
 
 def console_summary(reproduction: Reproduction, report: Path) -> str:
     """The lines the console prints after the findings: what was measured, the headline counts
-    (result numbers, numbers about the data and bounds apart) and where the report is."""
+    (result numbers, numbers about the data and bounds apart), the findings the paper's own
+    numbers do not support (if any) and where the report is."""
     table = reproduction.table
     measured = int(table["measured"].notna().sum())
     lines = [f"{measured} of {len(table)} published numbers measured"]
     lines += [f"  {words}: {count}" for words, count in agreement_counts(table).items()]
+    unsupported = unsupported_findings(reproduction.findings)["finding"].tolist()
+    if unsupported:
+        lines.append(f"not supported by the paper's own numbers: {', '.join(unsupported)}")
     return "\n".join([*lines, f"report: {report}"])
 
 
