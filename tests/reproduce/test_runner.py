@@ -29,6 +29,7 @@ from wordlens.reproduce.base import (
     TableCheck,
     all_hold,
     combined_uncertainty,
+    every_part,
     interval_half_width,
     judge,
     printed_range_margin,
@@ -137,6 +138,14 @@ def test_parts_combine_on_the_weakest_deciding_part() -> None:
     assert all_hold([holds, absent]).verdict == "not measurable"
     assert all_hold([]).verdict == "not measurable"
     assert all_hold([holds, weak], "both").evidence == "both: a; b"
+
+
+def test_a_claim_about_every_part_names_the_parts_against_it_first() -> None:
+    holds, weak, fails = judge(0.5, 0.1, "a"), judge(0.2, 0.1, "b"), judge(-0.3, 0.1, "c")
+    check = every_part([holds, fails, weak], "all tasks")
+    assert (check.verdict, check.margin) == ("does not hold", -0.3)
+    assert check.evidence == "all tasks: 2 of 3 hold (does not hold: c | holds: a; b)"
+    assert every_part([holds, weak], "both").evidence == "both: 2 of 2 hold (holds: a; b)"
 
 
 def test_combined_uncertainty_adds_in_quadrature() -> None:

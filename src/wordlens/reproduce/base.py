@@ -152,6 +152,21 @@ def all_hold(parts: Sequence[Check], evidence: str = "") -> Check:
     raise AssertionError("unreachable: every part has a verdict")  # pragma: no cover
 
 
+def every_part(parts: Sequence[Check], claim: str) -> Check:
+    """A claim about every one of ``parts`` ("on all tasks", "at each size"): the verdict,
+    margin and uncertainty of :func:`all_hold`, its evidence grouping the parts by verdict, the
+    ones against the claim first: ``claim: 17 of 18 hold (does not hold: a | holds: b; c)``."""
+    combined = all_hold(parts)
+    held = sum(part.verdict == "holds" for part in parts)
+    groups = [
+        f"{verdict}: " + "; ".join(part.evidence for part in parts if part.verdict == verdict)
+        for verdict in ("does not hold", "inconclusive", "not measurable", "holds")
+        if any(part.verdict == verdict for part in parts)
+    ]
+    text = f"{claim}: {held} of {len(parts)} hold ({' | '.join(groups)})"
+    return Check(combined.verdict, text, combined.margin, combined.uncertainty)
+
+
 def _ordered(margin: float) -> float:
     return math.inf if math.isnan(margin) else margin
 

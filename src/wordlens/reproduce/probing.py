@@ -62,7 +62,6 @@ References
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 from collections.abc import Mapping, Sequence
@@ -86,6 +85,7 @@ from wordlens.reproduce.base import (
     TableCheck,
     all_hold,
     combined_uncertainty,
+    every_part,
     judge,
     printed_range_margin,
 )
@@ -691,23 +691,12 @@ def check_lexical_over_glove(cells: Cells) -> Check:
                     f"Lex.) {glove.value:.1f}",
                 )
             )
-    return _exceptions_named(
+    return every_part(
         parts,
         "the paper: 'on all tasks except for Winograd coreference, the lexical representations "
         "used by the ELMo and GPT models outperform GloVe vectors' (Table 2, ELMo and GPT on "
         "each of the nine other tasks)",
     )
-
-
-def _exceptions_named(parts: Sequence[Check], claim: str) -> Check:
-    """:func:`~wordlens.reproduce.base.all_hold` of ``parts`` (a claim about every one of
-    them), its evidence naming only the parts that do not hold: ``claim: 16 of 18 hold; not:
-    ...``."""
-    combined = all_hold(parts)
-    held = sum(part.verdict == "holds" for part in parts)
-    others = "; ".join(part.evidence for part in parts if part.verdict != "holds")
-    text = f"{claim}: {held} of {len(parts)} hold" + (f"; not: {others}" if others else "")
-    return dataclasses.replace(combined, evidence=text)
 
 
 def check_mix_beats_cat(cells: Cells) -> Check:
