@@ -16,6 +16,10 @@ A :class:`PaperReproduction` (one per paper, registered in :data:`REPRODUCTIONS`
   :class:`TableCheck` over those items (the reproduction table's cells), evaluated twice: on the
   published values (:meth:`Cells.published`) and on this run's (:meth:`Cells.measured`); a
   finding that rests on a figure or on prose is a function of the runs (:data:`CheckFunction`).
+  A check tests the paper's words ("most", "all ... except", a printed range:
+  :func:`printed_range_margin`), so where the paper's own numbers contradict them its
+  published verdict is ``does not hold``, and the report lists the finding as one the paper's
+  numbers do not support.
 
 Verdicts are noise-aware (:func:`judge`): a finding whose margin is within the run's own
 uncertainty (the half-width of a bootstrap, permutation or Fisher-z interval) is
