@@ -8,13 +8,21 @@ from pathlib import Path
 
 import pytest
 
+from tests.reproduce.self_contradictions import contradicted
 from tests.study.test_study_report import _chromium
 from wordlens.models.options import ModelOptions
 from wordlens.reproduce.base import VERDICTS, Reproduction
 from wordlens.reproduce.published import load_published
+from wordlens.reproduce.report import UNSUPPORTED
 from wordlens.reproduce.runner import reproduce
 
 PAPER = "asymmetry"  # 931 published numbers: the largest page
+_FINDINGS_VERDICTS = """() => {
+    const heading = [...document.querySelectorAll("h2")].find(h => h.textContent === "Findings");
+    const table = heading.nextElementSibling.nextElementSibling;
+    return [...table.querySelectorAll("tbody tr")].map(r => r.children[1].textContent);
+}"""
+"""The verdict column of the Findings table (the table after the heading and its paragraph)."""
 
 
 @pytest.fixture(scope="module")
@@ -38,15 +46,14 @@ def test_the_reproduction_report_in_a_headless_browser(
         page.goto((out / "report.html").as_uri(), wait_until="load")
         headings = page.eval_on_selector_all("h2", "nodes => nodes.map(n => n.textContent)")
         text = page.inner_text("body")
-        verdicts = page.eval_on_selector_all(
-            "h2 + p + table tbody tr",
-            "rows => rows.map(r => r.children[1].textContent)",
-        )
+        verdicts = page.evaluate(_FINDINGS_VERDICTS)
         wide = page.evaluate("document.documentElement.scrollWidth")
         page.screenshot(path=str(out / "report.png"), full_page=True)
         browser.close()
     assert problems == []
     assert headings[0] == "Findings"  # the verdicts come before the tables
+    assert headings[1] == UNSUPPORTED  # then the findings the paper's numbers contradict
+    assert all(finding in text for finding in contradicted(PAPER))
     published = load_published(PAPER)
     assert len(verdicts) == len(published.findings)
     assert set(verdicts) <= set(VERDICTS)

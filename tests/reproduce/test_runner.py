@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
+from html import escape
 from pathlib import Path
 
 import pandas as pd
@@ -13,21 +14,38 @@ import pytest
 
 from tests.conftest import REPO
 from tests.models.test_cache import worker_env
+from tests.reproduce.self_contradictions import (
+    SELF_CONTRADICTIONS,
+    SelfContradiction,
+    contradicted,
+)
 from wordlens.errors import WordlensError
 from wordlens.models.options import ModelOptions
 from wordlens.reproduce.base import (
     VERDICTS,
     Cells,
+    NotMeasured,
+    Reproduction,
     TableCheck,
     all_hold,
     combined_uncertainty,
+    every_part,
     interval_half_width,
     judge,
+    printed_range_margin,
 )
 from wordlens.reproduce.published import PAPERS, load_published
+from wordlens.reproduce.report import (
+    UNSUPPORTED,
+    console_summary,
+    reproduction_report,
+    unsupported_findings,
+)
 from wordlens.reproduce.runner import (
     ReproduceOptions,
     _agrees,
+    _findings,
+    _row,
     location_text,
     reproduce,
     reproduction_of,
@@ -92,6 +110,8 @@ def test_set_passes_user_data_to_the_experiments_that_take_it(tmp_path: Path) ->
     findings = pd.read_csv(tmp_path / "out" / "findings.csv")
     assert set(findings["verdict"]) | set(findings["published_verdict"]) <= set(VERDICTS)
     assert {"margin", "uncertainty", "rests_on", "published_evidence"} <= set(findings.columns)
+    assert {"quote", "self_contradiction"} <= set(findings.columns)
+    assert findings["self_contradiction"].dtype == bool
     assert "uncertainty" in pd.read_csv(tmp_path / "out" / "reproduction.csv").columns
 
 
@@ -120,6 +140,14 @@ def test_parts_combine_on_the_weakest_deciding_part() -> None:
     assert all_hold([holds, weak], "both").evidence == "both: a; b"
 
 
+def test_a_claim_about_every_part_names_the_parts_against_it_first() -> None:
+    holds, weak, fails = judge(0.5, 0.1, "a"), judge(0.2, 0.1, "b"), judge(-0.3, 0.1, "c")
+    check = every_part([holds, fails, weak], "all tasks")
+    assert (check.verdict, check.margin) == ("does not hold", -0.3)
+    assert check.evidence == "all tasks: 2 of 3 hold (does not hold: c | holds: a; b)"
+    assert every_part([holds, weak], "both").evidence == "both: 2 of 2 hold (holds: a; b)"
+
+
 def test_combined_uncertainty_adds_in_quadrature() -> None:
     assert combined_uncertainty(0.3, 0.4) == pytest.approx(0.5)
     assert math.isnan(combined_uncertainty(0.3, math.nan))
@@ -132,17 +160,90 @@ def _table_checks(paper: str) -> dict[str, TableCheck]:
 
 
 @pytest.mark.parametrize("paper", PAPERS)
-def test_every_check_on_printed_numbers_holds_on_the_papers_own_values(paper: str) -> None:
-    """A check that rests on printed numbers, given the paper's own published values, must say
-    the finding holds: the paper's numbers are its evidence (issue 28)."""
+def test_published_verdicts_are_pinned(paper: str) -> None:
+    """A check on printed numbers tests the paper's words; on the paper's own values it holds,
+    except on the findings whose words those values contradict (issue 38), which do not hold
+    (each pinned below with its words and cells)."""
     published = load_published(paper)
     cells = Cells.published(published)
     findings = {finding.id for finding in published.findings}
     assert set(reproduction_of(paper).checks()) <= findings
-    for finding, check in _table_checks(paper).items():
-        outcome = check.check(cells)
-        assert outcome.verdict == "holds", f"{paper} {finding}: {outcome.evidence}"
-        assert outcome.margin > 0 and outcome.uncertainty == 0, finding
+    outcomes = {finding: check.check(cells) for finding, check in _table_checks(paper).items()}
+    assert contradicted(paper) <= set(outcomes)
+    for finding, outcome in outcomes.items():
+        expected = "does not hold" if finding in contradicted(paper) else "holds"
+        assert outcome.verdict == expected, f"{paper} {finding}: {outcome.evidence}"
+        assert outcome.uncertainty == 0, finding
+        assert (outcome.margin > 0) is (expected == "holds"), finding
+
+
+@pytest.mark.parametrize(
+    "entry", SELF_CONTRADICTIONS, ids=[entry.finding for entry in SELF_CONTRADICTIONS]
+)
+def test_a_self_contradiction_quotes_the_words_and_names_the_cells(
+    entry: SelfContradiction,
+) -> None:
+    """The published evidence of a finding the paper's numbers contradict quotes the paper's
+    words (from the finding's quote) and names the cells, with their values, against them."""
+    published = load_published(entry.paper)
+    finding = next(f for f in published.findings if f.id == entry.finding)
+    assert entry.words in finding.quote
+    outcome = _table_checks(entry.paper)[entry.finding].check(Cells.published(published))
+    assert outcome.verdict == "does not hold" and outcome.margin <= 0, outcome.evidence
+    assert f"'{entry.words}" in outcome.evidence or entry.words in outcome.evidence
+    for cells in entry.cells:
+        assert cells in outcome.evidence, (cells, outcome.evidence)
+
+
+def test_a_printed_range_holds_what_prints_within_it() -> None:
+    """One rounding rule for "1-3 F1 points": in it when it would print as 1, 2 or 3."""
+    assert printed_range_margin(1.16, 1, 3, 1) == pytest.approx(0.66)
+    assert printed_range_margin(3.14, 1, 3, 1) == pytest.approx(0.36)
+    assert printed_range_margin(0.4, 1, 3, 1) == pytest.approx(-0.1)
+    assert printed_range_margin(3.6, 1, 3, 1) == pytest.approx(-0.1)
+    assert printed_range_margin(0.26, 0.2, 0.5, 0.01) == pytest.approx(0.065)
+    assert math.isnan(printed_range_margin(math.nan, 1, 3, 1))
+    ranged = [item for paper in PAPERS for item in load_published(paper).items
+              if item.relation == "range" and item.upper is not None]  # fmt: skip
+    assert ranged, "the papers print some ranges"
+    for item in ranged:  # a measured value agrees with a printed range by the same rule
+        low, high, step = item.value, float(item.upper or math.nan), item.resolution
+        assert _agrees(item, low - 0.4 * step) and _agrees(item, high + 0.4 * step), item.id
+        assert not _agrees(item, low - 0.6 * step), item.id
+        assert not _agrees(item, high + 0.6 * step), item.id
+
+
+def _unmeasured(paper: str) -> Reproduction:
+    """``paper``'s reproduction with nothing measured: the findings as the runner builds them."""
+    published = load_published(paper)
+    rows = [_row(paper, item, NotMeasured("not run"), "m", {}, "") for item in published.items]
+    table = pd.DataFrame(rows)
+    definition = reproduction_of(paper)
+    findings = _findings(published, definition, {}, table)
+    return Reproduction(published, "m", "paper", [], {}, {}, table, findings)
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_the_report_lists_where_the_papers_numbers_do_not_support_its_words(paper: str) -> None:
+    reproduction = _unmeasured(paper)
+    findings = reproduction.findings.set_index("finding")
+    flagged = set(findings.index[findings["self_contradiction"]])
+    assert flagged == contradicted(paper)
+    unsupported = unsupported_findings(reproduction.findings)
+    assert set(unsupported["finding"]) == contradicted(paper)
+    html = reproduction_report(reproduction).render()
+    assert escape(UNSUPPORTED) in html
+    section = html.split(escape(UNSUPPORTED), 1)[1]
+    for entry in SELF_CONTRADICTIONS:
+        if entry.paper == paper:
+            assert escape(str(findings.loc[entry.finding, "quote"])) in section
+            assert entry.finding in section
+    if not contradicted(paper):
+        assert "None: every finding that rests on printed numbers holds" in section
+    summary = console_summary(reproduction, Path("report.html"))
+    named = "not supported by the paper's own numbers: "
+    assert (named in summary) is bool(contradicted(paper))
+    assert all(finding in summary for finding in contradicted(paper))
 
 
 @pytest.mark.parametrize("paper", PAPERS)

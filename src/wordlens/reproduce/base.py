@@ -16,6 +16,10 @@ A :class:`PaperReproduction` (one per paper, registered in :data:`REPRODUCTIONS`
   :class:`TableCheck` over those items (the reproduction table's cells), evaluated twice: on the
   published values (:meth:`Cells.published`) and on this run's (:meth:`Cells.measured`); a
   finding that rests on a figure or on prose is a function of the runs (:data:`CheckFunction`).
+  A check tests the paper's words ("most", "all ... except", a printed range:
+  :func:`printed_range_margin`), so where the paper's own numbers contradict them its
+  published verdict is ``does not hold``, and the report lists the finding as one the paper's
+  numbers do not support.
 
 Verdicts are noise-aware (:func:`judge`): a finding whose margin is within the run's own
 uncertainty (the half-width of a bootstrap, permutation or Fisher-z interval) is
@@ -152,6 +156,21 @@ def all_hold(parts: Sequence[Check], evidence: str = "") -> Check:
     raise AssertionError("unreachable: every part has a verdict")  # pragma: no cover
 
 
+def every_part(parts: Sequence[Check], claim: str) -> Check:
+    """A claim about every one of ``parts`` ("on all tasks", "at each size"): the verdict,
+    margin and uncertainty of :func:`all_hold`, its evidence grouping the parts by verdict, the
+    ones against the claim first: ``claim: 17 of 18 hold (does not hold: a | holds: b; c)``."""
+    combined = all_hold(parts)
+    held = sum(part.verdict == "holds" for part in parts)
+    groups = [
+        f"{verdict}: " + "; ".join(part.evidence for part in parts if part.verdict == verdict)
+        for verdict in ("does not hold", "inconclusive", "not measurable", "holds")
+        if any(part.verdict == verdict for part in parts)
+    ]
+    text = f"{claim}: {held} of {len(parts)} hold ({' | '.join(groups)})"
+    return Check(combined.verdict, text, combined.margin, combined.uncertainty)
+
+
 def _ordered(margin: float) -> float:
     return math.inf if math.isnan(margin) else margin
 
@@ -173,6 +192,21 @@ def proportion_half_width(p: float, n: int) -> float:
 def interval_half_width(low: float, high: float) -> float:
     """Half the width of an interval ``[low, high]`` (NaN if either end is)."""
     return (high - low) / 2
+
+
+def printed_range_margin(value: float, low: float, high: float, resolution: float) -> float:
+    """How far ``value`` is inside a range the paper prints as ``low-high`` ("1-3 F1 points",
+    "+1-5 F1", "20-50%"), whose ends are printed to ``resolution`` (1 for "1-3", .01 for
+    ".20-.50").
+
+    The one rounding rule for printed ranges: a value is in the range when it would print
+    within it at the range's own precision (rounded half up), that is when
+    ``low - resolution / 2 <= value <= high + resolution / 2``: 1.16 and 3.14 F1 points are in
+    "1-3"; 0.4 and 3.6 are not. The margin is the distance to the nearer end of that interval,
+    positive inside and negative outside (NaN if ``value`` is); a value on an end has margin 0.
+    """
+    half = resolution / 2
+    return min(value - (low - half), high + half - value)
 
 
 @dataclass(frozen=True)

@@ -85,7 +85,9 @@ from wordlens.reproduce.base import (
     TableCheck,
     all_hold,
     combined_uncertainty,
+    every_part,
     judge,
+    printed_range_margin,
 )
 from wordlens.reproduce.published import PublishedItem
 
@@ -460,11 +462,13 @@ SEMANTIC = ("spr1", "spr2", "winograd-coref", "ontonotes-coref")
 """The rows the conclusion contrasts: syntactic ("e.g. constituent labeling"; Section 5:
 "dependency and constituent labeling") and semantic (Section 5: "SPR and Winograd"; the
 conclusion: "coreference")."""
-MIX_OVER_CAT = 1.0
-"""F1 points: Section 5, mix "improves performance significantly (1-3 F1 points on average)"."""
-WEAK_RANGE = (0.5, 5.5)
-"""F1 points: Section 5's "+1-5 F1 for ELMo" on SPR, printed to whole points (a gain that
-rounds to 1-5 is in it)."""
+MIX_OVER_CAT = (1.0, 3.0)
+"""F1 points: Section 5, mix "improves performance significantly (1-3 F1 points on average)",
+printed to whole points (:func:`~wordlens.reproduce.base.printed_range_margin`)."""
+WEAK_RANGE = (1.0, 5.0)
+"""F1 points: Section 5's "+1-5 F1 for ELMo" on SPR, printed to whole points."""
+WHOLE_POINTS = 1.0
+"""The printed precision of the ranges of Section 5 ("1-3", "+1-5"): whole F1 points."""
 COMPARABLE = 1.0
 """F1 points: the largest macro-average gap that is "comparable" (Section 5 calls a GPT that is
 "nearly 1 F1 point" below ELMo one that "still underperforms" it)."""
@@ -556,7 +560,10 @@ def check_syntax_over_semantics(cells: Cells) -> Check:
     The paper: "in general, contextualized embeddings improve over their non-contextualized
     counterparts largely on syntactic tasks ... in comparison to semantic tasks", a trend over
     the tasks, not every pair (BERT-base gains +15.3 on coreference, +15.0 on dependencies).
-    The margin is the difference of the two means (F1 points)."""
+    The words are about improvements, so the syntactic mean gain must also be positive (a
+    syntactic loss of 0.7 against a semantic loss of 2.2 is no improvement "largely on
+    syntactic tasks"). The margin is the smaller of the syntactic mean gain and the difference
+    of the two means (F1 points)."""
     parts = []
     for encoder, name in _encoders(cells):
         column = _contextual(cells, encoder)
@@ -567,27 +574,33 @@ def check_syntax_over_semantics(cells: Cells) -> Check:
             {row: _difference(cells, row, encoder, column, "lex") for row in SEMANTIC}
         )
         margin = syntactic - semantic
+        text = f"{name} {column} - lex: syntactic {syntactic_text} vs semantic {semantic_text}"
+        parts.append(judge(margin.value, margin.uncertainty, text))
         parts.append(
             judge(
-                margin.value,
-                margin.uncertainty,
-                f"{name} {column} - lex: syntactic {syntactic_text} vs semantic {semantic_text}",
+                syntactic.value,
+                syntactic.uncertainty,
+                f"{name}: a syntactic gain {syntactic.value:+.1f}, "
+                f"{'an improvement' if syntactic.value > 0 else 'no improvement'}",
             )
         )
     return all_hold(
         parts,
-        "the paper: 'in general ... largely on syntactic tasks ... in comparison to semantic "
-        "tasks' (mean gain of the syntactic rows > mean gain of the semantic rows)",
+        "the paper: 'in general ... improve ... largely on syntactic tasks ... in comparison to "
+        "semantic tasks' (mean gain of the syntactic rows > 0 and > mean gain of the semantic "
+        "rows)",
     )
 
 
 def check_elmo_gpt_comparable(cells: Cells) -> Check:
     """Section 5, Table 2: ELMo (Full) and GPT (mix) are "comparable" on the Macro Average (a
-    gap under :data:`COMPARABLE` F1 point, the size the paper calls an underperformance), and
-    "the Transformer scoring higher on relation classification and OntoNotes coreference".
+    gap under :data:`COMPARABLE` F1 point, the size the paper calls an underperformance), "with
+    ELMo slightly better on most tasks" (ELMo Full above GPT mix on more than half of the ten
+    tasks of the Macro Average: margin the number of tasks past half) "but the Transformer
+    scoring higher on relation classification and OntoNotes coreference".
 
-    The paper's "ELMo slightly better on most tasks" is not what Table 2 prints (ELMo is ahead
-    on 4 of the 10 tasks, tied on constituents), so it is shown, not checked."""
+    Table 2 itself prints ELMo ahead on 4 of the 10 tasks (tied on constituents): on the
+    paper's own numbers "most" does not hold."""
     across = cells.across_models("ELMo with GPT")
     if across is not None:
         return across
@@ -611,74 +624,108 @@ def check_elmo_gpt_comparable(cells: Cells) -> Check:
                 f"'the Transformer scoring higher': {row} GPT mix - ELMo {higher.value:+.1f}",
             )
         )
-    ahead = sum(
-        cells.value(_cell(row, "elmo", "full")) > cells.value(_cell(row, "gpt", "mix"))
-        for row in TEN_TASKS
-    )
+    parts.append(_elmo_ahead_on_most(cells))
     return all_hold(
         parts,
-        f"the paper: 'comparable performance ... the Transformer scoring higher on relation "
-        f"classification and OntoNotes coreference' ('ELMo slightly better on most tasks': "
-        f"ahead on {ahead} of 10, not checked)",
+        "the paper: 'comparable performance, with ELMo slightly better on most tasks but the "
+        "Transformer scoring higher on relation classification and OntoNotes coreference'",
+    )
+
+
+_ELMO_GPT = (("elmo", "full"), ("gpt", "mix"))
+
+
+def _elmo_ahead_on_most(cells: Cells) -> Check:
+    """ "ELMo slightly better on most tasks": ELMo Full above GPT mix on more than half of the
+    ten tasks (margin: the tasks ahead minus half of them), each task named with its cells."""
+    elmo = {row: cells.value(_cell(row, "elmo", "full")) for row in TEN_TASKS}
+    gpt = {row: cells.value(_cell(row, "gpt", "mix")) for row in TEN_TASKS}
+    sides = {
+        "above": [row for row in TEN_TASKS if elmo[row] > gpt[row]],
+        "tied": [row for row in TEN_TASKS if elmo[row] == gpt[row]],
+        "below": [row for row in TEN_TASKS if elmo[row] < gpt[row]],
+    }
+    listed = "; ".join(
+        f"{side}: " + ", ".join(f"{row} {elmo[row]:.1f} vs {gpt[row]:.1f}" for row in rows)
+        for side, rows in sides.items()
+        if rows
+    )
+    ahead = len(sides["above"])
+    ids = [_cell(row, encoder, column) for row in TEN_TASKS for encoder, column in _ELMO_GPT]
+    exact = all(cells.uncertainty(id) == 0 for id in ids)  # a count of exact cells: exact
+    return judge(
+        ahead - len(TEN_TASKS) / 2,
+        0.0 if exact else math.nan,
+        f"'ELMo slightly better on most tasks': Table 2 ELMo Full above GPT mix on {ahead} of "
+        f"{len(TEN_TASKS)} tasks, more than {len(TEN_TASKS) // 2} needed ({listed})",
     )
 
 
 def check_lexical_over_glove(cells: Cells) -> Check:
-    """Section 5, Table 2: ELMo's and GPT's lexical layers (Lex.) beat GloVe (CoVe Lex.) on the
-    tasks other than Winograd, on average over them (the margin: the smaller mean gain).
+    """Section 5, Table 2: ELMo's and GPT's lexical layers (Lex.) beat GloVe (CoVe Lex.) on
+    every task of the Macro Average but Winograd (the margin: the smallest gain).
 
     The paper: "on all tasks except for Winograd coreference, the lexical representations used
     by the ELMo and GPT models outperform GloVe vectors (by 5.4 and 2.4 points on average)".
-    Table 2 itself prints GPT's Lex. below GloVe on OntoNotes coreference (71.8 vs 72.9), so
-    "all tasks" is checked as the text quantifies it, on average; the tasks where a lexical
-    layer is below GloVe are named."""
+    Table 2 itself prints GPT's Lex. below GloVe on OntoNotes coreference (71.8 vs 72.9): on
+    the paper's own numbers "all tasks" does not hold; the evidence names the tasks where a
+    lexical layer is not above GloVe."""
     across = cells.across_models("ELMo's and GPT's lexical layers with GloVe")
     if across is not None:
         return across
     parts = []
     for encoder in ("elmo", "gpt"):
-        gains = {
-            row: _read(cells, _cell(row, encoder, "lex")) - _read(cells, _cell(row, "cove", "lex"))
-            for row in TEN_TASKS
-            if row != "winograd-coref"
-        }
-        mean, text = _mean(gains)
-        below = [row for row, gain in gains.items() if gain.value <= 0]
-        exceptions = f"; below GloVe on {', '.join(below)}" if below else ""
-        parts.append(
-            judge(
-                mean.value,
-                mean.uncertainty,
-                f"{ENCODER_NAMES[encoder]} Lex. - GloVe: {text}{exceptions}",
+        for row in TEN_TASKS:
+            if row == "winograd-coref":
+                continue
+            lexical, glove = (
+                _read(cells, _cell(row, encoder, "lex")),
+                _read(cells, _cell(row, "cove", "lex")),
             )
-        )
-    return all_hold(
+            gain = lexical - glove
+            parts.append(
+                judge(
+                    gain.value,
+                    gain.uncertainty,
+                    f"{row} {ENCODER_NAMES[encoder]} Lex. {lexical.value:.1f} vs GloVe (CoVe "
+                    f"Lex.) {glove.value:.1f}",
+                )
+            )
+    return every_part(
         parts,
-        "the paper: 'on all tasks except for Winograd coreference ... outperform GloVe vectors "
-        "(by 5.4 and 2.4 points on average)' (mean over the other nine tasks > 0)",
+        "the paper: 'on all tasks except for Winograd coreference, the lexical representations "
+        "used by the ELMo and GPT models outperform GloVe vectors' (Table 2, ELMo and GPT on "
+        "each of the nine other tasks)",
     )
 
 
 def check_mix_beats_cat(cells: Cells) -> Check:
-    """Section 5, Table 2: for GPT, BERT-base and BERT-large, mix beats cat by at least
-    :data:`MIX_OVER_CAT` F1 point on average over the ten tasks of the Macro Average (the
-    margin: the mean gain minus 1).
+    """Section 5, Table 2: for GPT, BERT-base and BERT-large, mix beats cat by 1-3 F1 points
+    (:data:`MIX_OVER_CAT`) on average over the ten tasks of the Macro Average, the range read
+    at its printed precision (:func:`~wordlens.reproduce.base.printed_range_margin`: a mean
+    gain that prints as 1, 2 or 3; the margin: the distance to the nearer end).
 
     The paper: "improves performance significantly (1-3 F1 points on average)"."""
+    low, high = MIX_OVER_CAT
     parts = []
     for encoder, name in _encoders(cells, ("gpt", "bert-base", "bert-large")):
         mean, text = _mean(
             {row: _difference(cells, row, encoder, "mix", "cat") for row in TEN_TASKS}
         )
-        parts.append(
-            judge(mean.value - MIX_OVER_CAT, mean.uncertainty, f"{name} mix - cat: {text}")
-        )
+        margin = printed_range_margin(mean.value, low, high, WHOLE_POINTS)
+        parts.append(judge(margin, mean.uncertainty, f"{name} mix - cat: {text}"))
     note = f" (this run: {_MISSING_TASKS})" if cells.one_model else ""
     return all_hold(
         parts,
         f"the paper: 'improves performance significantly (1-3 F1 points on average)' (mean "
-        f"mix - cat >= {MIX_OVER_CAT:g}){note}",
+        f"mix - cat prints as {low:g}-{high:g}: {_printed_range(low, high)}){note}",
     )
+
+
+def _printed_range(low: float, high: float) -> str:
+    """``[0.5, 3.5]``: the values that print within ``low-high`` in whole F1 points."""
+    half = WHOLE_POINTS / 2
+    return f"[{low - half:g}, {high + half:g}]"
 
 
 def check_bert_base_beats_gpt(cells: Cells) -> Check:
@@ -781,7 +828,8 @@ def check_gpt_genre(cells: Cells) -> Check:
 
 def check_srl_core_roles(cells: Cells) -> Check:
     """Section 5, Table 2: per encoder, the gain over Lex. on core roles exceeds the gain on
-    non-core roles (the margin: the difference, F1 points).
+    non-core roles, which is still an improvement (positive; the margin: the smaller of the
+    non-core gain and the difference, F1 points).
 
     The paper: "this is predominantly due to better labeling of core roles (+19.0 F1 for ELMo)
     ... non-core role labels ... see only a smaller improvement (+8.8 F1 for ELMo)"."""
@@ -798,17 +846,19 @@ def check_srl_core_roles(cells: Cells) -> Check:
                 f"{name} core {core.value:+.1f} > non-core {other.value:+.1f}",
             )
         )
+        parts.append(judge(other.value, other.uncertainty, f"{name} non-core an improvement"))
     note = f" (SRL: {_ONTONOTES})" if cells.one_model else ""
     return all_hold(
         parts,
         f"the paper: 'predominantly due to better labeling of core roles ... only a smaller "
-        f"improvement' on non-core roles{note}",
+        f"improvement' on non-core roles (non-core gain > 0 and < the core gain){note}",
     )
 
 
 def check_spr_weak(cells: Cells) -> Check:
     """Section 5, Table 2: ELMo's gain (Full - Lex.) on SPR1 and on SPR2 is within the paper's
-    "+1-5 F1" (printed to whole points: :data:`WEAK_RANGE`); the margin is the distance to the
+    "+1-5 F1" (:data:`WEAK_RANGE`, read at its printed precision:
+    :func:`~wordlens.reproduce.base.printed_range_margin`); the margin is the distance to the
     nearer end. A gain of zero or less is not "weakly captured" but not captured; one above 5
     is more than weak.
 
@@ -821,7 +871,7 @@ def check_spr_weak(cells: Cells) -> Check:
         gain = _difference(cells, row, "elmo", "full", "lex")
         parts.append(
             judge(
-                min(gain.value - low, high - gain.value),
+                printed_range_margin(gain.value, low, high, WHOLE_POINTS),
                 gain.uncertainty,
                 f"{row} {gain.value:+.1f}" if not math.isnan(gain.value) else f"{row} not measured",
             )
@@ -829,8 +879,8 @@ def check_spr_weak(cells: Cells) -> Check:
     note = f" ({_SPR1})" if cells.one_model else ""
     return all_hold(
         parts,
-        f"the paper: 'only weakly captured ... (+1-5 F1 for ELMo)' (ELMo Full - Lex. in "
-        f"[{low:g}, {high:g}), the range to its printed precision){note}",
+        f"the paper: 'only weakly captured ... (+1-5 F1 for ELMo)' (ELMo Full - Lex. prints as "
+        f"{low:g}-{high:g}: {_printed_range(low, high)}){note}",
     )
 
 

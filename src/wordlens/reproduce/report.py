@@ -1,6 +1,7 @@
-"""The reproduction report: the paper's findings with their verdicts first, then every published
-number beside ours, the figures to compare by eye, what the text extraction lost and the
-experiments that ran (with their departures from the paper)."""
+"""The reproduction report: the paper's findings with their verdicts first, and those its own
+printed numbers do not support (:data:`UNSUPPORTED`), then every published number beside ours,
+the figures to compare by eye, what the text extraction lost and the experiments that ran (with
+their departures from the paper)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,9 @@ _FINDINGS = [
 ]
 
 
+UNSUPPORTED = "Where the paper's numbers do not support its words"
+"""The report's section on the findings whose check does not hold on the paper's own printed
+values (``self_contradiction`` in the findings table)."""
 _BOUNDS = ("lt", "le", "gt", "ge")
 #: What a published item is, in the words the headline counts use.
 ITEM_KINDS = {
@@ -102,11 +106,15 @@ def experiment_announcer(say: Callable[[str], object]) -> Callable[[Experiment],
 
 def console_summary(reproduction: Reproduction, report: Path) -> str:
     """The lines the console prints after the findings: what was measured, the headline counts
-    (result numbers, numbers about the data and bounds apart) and where the report is."""
+    (result numbers, numbers about the data and bounds apart), the findings the paper's own
+    numbers do not support (if any) and where the report is."""
     table = reproduction.table
     measured = int(table["measured"].notna().sum())
     lines = [f"{measured} of {len(table)} published numbers measured"]
     lines += [f"  {words}: {count}" for words, count in agreement_counts(table).items()]
+    unsupported = unsupported_findings(reproduction.findings)["finding"].tolist()
+    if unsupported:
+        lines.append(f"not supported by the paper's own numbers: {', '.join(unsupported)}")
     return "\n".join([*lines, f"report: {report}"])
 
 
@@ -153,6 +161,7 @@ def reproduction_report(reproduction: Reproduction) -> Report:
         "its 95% interval; blank where the run gives none)."
     )
     report.table(findings[_FINDINGS])
+    _unsupported(report, findings)
     for kind, title in (("table", "Table"), ("figure", "Figure"), ("text", "Numbers in the text")):
         rows = table[table["location"].str.startswith(title if kind != "text" else "text")]
         if rows.empty:
@@ -197,6 +206,38 @@ def reproduction_report(reproduction: Reproduction) -> Report:
         )
     )
     return report
+
+
+def unsupported_findings(findings: pd.DataFrame) -> pd.DataFrame:
+    """The findings whose words the paper's own printed numbers do not support: ``finding``,
+    ``quote`` (the words) and ``cells`` (the published check's evidence, naming the cells and
+    their values)."""
+    rows = findings[findings["self_contradiction"].astype(bool)]
+    return pd.DataFrame(
+        {
+            "finding": rows["finding"],
+            "quote": rows["quote"],
+            "cells": rows["published_evidence"],
+        }
+    ).reset_index(drop=True)
+
+
+def _unsupported(report: Report, findings: pd.DataFrame) -> None:
+    """The section :data:`UNSUPPORTED`: each such finding with the paper's words and cells."""
+    report.heading(UNSUPPORTED)
+    unsupported = unsupported_findings(findings)
+    if unsupported.empty:
+        report.paragraph(
+            "None: every finding that rests on printed numbers holds on the paper's own values."
+        )
+        return
+    report.paragraph(
+        f"{len(unsupported)} of the paper's findings do not hold on its own printed numbers: "
+        "the check tests the paper's words, and the cells named below, as printed, contradict "
+        "them. Their published verdict is 'does not hold'; a reproduction that agrees with "
+        "the paper's numbers does not hold either."
+    )
+    report.table(unsupported)
 
 
 def findings_table(reproduction: Reproduction) -> Table:

@@ -13,7 +13,10 @@
   cells, a figure, prose), its verdict on this run with the margin, the uncertainty and the
   evidence, and ``published_verdict`` (with its margin and evidence): the same check on the
   published values, ``not measurable`` where the paper prints no number for it;
-- ``report.html``: the findings first, then every table beside ours, the figures to compare by
+  ``self_contradiction`` marks a finding whose words the paper's own printed numbers do not
+  support (its published verdict is ``does not hold``), ``quote`` gives those words;
+- ``report.html``: the findings first (and where the paper's numbers do not support its words),
+  then every table beside ours, the figures to compare by
   eye and the experiments with their departures.
 
 An experiment that fails (a data set that is not here, a model the method cannot use) does not
@@ -48,6 +51,7 @@ from wordlens.reproduce.base import (
     Runs,
     Scale,
     TableCheck,
+    printed_range_margin,
 )
 from wordlens.reproduce.published import PAPERS, PaperValues, PublishedItem, load_published
 from wordlens.results import Result, Run
@@ -309,10 +313,11 @@ def _agrees(item: PublishedItem, value: float) -> bool:
     printed precision (``eq``, ``approx``), within a bound (``lt``..``ge``) or a range."""
     if math.isnan(value):
         return False
-    half = _resolution(item) / 2 + 1e-12  # a value printed as .32 is in [.315, .325]
-    published = item.value
+    resolution = _resolution(item)
     if item.relation == "range" and item.upper is not None:
-        return bool(published - half <= value <= item.upper + half)
+        return printed_range_margin(value, item.value, item.upper, resolution) >= -_ROUNDING
+    half = resolution / 2 + _ROUNDING  # a value printed as .32 is in [.315, .325]
+    published = item.value
     bounds = {
         "lt": value < published + half,
         "le": value <= published + half,
@@ -320,6 +325,10 @@ def _agrees(item: PublishedItem, value: float) -> bool:
         "ge": value >= published - half,
     }
     return bool(bounds.get(item.relation, abs(value - published) <= half))
+
+
+_ROUNDING = 1e-12
+"""Floating-point slack at the ends of a printed number's interval (.315 is in ".32")."""
 
 
 def _resolution(item: PublishedItem) -> float:
@@ -370,6 +379,7 @@ def _findings(
             {
                 "finding": finding.id,
                 "claim": finding.claim,
+                "quote": finding.quote,
                 "location": finding.location,
                 "rests_on": rests_on,
                 "verdict": measured.verdict,
@@ -379,6 +389,7 @@ def _findings(
                 "published_verdict": paper.verdict,
                 "published_margin": paper.margin,
                 "published_evidence": paper.evidence,
+                "self_contradiction": paper.verdict == "does not hold",
             }
         )
     return pd.DataFrame(rows)
