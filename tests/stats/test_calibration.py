@@ -6,9 +6,10 @@ For each test, with the scheme it really uses, two checks on static GloVe vector
 - **power**: on a strongly biased query (Caliskan et al.'s flowers/insects with pleasant and
   unpleasant words, gendered words, human valence, similarity and gender norms) its p is below
   0.05;
-- **calibration**: over :data:`N_QUERIES` queries of random words (frequent GloVe words of ranks
+- **calibration**: over 200 to 1,000 queries of random words (frequent GloVe words of ranks
   1,000 to 20,000, alphabetic; sets of :data:`SET_SIZE` words), a null that is true for the
-  scheme, the share of p < 0.05 lies in [0.02, 0.09].
+  scheme, the share of p < 0.05 lies in [0.02, 0.09] (400 to 1,000 p's a test: its standard
+  error is 0.011 to 0.007).
 
 The tests call wordlens's own functions on numpy vectors (no model forward pass): the weat
 statistic and permutation test of :mod:`wordlens.stats`, each association metric's
@@ -138,6 +139,14 @@ def _assert_rejects(name: str, p: float) -> None:
     assert p < ALPHA, f"{name}: p = {p:.4g} on a strongly biased query, not below {ALPHA}"
 
 
+SIDES = ("p_one_sided", "p_two_sided")
+
+
+def _sides(result: object) -> dict[str, float]:
+    """The one- and two-sided p of a permutation result (or a table row)."""
+    return {side: float(getattr(result, side)) for side in SIDES}
+
+
 def _random_sets(
     rng: np.random.Generator, pool_size: int, n_sets: int, size: int = SET_SIZE
 ) -> list[npt.NDArray[np.intp]]:
@@ -164,13 +173,11 @@ nullifying the top 3 principal components of its population: ``vast-weat-nullifi
 
 
 @pytest.mark.parametrize("variant", list(WEAT_VARIANTS))
-@pytest.mark.parametrize("sided", ["p_one_sided", "p_two_sided"])
 def test_weat(
     glove: WordEmbedder,
     pool: tuple[list[str], FloatArray],
     population: FloatArray,
     variant: str,
-    sided: str,
 ) -> None:
     """WEAT's permutation p (partitions of X ∪ Y into sets of |X| and |Y| words, 500 of them:
     the observed one and 499 random others), one- and two-sided. Used by ``wordlens weat``, by
@@ -183,43 +190,46 @@ def test_weat(
 
     words = _caliskan(glove)
     biased = transform([_vectors(glove, words[role]) for role in "xyab"])
-    _assert_rejects(variant, float(getattr(weat(*biased, n_samples=PARTITIONS), sided)))
+    for side, p in _sides(weat(*biased, n_samples=PARTITIONS)).items():
+        _assert_rejects(f"{variant} {side}", p)
     _, vectors = pool
     rng = np.random.default_rng(3801)
-    p_values = []
+    p_values: dict[str, list[float]] = {side: [] for side in SIDES}
     for seed in range(N_QUERIES):
         sets = transform([vectors[s] for s in _random_sets(rng, len(vectors), 4)])
-        p_values.append(float(getattr(weat(*sets, n_samples=PARTITIONS, seed=seed), sided)))
-    _assert_calibrated(f"{variant} {sided}", p_values)
+        for side, p in _sides(weat(*sets, n_samples=PARTITIONS, seed=seed)).items():
+            p_values[side].append(p)
+    for side, values in p_values.items():
+        _assert_calibrated(f"{variant} {side}", values)
 
 
-@pytest.mark.parametrize("sided", ["p_one_sided", "p_two_sided"])
-def test_projection_sc_weat(
-    glove: WordEmbedder, pool: tuple[list[str], FloatArray], sided: str
-) -> None:
-    """The projection SC-WEAT of the intersectional study (eq. 2): its permutation p over
-    partitions of the two groups' projections on the valence direction (a linear SVC of the
-    pleasant vs. the unpleasant words). The study projects "person" in phrases of a contextual
-    model; here static word vectors are projected, the two groups being two sets of words. (The
-    cosine SC-WEAT of VAST and ValNorm has no p of its own: its p is that of the correlation with
-    human ratings, :func:`test_correlation`.)"""
+def test_projection_sc_weat(glove: WordEmbedder, pool: tuple[list[str], FloatArray]) -> None:
+    """The projection SC-WEAT (eq. 2 of the intersectional study): its permutation p, one- and
+    two-sided, over partitions of the two groups' projections on the valence direction (a
+    linear SVC of the pleasant vs. the unpleasant words). Here the two groups are two sets of
+    static word vectors; the study's own groups are twin phrases, tested paired
+    (:func:`test_intersectional_differential_bias`). (The cosine SC-WEAT of VAST and ValNorm has
+    no p of its own: its p is that of the correlation with human ratings,
+    :func:`test_correlation`.)"""
     polar = pleasant_unpleasant()
     direction = fit_direction(_vectors(glove, polar.pleasant), _vectors(glove, polar.unpleasant))
     words = _caliskan(glove)
     flowers, insects = (direction.project(_vectors(glove, words[role])) for role in "xy")
-    biased = permutation_test(flowers, insects, n_samples=PARTITIONS)
-    _assert_rejects("projection SC-WEAT", float(getattr(biased, sided)))
+    for side, p in _sides(permutation_test(flowers, insects, n_samples=PARTITIONS)).items():
+        _assert_rejects(f"projection SC-WEAT {side}", p)
     _, vectors = pool
     projections = direction.project(vectors)
     rng = np.random.default_rng(3802)
-    p_values = []
+    p_values: dict[str, list[float]] = {side: [] for side in SIDES}
     for seed in range(N_QUERIES):
         first, second = _random_sets(rng, len(vectors), 2)
         test = permutation_test(
             projections[first], projections[second], n_samples=PARTITIONS, seed=seed
         )
-        p_values.append(float(getattr(test, sided)))
-    _assert_calibrated(f"projection SC-WEAT {sided}", p_values)
+        for side, p in _sides(test).items():
+            p_values[side].append(p)
+    for side, values in p_values.items():
+        _assert_calibrated(f"projection SC-WEAT {side}", values)
 
 
 # --- the association metrics' p (AssociationMethod.table) ---------------------------------------
@@ -300,7 +310,9 @@ def test_association_metric(
     rng = np.random.default_rng(3803)
     p_values = []
     names = ("x", "y", "a", "b")
-    for seed in range(N_METRIC_QUERIES):
+    # 400 p's each: 200 queries of two parts (RND, ECT, RIPA), 400 of one (SemAxis)
+    n_queries = N_METRIC_QUERIES * (2 if method.attributes_per_part is None else 1)
+    for seed in range(n_queries):
         sets = _random_sets(rng, len(pool_vectors), 4)
         query = Query(
             targets={n: [words[i] for i in s] for n, s in zip(names[:2], sets[:2], strict=True)},
@@ -482,19 +494,18 @@ def _phrase_projections(
     return np.asarray(direction.project(summed / np.linalg.norm(summed, axis=1, keepdims=True)))
 
 
-@pytest.mark.parametrize("sided", ["p_one_sided", "p_two_sided"])
 def test_intersectional_differential_bias(
-    glove: WordEmbedder, pool: tuple[list[str], FloatArray], sided: str
+    glove: WordEmbedder, pool: tuple[list[str], FloatArray]
 ) -> None:
     """The differential bias of the intersectional study (projection SC-WEAT of "person" in
-    the combination phrases, Table 2): its paired permutation p, which swaps the projections
-    within random twin pairs (a phrase with a bias's first category and the same phrase with
-    the second). Computed by the study's own table (``_differential_table``) on the
-    projections of a static stand-in for the contextual model (:func:`_phrase_projections`),
-    with 8 biases (256 phrases, 128 twin pairs a bias). Strongly biased: the paper's first 8
-    biases (young/old, thin/fat, ..., affluent/destitute, white/black). True null: 8 biases of
-    random words, and for the first bias each twin pair's two projections swapped or not at
-    random (the category's label carries no information); the p of that bias is recorded."""
+    the combination phrases, Table 2): its paired permutation p, one- and two-sided, which
+    swaps the projections within random twin pairs (a phrase with a bias's first category and
+    the same phrase with the second). Computed by the study's own table
+    (``_differential_table``) on the projections of a static stand-in for the contextual model
+    (:func:`_phrase_projections`), with 8 biases (256 phrases, 128 twin pairs a bias). Strongly
+    biased: the paper's smart/stupid, educated/ignorant and affluent/destitute. True null: 8
+    biases of random words, and for the first bias each twin pair's two projections swapped or
+    not at random (the category's label carries no information); the p of that bias counts."""
     polar = pleasant_unpleasant()
     direction = fit_direction(_vectors(glove, polar.pleasant), _vectors(glove, polar.unpleasant))
     paper = load_study()
@@ -505,12 +516,14 @@ def test_intersectional_differential_bias(
     )
     for row in table.itertuples():
         if row.bias in ("intelligence", "education", "social class"):  # smart, educated, affluent
-            _assert_rejects(f"intersectional differential ({row.test})", getattr(row, sided))
+            for side, p in _sides(row).items():
+                _assert_rejects(f"intersectional differential ({row.test}) {side}", p)
     words, _ = pool
     candidates = [w for w in words if w not in {"person", "a", "an"}]
     rng = np.random.default_rng(3806)
-    p_values, unpaired = [], []
-    for seed in range(N_QUERIES // 5):
+    p_values: dict[str, list[float]] = {side: [] for side in SIDES}
+    unpaired: dict[str, list[float]] = {side: [] for side in SIDES}
+    for seed in range(N_METRIC_QUERIES * 2):
         chosen = rng.choice(len(candidates), 16, replace=False)
         biases = tuple(
             Bias(f"bias {k}", candidates[chosen[2 * k]], candidates[chosen[2 * k + 1]])
@@ -526,12 +539,15 @@ def test_intersectional_differential_bias(
             projections[swap[:, 0]],
         )
         table = _differential_table(study, phrases, projections, PARTITIONS, seed)
-        p_values.append(float(getattr(table.iloc[0], sided)))
         groups = projections[pairs[:, 0]], projections[pairs[:, 1]]
-        unpaired.append(float(getattr(permutation_test(*groups, n_samples=PARTITIONS), sided)))
-    _assert_calibrated(f"intersectional differential {sided}", p_values)
-    # why the test is paired: partitions of the pooled groups, the twins' other categories
-    # spread over both sides, reject almost none of the same true nulls
-    share = _share(unpaired)
-    print(f"unpaired {sided} on the same nulls: share of p < {ALPHA} = {share:.3f}")
-    assert share < CALIBRATED[0], f"unpaired share {share:.3f}: pairing would not be needed"
+        pooled = permutation_test(*groups, n_samples=PARTITIONS, seed=seed)
+        for side in SIDES:
+            p_values[side].append(_sides(table.iloc[0])[side])
+            unpaired[side].append(_sides(pooled)[side])
+    for side in SIDES:
+        _assert_calibrated(f"intersectional differential {side}", p_values[side])
+        # why the test is paired: partitions of the pooled groups, the twins' other categories
+        # spread over both sides, reject almost none of the same true nulls
+        share = _share(unpaired[side])
+        print(f"unpaired {side} on the same nulls: share of p < {ALPHA} = {share:.3f}")
+        assert share < CALIBRATED[0], f"unpaired share {share:.3f}: pairing would not be needed"

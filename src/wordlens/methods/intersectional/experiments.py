@@ -37,8 +37,8 @@ A has a twin in group B, the same phrase with the second category in place of th
 of the twin pairs. Pairing matters: the other categories move "person" too, and within a twin
 pair they cancel; partitions of the pooled groups carry their spread
 into the null distribution, so an unpaired test rejects a true null far less often than its level
-(at p < 0.05: none of 600 simulated nulls with the paper's 12 biases, 0.5-1% with 8 in
-``tests/stats/test_calibration.py``, where the paired test rejects 3.5-5%) and misses real
+(at p < 0.05: none of 600 simulated nulls with the paper's 12 biases, 0.7-1% with 8 in
+``tests/stats/test_calibration.py``, where the paired test rejects 4.5-5%) and misses real
 differences. It counts over ``N = permutations`` (default 10,000) distinct relabellings: the
 observed one and ``N - 1`` drawn without replacement from a seeded generator (all ``2^n`` when
 there are few): ``p_one_sided`` (tests "first more pleasant") is ``(b + 1) / N`` with ``b`` the
