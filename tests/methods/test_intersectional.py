@@ -34,7 +34,7 @@ from wordlens.models.cache import ActivationCache
 from wordlens.options import OptionError, config_from_values
 from wordlens.resources import load_lexicon
 from wordlens.results import Run
-from wordlens.stats import DirectionSettings, permutation_test
+from wordlens.stats import DirectionSettings, paired_permutation_test
 
 SMALL = IntersectionalStudy(
     (
@@ -181,20 +181,22 @@ def test_smollm2_small_study_against_direct_formulas(
         pooled = np.concatenate([group_a, group_b])
         direct = (group_a.mean() - group_b.mean()) / pooled.std(ddof=1)
         assert row.effect_size == pytest.approx(direct, abs=1e-12)
-        again = permutation_test(group_a, group_b, n_samples=2_000, seed=7)
+        # group B in phrase order holds the twins of group A in phrase order (product order):
+        # the paired test swaps the two within random pairs; 2^8 = 256 relabellings fit in
+        # the 2,000 asked, so all are enumerated, and by hand they give the same exact p's
+        again = paired_permutation_test(group_a, group_b, n_samples=2_000, seed=7)
         assert row.p_one_sided == float(again.p_one_sided)
         assert row.p_two_sided == float(again.p_two_sided)
-        # independently: all C(16, 8) = 12,870 partitions enumerated by hand give the exact
-        # one-sided p (Caliskan et al.: share of partitions whose mean difference exceeds the
-        # observed one); 2,000 sampled partitions land within 5 binomial standard errors of it
-        sums = [pooled[list(c)].sum() for c in itertools.combinations(range(16), 8)]
-        statistic = 2 * np.array(sums) - pooled.sum()  # sum over X_i minus sum over the rest
-        observed = group_a.sum() - group_b.sum()
-        exact = float(np.mean(statistic > observed + 1e-9 * np.abs(pooled).sum()))
-        error = 5 * np.sqrt(max(exact * (1 - exact), 1e-4) / 2_000) + 1 / 2_001
-        sampled = float(np.asarray(row.p_one_sided, dtype=np.float64))
-        assert abs(sampled - exact) < error, (row.test, sampled, exact)
-        assert row.n_permutations == 2_000 and row.seed == 7 and row.layer == 30
+        gaps = group_a - group_b
+        signs = np.array(list(itertools.product([1.0, -1.0], repeat=8)))
+        statistic = signs @ gaps
+        observed = gaps.sum()
+        tolerance = 1e-9 * (np.abs(group_a) + np.abs(group_b)).sum()
+        assert row.p_one_sided == pytest.approx(np.mean(statistic > observed + tolerance))
+        assert row.p_two_sided == pytest.approx(
+            np.mean(np.abs(statistic) >= abs(observed) - tolerance)
+        )
+        assert row.n_permutations == 256 and row.exact and row.seed == 7 and row.layer == 30
 
 
 def test_smollm2_small_study_strongest_biases(small_run: Run) -> None:
@@ -260,7 +262,9 @@ def test_default_study_tail_differential_on_smollm2(
     assert np.isfinite(table["effect_size"]).all() and (table["effect_size"].abs() < 2.5).all()
     projections = run.tables["combination_projections"]["projection"].to_numpy()
     female = np.array([p.contains("female") for p in combination_phrases(study)])
-    again = permutation_test(projections[~female], projections[female], n_samples=10_000, seed=0)
+    again = paired_permutation_test(
+        projections[~female], projections[female], n_samples=10_000, seed=0
+    )
     row = table[table["bias"] == "sex"].iloc[0]
     assert row["p_one_sided"] == float(again.p_one_sided)
     assert row["p_two_sided"] == float(again.p_two_sided)

@@ -29,7 +29,8 @@ substring (``tup[0] in i``, ``experiment2_generate_image.py:52-53``), so "male" 
 -0.9454...). wordlens selects by exact token; the note of those two items gives this run's mean
 over all phrases, the number the authors' script would print. Table 2's p-values (lost in the
 extraction) come from the authors' normal fit to 1,000 permutations with replacement; wordlens
-counts over 10,000 distinct partitions (:mod:`wordlens.methods.intersectional.experiments`), so
+counts over 10,000 distinct swaps within twin pairs
+(:mod:`wordlens.methods.intersectional.experiments`), so
 the significance in the findings' checks is wordlens's one-sided p < .05.
 
 Table 2 and the text's numbers are lost in the extraction (the YAML's ``lost``): no items.

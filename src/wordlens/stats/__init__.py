@@ -38,9 +38,11 @@ from wordlens.stats.direction import (
 )
 from wordlens.stats.permutation import (
     P_VALUE_RULE,
+    PAIRED_P_VALUE_RULE,
     PermutationResult,
     WeatResult,
     iter_partitions,
+    paired_permutation_test,
     permutation_test,
     weat,
 )
@@ -51,6 +53,7 @@ from wordlens.stats.subspace import (
 )
 
 __all__ = [
+    "PAIRED_P_VALUE_RULE",
     "P_VALUE_RULE",
     "RELATIVE_TOLERANCE",
     "ConditionalSource",
@@ -79,6 +82,7 @@ __all__ = [
     "iter_partitions",
     "log_asymmetry_ratio",
     "nullify_top_components",
+    "paired_permutation_test",
     "pearson",
     "permutation_test",
     "sc_weat",

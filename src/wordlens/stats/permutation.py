@@ -54,7 +54,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
-from wordlens.errors import EmptyInputError, WordlensError, WordlensWarning
+from wordlens.errors import EmptyInputError, FewPartitionsWarning, WordlensError, WordlensWarning
 from wordlens.stats.association import (
     RELATIVE_TOLERANCE,
     FloatArray,
@@ -65,7 +65,9 @@ from wordlens.stats.association import (
     is_constant,
 )
 from wordlens.stats.diagnostics import (
+    MIN_PARTITIONS,
     ReasonArray,
+    _possible_p,
     few_partitions_warning,
     nan_warning,
     same_mean_direction,
@@ -83,6 +85,16 @@ P_VALUE_RULE = (
     "counting the random ones, the observed one counted itself (Phipson & Smyth 2010), so "
     "p >= 1 / N, never 0. Two-sided: b counts |s_i - mean| >= |s_obs - mean|, the observed "
     "partition included, over N in both cases."
+)
+
+#: How the p-values of :func:`paired_permutation_test` are counted, for reports and metadata.
+PAIRED_P_VALUE_RULE = (
+    "Paired permutation p over relabellings that swap the two scores within a random subset of "
+    "the pairs (sign flips of the pair differences). All 2^n enumerated (exact): one-sided "
+    "p = #{s_i > s_obs} / N. Otherwise the observed labelling and m = N - 1 distinct random "
+    "others (drawn without replacement): p = (b + 1) / (m + 1), b counting the random ones, the "
+    "observed one counted itself (Phipson & Smyth 2010), so p >= 1 / N, never 0. Two-sided: b "
+    "counts |s_i| >= |s_obs|, the observed labelling included, over N in both cases."
 )
 
 _CHUNK_ELEMENTS = 1 << 21
@@ -438,6 +450,197 @@ def _permutation_test(
         nan_reason=_drop_layer_axis(score_nan_reasons(scores, n_x, undefined), layered),
         notes=(),
     )
+
+
+def paired_permutation_test(
+    scores_x: npt.ArrayLike,
+    scores_y: npt.ArrayLike,
+    *,
+    n_samples: int = 100_000,
+    seed: int = 0,
+) -> PermutationResult:
+    r"""Permutation test of ``sum(scores_x) - sum(scores_y)`` for scores paired by position.
+
+    Item ``i`` of the first group and item ``i`` of the second are a pair ``(x_i, y_i)`` (e.g. a
+    phrase and its twin with one category swapped). Under the null hypothesis the two scores of
+    a pair are exchangeable, so a relabelling swaps them within a subset of the pairs: with
+    ``d_i = x_i - y_i`` the statistic ``sum_i d_i`` becomes ``sum_i ±d_i`` (the sign-flip test),
+    ``2 ** n`` relabellings in all. The p-values are counted as in :func:`permutation_test`:
+    all relabellings enumerated when ``2 ** n <= n_samples`` (one-sided ``b / N``, strict
+    ``>``), otherwise the observed one and ``n_samples - 1`` distinct random others drawn
+    without replacement (``(b + 1) / N``, Phipson & Smyth 2010); two-sided, ``|s_i| >= |s_obs|``
+    (the null mean is 0), the observed relabelling included.
+
+    An unpaired :func:`permutation_test` of paired scores is valid but conservative: its
+    partitions mix the pairs, so its null distribution carries the spread between pairs, which
+    the paired statistic does not have.
+
+    Parameters
+    ----------
+    scores_x, scores_y : array_like, shape ``[n]`` or ``[n, n_layers]``
+        The two scores of each pair, per layer (same shape).
+    n_samples : int, default 100_000
+        Most relabellings to use; all are enumerated when ``2 ** n <= n_samples``.
+    seed : int, default 0
+        Seed of ``numpy.random.default_rng`` for the random relabellings.
+
+    Returns
+    -------
+    PermutationResult
+        As :func:`permutation_test`, ``n_partitions`` counting relabellings. The p-values are NaN
+        at a layer where a score is NaN or infinite, or where every pair's two scores are
+        (numerically) equal: every relabelling then has the same statistic.
+
+    Warns
+    -----
+    FewPartitionsWarning
+        If ``2 ** n`` is below :data:`~wordlens.stats.diagnostics.MIN_PARTITIONS`.
+    UndefinedStatisticWarning
+        If the p-values are NaN at a layer, with the reason.
+
+    Raises
+    ------
+    EmptyInputError
+        If there is no pair.
+    WordlensError
+        If the scores are not 1-D/2-D of the same shape, or ``n_samples < 1``.
+    """
+    result = _paired_permutation_test(scores_x, scores_y, n_samples=n_samples, seed=seed)
+    layered = result.statistic.ndim == 1
+    n = len(np.asarray(scores_x))
+    notes = _warn(
+        _few_swaps_warning(n, n_samples),
+        nan_warning(
+            result.nan_reason,
+            range(len(result.nan_reason)) if layered else None,
+            "the p-values",
+        ),
+    )
+    return replace(result, notes=notes)
+
+
+def _few_swaps_warning(n_pairs: int, n_samples: int) -> FewPartitionsWarning | None:
+    """The warning for a paired test with fewer than ``MIN_PARTITIONS`` relabellings."""
+    n_relabellings = 2**n_pairs
+    if n_relabellings >= MIN_PARTITIONS:
+        return None
+    return FewPartitionsWarning(
+        f"only {n_relabellings} relabellings of the {n_pairs} pairs (2^{n_pairs}, fewer than "
+        f"{MIN_PARTITIONS}): " + _possible_p(n_relabellings, n_samples) + "; more pairs give "
+        "more relabellings"
+    )
+
+
+def _paired_permutation_test(
+    scores_x: npt.ArrayLike, scores_y: npt.ArrayLike, *, n_samples: int, seed: int
+) -> PermutationResult:
+    """:func:`paired_permutation_test` without its warnings (``notes`` empty)."""
+    sx = np.asarray(scores_x, dtype=np.float64)
+    sy = np.asarray(scores_y, dtype=np.float64)
+    if sx.ndim not in (1, 2) or sx.shape != sy.shape:
+        raise WordlensError(
+            f"paired scores must both have shape [n] or [n, n_layers], the same; got {sx.shape} "
+            f"and {sy.shape}"
+        )
+    n = len(sx)
+    if n == 0:
+        raise EmptyInputError("a paired test needs at least one pair of scores; got none")
+    layered = sx.ndim == 2
+    x, y = sx.reshape(n, -1), sy.reshape(n, -1)  # [n, L]
+    with np.errstate(invalid="ignore"):  # inf - inf in layers that end up NaN anyway
+        differences = x - y
+    observed = differences.sum(axis=0)
+    tolerance = RELATIVE_TOLERANCE * (np.abs(x) + np.abs(y)).sum(axis=0)
+    exceeding = np.zeros(x.shape[1], dtype=np.int64)
+    as_extreme = np.zeros(x.shape[1], dtype=np.int64)
+    n_relabellings = 0
+    rows = max(1, _CHUNK_ELEMENTS // x.shape[1])
+    with np.errstate(invalid="ignore"):
+        for chunk in iter_swaps(n, n_samples=n_samples, seed=seed):
+            for start in range(0, len(chunk), rows):
+                swapped = chunk[start : start + rows].astype(np.float64)
+                statistics = observed - 2.0 * (swapped @ differences)  # [rows, L]
+                exceeding += np.count_nonzero(statistics > observed + tolerance, axis=0)
+                as_extreme += np.count_nonzero(
+                    np.abs(statistics) >= np.abs(observed) - tolerance, axis=0
+                )
+            n_relabellings += len(chunk)
+    exact = 2**n <= n_samples
+    if not exact:  # the observed relabelling never exceeds itself; sampled, it counts
+        exceeding += 1
+    finite = np.isfinite(x).all(axis=0) & np.isfinite(y).all(axis=0)
+    equal = np.all(np.abs(differences) <= tolerance, axis=0)
+    undefined = ~finite | equal
+    reasons = np.full(x.shape[1], "", dtype=object)
+    reasons[~finite] = "a score is NaN or infinite"
+    reasons[finite & equal] = (
+        f"the two scores of each of the {n} pairs are equal, so every relabelling has the same "
+        "statistic"
+    )
+    return PermutationResult(
+        statistic=_drop_layer_axis(observed, layered),
+        p_one_sided=_drop_layer_axis(
+            np.where(undefined, np.nan, exceeding / n_relabellings), layered
+        ),
+        p_two_sided=_drop_layer_axis(
+            np.where(undefined, np.nan, as_extreme / n_relabellings), layered
+        ),
+        n_partitions=n_relabellings,
+        exact=exact,
+        seed=seed,
+        nan_reason=_drop_layer_axis(reasons, layered),
+        notes=(),
+    )
+
+
+def iter_swaps(n_pairs: int, *, n_samples: int = 100_000, seed: int = 0) -> Iterator[BoolArray]:
+    """Relabellings of ``n_pairs`` pairs, in chunks: True where a pair's two items swap.
+
+    If ``2 ** n_pairs <= n_samples`` all are yielded, row ``k`` the binary digits of ``k``
+    (least significant first; row 0, no swap, is the observed labelling). Otherwise exactly
+    `n_samples` distinct ones: the observed one, then ``n_samples - 1`` others drawn uniformly
+    from ``numpy.random.default_rng(seed)``, rejecting any already yielded (without replacement),
+    as :func:`iter_partitions`.
+
+    Raises
+    ------
+    EmptyInputError
+        If ``n_pairs`` is less than 1.
+    WordlensError
+        If `n_samples` is less than 1.
+    """
+    if n_pairs < 1:
+        raise EmptyInputError(f"a paired test needs at least one pair; got {n_pairs}")
+    if n_samples < 1:
+        raise WordlensError(f"n_samples must be at least 1; got {n_samples}")
+    chunk_rows = max(1, _CHUNK_ELEMENTS // n_pairs)
+    if 2**n_pairs <= n_samples:
+        return _all_swaps(n_pairs, chunk_rows)
+    return _random_swaps(n_pairs, n_samples, np.random.default_rng(seed), chunk_rows)
+
+
+def _all_swaps(n_pairs: int, chunk_rows: int) -> Iterator[BoolArray]:
+    digits = np.arange(n_pairs)
+    for start in range(0, 2**n_pairs, chunk_rows):
+        numbers = np.arange(start, min(start + chunk_rows, 2**n_pairs))
+        yield (numbers[:, np.newaxis] >> digits) & 1 == 1
+
+
+def _random_swaps(
+    n_pairs: int, n_samples: int, rng: np.random.Generator, chunk_rows: int
+) -> Iterator[BoolArray]:
+    """The observed labelling (no swap), then ``n_samples - 1`` distinct random others."""
+    observed = np.zeros((1, n_pairs), dtype=bool)
+    yield observed
+    seen = _partition_keys(observed)
+    missing = n_samples - 1
+    while missing > 0:
+        rows = min(missing, chunk_rows)
+        candidates = rng.integers(0, 2, size=(rows, n_pairs), dtype=np.uint8) == 1
+        new, seen = _first_unseen(_partition_keys(candidates), seen)
+        missing -= len(new)
+        if len(new):
+            yield candidates[new]
 
 
 def is_exact(n_x: int, n_y: int, n_samples: int) -> bool:

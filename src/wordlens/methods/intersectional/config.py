@@ -54,9 +54,10 @@ class IntersectionalConfig:
         column normalization, class weight, solver iterations); ``class_weight="none"`` weighs
         every vector equally.
     permutations
-        Permutation partitions per differential test (all when fewer exist).
+        Relabellings (swaps within random twin pairs) per differential test (all when fewer
+        exist).
     seed
-        Seed of the SVC solver and of the permutation partitions.
+        Seed of the SVC solver and of the random relabellings.
     fraction
         Share of phrases in each of the top and bottom groups of experiment 3, in (0, 0.5].
     duplicates
@@ -86,7 +87,9 @@ class IntersectionalConfig:
     normalize: bool = option(True, "Scale feature columns to unit L2 norm before the SVC.")
     class_weight: ClassWeightName = option("none", "SVC class weights: none or balanced.")
     max_iter: int = option(10_000, "Most SVC solver iterations.")
-    permutations: int = option(10_000, "Permutation partitions per differential test.")
+    permutations: int = option(
+        10_000, "Relabellings (swaps within random twin pairs) per differential test."
+    )
     seed: int = option(0, "Seed of the SVC solver and the permutations.")
     fraction: float = option(0.10, "Share of phrases in the top and bottom groups.")
     duplicates: Duplicates | None = option(None, help_texts.DUPLICATES)

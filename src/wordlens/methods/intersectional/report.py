@@ -11,7 +11,7 @@ from wordlens.report.bias_figures import PairedDots, grouped_bars, paired_dots
 from wordlens.report.figures import Panel, line_figure
 from wordlens.report.html import Report, listed, model_lines
 from wordlens.results import Run
-from wordlens.stats import P_VALUE_RULE
+from wordlens.stats import PAIRED_P_VALUE_RULE
 
 _METHODS = {"projection": "projection on the SVC direction", "cosine": "cosine SC-WEAT"}
 
@@ -120,11 +120,12 @@ def _differential_section(
         f"“{phrases.iloc[0]}” to “{phrases.iloc[-1]}” (an “a”/“an” before the categories agrees "
         "with the first one, as in the authors' experiment2.txt); "
         f"group A: the '{meta['study']['target']}' vectors of the phrases with the first "
-        "category, group B: the same phrases with the second. Effect size (eq. 2, ddof=1): "
+        "category, group B: the same phrases with the second (twin pairs). Effect size (eq. 2, "
+        "ddof=1): "
         "positive means the first category is more pleasant. p: one-sided (first more "
         "pleasant) and two-sided."
     )
-    report.paragraph(P_VALUE_RULE, note=True)
+    report.paragraph(PAIRED_P_VALUE_RULE, note=True)
     report.table(
         table[
             ["test", "n_a", "n_b", "mean_a", "mean_b", "effect_size", "p_one_sided", "p_two_sided"]
