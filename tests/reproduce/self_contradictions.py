@@ -79,6 +79,17 @@ SELF_CONTRADICTIONS = (
         ),
     ),
     SelfContradiction(
+        "sense-bias",
+        "sense-gap-larger-in-lmms",
+        "is more in LMMS compared to that in ARES",
+        (
+            "1 of 2 hold (does not hold: nationality vs language: LMMS |7.01 - 8.23| = 1.22 vs "
+            "ARES |5.75 - 7.38| = 1.63 (-0.41) |",
+            "holds: black (ethnicity) vs black (colour): LMMS |4.64 - 1.64| = 3.00 vs ARES "
+            "|5.67 - 4.83| = 0.84 (+2.16)",
+        ),
+    ),
+    SelfContradiction(
         "asymmetry",
         "bert-beats-static-on-cam",
         "BERT, especially BERT-large, has a stronger correlation with the three datasets than "
