@@ -366,6 +366,7 @@ def test_findings_on_tables_are_table_checks_and_figures_are_named() -> None:
         ("wat-word-above-sense", 0.12),  # LMMS 0.53/0.41
         ("black-ethnic-above-colour", 0.84),  # ARES 5.67 vs 4.83
         ("language-above-nationality-at-sense-level", 1.22),  # LMMS 8.23 vs 7.01
+        ("nationality-word-level-language-sense-level", 0.44),  # ARES language 7.38/6.94
         ("noun-above-verb", 0.10),  # ARES 0.16 vs 0.06
         ("crows-bert-stereoset-sensebert", 0.67),  # CrowS-Pairs base |-1.66| vs 0.99
         ("sensebert-at-least-bert-on-sssb", 0.5),  # 8 of 12, past 7.5
@@ -393,6 +394,10 @@ def test_each_check_holds_on_the_papers_numbers(finding: str, margin: float) -> 
         # colour above ethnicity in ARES only: "in both LMMS and ARES"
         ("black-ethnic-above-colour", {"table2-black-colour-ares-sense": -5.70}),
         ("language-above-nationality-at-sense-level", {"table2-nationality-lmms-sense": 8.30}),
+        # ARES's language sense below its word level
+        ("nationality-word-level-language-sense-level", {"table2-language-ares-sense": 6.90}),
+        # LMMS's nationality sense above its word level
+        ("nationality-word-level-language-sense-level", {"table2-nationality-lmms-sense": 7.80}),
         ("noun-above-verb", {"table2-verb-ares-sense": 0.16}),
         # SenseBERT less biased than BERT on StereoSet large
         ("crows-bert-stereoset-sensebert", {"table3-stereoset-large-sensebert": -1.40}),
