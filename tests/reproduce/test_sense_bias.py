@@ -52,6 +52,8 @@ SENSEBERT_FINDINGS = {
     "sensebert-verb-senses-anti-stereotypical",
     "sensebert-prefers-stereotypes-for-nurse",
 }
+LMMS_WITH_ARES = {"sense-gap-larger-in-lmms"}
+"""Findings that compare LMMS with ARES: one run's sense vectors fill both columns."""
 
 
 @pytest.fixture(scope="module")
@@ -173,8 +175,9 @@ def test_every_finding_has_a_verdict(smoke: tuple[Reproduction, Path]) -> None:
     findings = pd.read_parquet(out / "findings.parquet").set_index("finding")
     assert sorted(findings.index) == sorted(finding.id for finding in PUBLISHED.findings)
     assert set(findings["verdict"]) <= VERDICTS
-    assert (findings.loc[sorted(SENSEBERT_FINDINGS), "verdict"] == "not measurable").all()
-    measurable = findings.drop(sorted(SENSEBERT_FINDINGS))
+    across = sorted(SENSEBERT_FINDINGS | LMMS_WITH_ARES)
+    assert (findings.loc[across, "verdict"] == "not measurable").all()
+    measurable = findings.drop(across)
     assert (measurable["verdict"] != "not measurable").all(), measurable["evidence"]
 
 
@@ -363,6 +366,7 @@ def test_findings_on_tables_are_table_checks_and_figures_are_named() -> None:
         ("wat-word-above-sense", 0.12),  # LMMS 0.53/0.41
         ("black-ethnic-above-colour", 0.84),  # ARES 5.67 vs 4.83
         ("language-above-nationality-at-sense-level", 1.22),  # LMMS 8.23 vs 7.01
+        ("nationality-word-level-language-sense-level", 0.44),  # ARES language 7.38/6.94
         ("noun-above-verb", 0.10),  # ARES 0.16 vs 0.06
         ("crows-bert-stereoset-sensebert", 0.67),  # CrowS-Pairs base |-1.66| vs 0.99
         ("sensebert-at-least-bert-on-sssb", 0.5),  # 8 of 12, past 7.5
@@ -390,6 +394,10 @@ def test_each_check_holds_on_the_papers_numbers(finding: str, margin: float) -> 
         # colour above ethnicity in ARES only: "in both LMMS and ARES"
         ("black-ethnic-above-colour", {"table2-black-colour-ares-sense": -5.70}),
         ("language-above-nationality-at-sense-level", {"table2-nationality-lmms-sense": 8.30}),
+        # ARES's language sense below its word level
+        ("nationality-word-level-language-sense-level", {"table2-language-ares-sense": 6.90}),
+        # LMMS's nationality sense above its word level
+        ("nationality-word-level-language-sense-level", {"table2-nationality-lmms-sense": 7.80}),
         ("noun-above-verb", {"table2-verb-ares-sense": 0.16}),
         # SenseBERT less biased than BERT on StereoSet large
         ("crows-bert-stereoset-sensebert", {"table3-stereoset-large-sensebert": -1.40}),
@@ -423,6 +431,21 @@ def test_each_check_fails_where_the_numbers_contradict_it(
     check = outcome(finding, cells(changes))
     assert check.verdict == "does not hold", check.evidence
     assert check.margin <= 0
+
+
+def test_the_sense_gap_is_larger_in_lmms_for_black_only() -> None:
+    """Section 6.1: the difference between the two senses' scores is "more in LMMS compared to
+    that in ARES" for black (3.00 vs 0.84) but not for nationality vs. language (1.22 vs 1.63:
+    margin -0.41). With LMMS's language sense at 8.70 (1.69) it holds (margin 0.06); within the
+    cells' half-widths it is inconclusive."""
+    check = outcome("sense-gap-larger-in-lmms", Cells.published(PUBLISHED))
+    assert check.verdict == "does not hold" and check.margin == pytest.approx(-0.41)
+    repaired = cells({"table2-language-lmms-sense": 8.70})
+    check = outcome("sense-gap-larger-in-lmms", repaired)
+    assert check.verdict == "holds" and check.margin == pytest.approx(0.06)
+    assert "2 of 2 hold" in check.evidence
+    wide = cells({"table2-language-lmms-sense": 8.70}, table2_language_lmms_sense=0.1)
+    assert outcome("sense-gap-larger-in-lmms", wide).verdict == "inconclusive"
 
 
 def test_within_the_runs_uncertainty_a_finding_is_inconclusive() -> None:
@@ -475,6 +498,7 @@ def test_measured_cells_of_one_model_compare_within_it_only() -> None:
         "sensebert-at-least-bert-on-sssb",
         "direction-flips",
         "sensebert-prefers-stereotypes-for-nurse",
+        *LMMS_WITH_ARES,
     ):
         assert outcome(finding, on).verdict == "not measurable", finding
     black = outcome("black-ethnic-above-colour", on)
