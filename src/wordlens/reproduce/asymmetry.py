@@ -1150,7 +1150,7 @@ def check_antonym_hardest(runs: Runs) -> Check:
     others, under all settings": at every threshold and on each data set, antonym has the
     lowest direction accuracy of the relations with at least :data:`MIN_PAIRS` decided pairs
     (not the ``all`` rows). Margin: the lowest other relation's accuracy minus antonym's,
-    uncertainty the 95% Wald half-width of that difference of proportions."""
+    uncertainty the 95% Wilson half-widths of the two proportions, in quadrature."""
     absent = not_measurable(runs, EVOCATION)
     if absent is not None:
         return absent
