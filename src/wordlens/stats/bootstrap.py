@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from wordlens.errors import WordlensError
-from wordlens.stats.association import effect_size
+from wordlens.stats.association import association, effect_size
 
 FloatArray = npt.NDArray[np.float64]
 RESAMPLES = 2_000
@@ -88,6 +88,33 @@ def effect_size_interval(
     rows_y = rng.integers(0, len(y), size=(n_resamples, len(y)))
     d = effect_size(x[rows_x], y[rows_y], axis=1, ddof=ddof)  # [n_resamples, ...]
     return _quantiles(d, confidence)
+
+
+def weat_effect_size_interval(
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    attr_a: npt.ArrayLike,
+    attr_b: npt.ArrayLike,
+    *,
+    ddof: int = 1,
+    n_resamples: int = RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> tuple[FloatArray, FloatArray]:
+    """The bootstrap interval of the WEAT effect size over its target words: the associations
+    ``s(w, A, B)`` (:func:`~wordlens.stats.association.association`) of ``x`` and ``y``, each
+    set resampled apart (:func:`effect_size_interval`; the attribute words held fixed).
+
+    Shapes as :func:`wordlens.stats.weat` (``[n, d]`` or ``[n, n_layers, d]``); returns
+    ``(low, high)``, 0-d or ``[n_layers]``."""
+    return effect_size_interval(
+        association(x, attr_a, attr_b),
+        association(y, attr_a, attr_b),
+        ddof=ddof,
+        n_resamples=n_resamples,
+        seed=seed,
+        confidence=confidence,
+    )
 
 
 def micro_f1_interval(
