@@ -22,13 +22,14 @@ from wordlens.reproduce.base import (
     Check,
     CheckFunction,
     Measured,
+    NotMeasured,
     Reproduction,
     Runs,
     Source,
     TableCheck,
 )
 from wordlens.reproduce.published import load_published
-from wordlens.reproduce.runner import location_text, reproduce
+from wordlens.reproduce.runner import _findings, _row, location_text, reproduce
 from wordlens.reproduce.vast import (
     REPRODUCTION,
     SMOKE_LEXICON_WORDS,
@@ -499,3 +500,92 @@ def test_autoencoders_must_diverge_in_every_layer_and_lexicon() -> None:
     assert failed.verdict == "does not hold" and "at layer 3" in failed.evidence
     noisy = check(_encoder_run(dict.fromkeys(("bellezza", "anew", "warriner"), [0.03] * 6), 0.02))
     assert noisy.verdict == "inconclusive"  # .015 past the bar, ±.028
+
+
+def _lexicon_population_runs(raw: float, after: float) -> dict[str, Run]:
+    """A smoke-like ``vast`` run (PCs fitted on the Bellezza sample and the polar words, 110
+    vectors) with Bellezza's bleached top-layer r raw and with 8 PCs nullified, and a ``bias``
+    run fitted on the same population."""
+    cell = {"lexicon": "bellezza-sample", "dimension": "valence", "setting": "bleached"}
+    layers = pd.DataFrame(
+        [
+            {
+                **cell,
+                "pooling": "last",
+                "layer": 6,
+                "r": raw,
+                "ci_low": raw - 0.1,
+                "ci_high": raw + 0.1,
+            }
+        ]
+    )
+    nullification = pd.DataFrame(
+        [
+            {
+                **cell,
+                "layer": 6,
+                "representation": "nullified",
+                "k": k,
+                "r": r,
+                "ci_low": r - 0.1,
+                "ci_high": r + 0.1,
+            }
+            for k, r in ((0, raw), (8, after))
+        ]
+    )
+    population = {"name": "lexicon", "n_rows": {"bellezza-sample": 110}}
+    metadata = {
+        "model": {"kind": "causal"},
+        "top_layer": 6,
+        "poolings_run": ["last"],
+        "pc_population": population,
+    }
+    tables = {"layers": layers, "nullification": nullification}
+    return {
+        "vast": Run("vast", tables, metadata),
+        "bias": Run("vast", {}, metadata),
+    }
+
+
+def test_nullification_verdicts_say_their_pcs_are_fitted_on_the_scored_words() -> None:
+    """At smoke scale the PCs are fitted on the 110 Bellezza and polar vectors that are scored:
+    r falls as PCs are nullified (a smoke run: .76 raw, -.44 after 8), and the four findings on
+    nullified vectors say so; the authors' population gives no caveat."""
+    runs = _lexicon_population_runs(0.76, -0.44)
+    caveats = REPRODUCTION.caveats(runs)
+    assert set(caveats) == {
+        "nullifying-top-pcs-recovers-semantics",
+        "context-matters-after-nullifying",
+        "beats-prior-word-similarity",
+        "nullifying-exposes-bias",
+    }
+    recovers = caveats["nullifying-top-pcs-recovers-semantics"]
+    assert "fitted on the 110 vectors of the scored Bellezza sample" in recovers
+    assert "r +0.76 raw, -0.44 with 8 PCs nullified" in recovers
+    assert "r +0.76" not in caveats["nullifying-exposes-bias"]  # the bias run has no r table
+    authors = {
+        name: Run(run.method, run.tables, {**run.metadata, "pc_population": {"name": "authors"}})
+        for name, run in runs.items()
+    }
+    assert REPRODUCTION.caveats(authors) == {}
+    # the runner puts the caveat after the verdict's evidence
+    paper = load_published("vast")
+    after = {"table1-after-aligned": 0.85, "table1-after-misaligned": 0.54}
+    table = pd.DataFrame(
+        [
+            _row(
+                "vast",
+                item,
+                Measured(after[item.id], "", 0.01) if item.id in after else NotMeasured("no"),
+                "gpt2",
+                {},
+                "",
+            )
+            for item in paper.items
+        ]
+    )
+    findings = _findings(paper, REPRODUCTION, runs, table, "smoke", "gpt2").set_index("finding")
+    assert findings.loc["context-matters-after-nullifying", "verdict"] == "holds"
+    evidence = str(findings.loc["context-matters-after-nullifying", "evidence"])
+    assert evidence.endswith(f"; {recovers}")
+    assert "measured on" not in evidence  # GPT-2's finding, run on GPT-2

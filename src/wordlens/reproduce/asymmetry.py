@@ -224,6 +224,22 @@ class AsymmetryReproduction(PaperReproduction):
             "antonym-hardest-direction": check_antonym_hardest,
         }
 
+    def named_models(self) -> Mapping[str, tuple[str, ...]]:
+        """The findings about BERT alone (its contextual conditionals: Figure 2, Appendix G,
+        Table 4's geometric mean against Ethayarajh 2019), judged on this run's model and
+        marked when it is another (:data:`~wordlens.reproduce.base.NAMED_MODEL_RULE`); the
+        comparisons of the paper's models are left out."""
+        bert = ("bert-base-uncased",)
+        return dict.fromkeys(
+            (
+                "more-contexts-help-up-to-5000",
+                "distance-matters-little",
+                "antonym-hardest-direction",
+                "bert-beats-ke19-on-two-of-three",
+            ),
+            bert,
+        )
+
     def basis(self) -> Mapping[str, str]:
         """The findings that rest on figures (the paper prints no number for them)."""
         return {

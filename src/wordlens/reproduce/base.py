@@ -187,6 +187,14 @@ def judge(margin: float, uncertainty: float, evidence: str) -> Check:
     return Check(verdict, evidence, margin, uncertainty)
 
 
+def with_caveat(check: Check, caveat: str) -> Check:
+    """``check`` with ``caveat`` (:meth:`PaperReproduction.caveats`) after its evidence; a
+    ``not measurable`` check, or an empty caveat, unchanged."""
+    if not caveat or check.verdict == "not measurable":
+        return check
+    return replace(check, evidence=f"{check.evidence}; {caveat}" if check.evidence else caveat)
+
+
 def on_substitute(check: Check, paper_models: Sequence[str], run_model: str) -> Check:
     """:data:`NAMED_MODEL_RULE`: ``check`` of a finding about ``paper_models`` (the paper's
     model or models it names; empty for a finding about no model), as measured on
@@ -448,6 +456,12 @@ class PaperReproduction(ABC):
     def basis(self) -> Mapping[str, str]:
         """Finding id → what a finding without printed numbers rests on (``Figure 2``,
         ``prose``); a :class:`TableCheck` names its own cells. Unlisted: ``prose``."""
+        return {}
+
+    def caveats(self, runs: Runs) -> Mapping[str, str]:
+        """Finding id → what this run's setup means for the finding's verdict on it (e.g. a
+        smoke sample that changes what its numbers measure), which the runner appends to the
+        evidence of a measured verdict. Default: none."""
         return {}
 
     def named_models(self) -> Mapping[str, tuple[str, ...]]:

@@ -166,8 +166,8 @@ class _Scores:
             base = self.per_run.get(baseline, ())
             values = [a - b for a, b in zip(values, base, strict=True)]
         if len(values) < 2:
-            widths = [self.bootstrap.get(name, math.nan) for name in (representation, baseline)]
-            return combined_uncertainty(*widths[: 1 if baseline is None else 2])
+            names = [representation] if baseline is None else [representation, baseline]
+            return combined_uncertainty(*(self.bootstrap.get(name, math.nan) for name in names))
         from scipy import stats
 
         n = len(values)
@@ -277,6 +277,23 @@ class ProbingReproduction(PaperReproduction):
             "orthonormal-encoder-helps": check_orthonormal,
             "cnn-matches-elmo-on-constituents": _ontonotes_figure("constituent labeling"),
             "elmo-holds-up-with-distance": check_distance,
+        }
+
+    def named_models(self) -> Mapping[str, tuple[str, ...]]:
+        """The encoders each finding is about (:data:`PAPER_MODELS`), judged on this run's
+        model and marked when it is another (:data:`~wordlens.reproduce.base.NAMED_MODEL_RULE`);
+        the comparisons of two encoders are not measurable and left out."""
+        every = tuple(PAPER_MODELS.values())
+        elmo = (PAPER_MODELS["elmo"],)
+        return {
+            "syntax-more-than-semantics": every,
+            "mix-beats-cat": tuple(PAPER_MODELS[e] for e in ("gpt", "bert-base", "bert-large")),
+            "srl-gain-from-core-roles": every,
+            "spr-weakly-captured": elmo,
+            "relation-classification-gains": every,
+            "orthonormal-encoder-helps": elmo,
+            "cnn-matches-elmo-on-constituents": elmo,
+            "elmo-holds-up-with-distance": elmo,
         }
 
     def basis(self) -> Mapping[str, str]:
@@ -468,6 +485,14 @@ def _statistic(item: PublishedItem) -> Measured | NotMeasured:
 ENCODERS = ("cove", "elmo", "gpt", "bert-base", "bert-large")
 """Table 2's encoders (the item ids' spelling)."""
 ENCODER_NAMES = dict(zip(ENCODERS, ("CoVe", "ELMo", "GPT", "BERT-base", "BERT-large"), strict=True))
+PAPER_MODELS = {
+    "cove": "CoVe",
+    "elmo": "ELMo",
+    "gpt": "openai-gpt",
+    "bert-base": "bert-base-uncased",
+    "bert-large": "bert-large-uncased",
+}
+"""Table 2's encoders as the named-model rule names them: the hub id where there is one."""
 CONTEXTUAL = {"cove": "full", "elmo": "full", "gpt": "mix", "bert-base": "mix", "bert-large": "mix"}
 """Each encoder's contextual column of Table 2 (its ``Full``, or ``mix`` for GPT and BERT)."""
 THIS_MODEL = "bert-base"

@@ -50,6 +50,7 @@ from wordlens.reproduce.base import (
     TableCheck,
     on_substitute,
     requiring_intervals,
+    with_caveat,
 )
 from wordlens.reproduce.published import PAPERS, PaperValues, PublishedItem, load_published
 from wordlens.results import Result, Run
@@ -356,14 +357,16 @@ def _findings(
     """One row per finding: its verdict on this run and on the published values.
 
     The run's checks are evaluated within :func:`~wordlens.reproduce.base.requiring_intervals`
-    at smoke scale (a margin without an interval is inconclusive), and a finding about a named
-    model of the paper measured on ``model_name`` is marked by
-    :func:`~wordlens.reproduce.base.on_substitute`."""
+    at smoke scale (a margin without an interval is inconclusive); the reproduction's caveats
+    on this run (:meth:`~wordlens.reproduce.base.PaperReproduction.caveats`) follow their
+    evidence, and a finding about a named model of the paper measured on ``model_name`` is
+    marked by :func:`~wordlens.reproduce.base.on_substitute`."""
     import pandas as pd
 
     checks = definition.checks()
     basis = definition.basis()
     named = definition.named_models()
+    caveats = definition.caveats(runs)
     on_published = Cells.published(published)
     on_measured = Cells.measured(published, table)
     unprinted = Check("not measurable", "the paper prints no number for it")
@@ -382,6 +385,7 @@ def _findings(
             with requiring_intervals(scale == "smoke"):
                 measured = _evaluated(check, runs)
             paper = unprinted
+        measured = with_caveat(measured, caveats.get(finding.id, ""))
         measured = on_substitute(measured, named.get(finding.id, ()), model_name)
         rows.append(
             {

@@ -56,7 +56,7 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -252,6 +252,23 @@ class SenseBiasReproduction(PaperReproduction):
             "sensebert-prefers-stereotypes-for-nurse": TableCheck(
                 _TABLE4_ITEMS, _sensebert_prefers_stereotypes
             ),
+        }
+
+    def named_models(self) -> Mapping[str, tuple[str, ...]]:
+        """The paper's embeddings each finding is about: Table 2's and Figures 1-2's static
+        sense embeddings (LMMS, ARES), judged on this run's sense vectors and marked so
+        (:data:`~wordlens.reproduce.base.NAMED_MODEL_RULE`); the comparisons of BERT with
+        SenseBERT are not measurable and left out."""
+        both = tuple(PAPER_MODELS.values())
+        lmms = (PAPER_MODELS["lmms"],)
+        return {
+            "weat-sense-above-word": both,
+            "wat-word-above-sense": both,
+            "black-ethnic-above-colour": both,
+            "language-above-nationality-at-sense-level": both,
+            "noun-above-verb": both,
+            "bias-grows-with-dimensionality": lmms,
+            "nurse-female-biased-in-lmms": lmms,
         }
 
     def basis(self) -> Mapping[str, str]:
@@ -902,7 +919,7 @@ def check_bias_grows_with_dimensionality(runs: Runs) -> Check:
     )
 
 
-def _d_intervals(table: pd.DataFrame, sizes: Sequence[int]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _d_intervals(table: pd.DataFrame, sizes: list[int]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The sweep's d and the half-width of its bootstrap interval (NaN from a run without
     ``effect_size_ci_low``), each ``[(test, representation), size]``."""
     frame = table.assign(
@@ -915,7 +932,7 @@ def _d_intervals(table: pd.DataFrame, sizes: Sequence[int]) -> tuple[pd.DataFram
         wide = frame.pivot_table(
             index=["test", "representation"], columns="dimension", values=column, dropna=False
         )
-        return wide.reindex(columns=sizes)
+        return wide.reindex(columns=list(sizes))
 
     return pivot("effect_size"), pivot("half")
 

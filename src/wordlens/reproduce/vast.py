@@ -1176,6 +1176,53 @@ def check_bias(cells: Cells) -> Check:
     )
 
 
+NULLIFIED_FINDINGS = {
+    "vast": (
+        "nullifying-top-pcs-recovers-semantics",
+        "context-matters-after-nullifying",
+        "beats-prior-word-similarity",
+    ),
+    "bias": ("nullifying-exposes-bias",),
+}
+"""The findings that read PC-nullified vectors, by the experiment whose PCs they use."""
+
+
+def population_caveats(runs: Runs) -> dict[str, str]:
+    """Finding → the caveat of a run whose PCs are fitted on the scored lexicon (the smoke
+    scale's ``pc_population: lexicon``, e.g. 60 Bellezza and 50 polar words: 110 vectors): the
+    top PCs of so few vectors include the valence they share, so nullifying them lowers r as k
+    grows (the authors fit on every Bellezza, ANEW, Warriner and WEAT word). The caveat gives
+    the population's size and, for the ``vast`` run, Bellezza's bleached top-layer r raw and
+    with :data:`TABLE1_K` PCs nullified. None for the authors' population or a static model."""
+    caveats: dict[str, str] = {}
+    for experiment, findings in NULLIFIED_FINDINGS.items():
+        run = runs.get(experiment)
+        population = run.metadata.get("pc_population", {}) if run is not None else {}
+        if run is None or population.get("name") != "lexicon" or is_static(run):
+            continue
+        sizes = population.get("n_rows", {})
+        size = next((n for name, n in sizes.items() if "bellezza" in name), None)
+        text = (
+            f"the PCs are fitted on the {size or 'few'} vectors of the scored Bellezza sample and "
+            "the polar words themselves (smoke scale; the authors fit on every Bellezza, ANEW, "
+            "Warriner and WEAT word), so nullifying them removes the valence the scored words "
+            "share and r falls as k grows"
+        )
+        if experiment == "vast":
+            try:
+                top = top_layer(run)
+                raw = layer_cell(run, "bellezza", "bleached", top)[0]
+                after = nullified_r(run, "bellezza", "bleached", top, TABLE1_K)
+                text += (
+                    f" (Bellezza, bleached, top layer: r {raw:+.2f} raw, {after:+.2f} with "
+                    f"{TABLE1_K} PCs nullified)"
+                )
+            except (KeyError, ValueError):  # the run lacks the cells: the caveat without them
+                pass
+        caveats |= dict.fromkeys(findings, text + ": a property of the smoke population")
+    return caveats
+
+
 class VastReproduction(PaperReproduction):
     """Wolfe & Caliskan (2022) on any model (see the module notes)."""
 
@@ -1221,6 +1268,19 @@ class VastReproduction(PaperReproduction):
             "beats-prior-word-similarity": TableCheck(similarity, check_similarity),
             "nullifying-exposes-bias": TableCheck((_BIASED,), check_bias),
         }
+
+    def caveats(self, runs: Runs) -> Mapping[str, str]:
+        """The nullification findings of a run whose PCs are fitted on the scored words
+        themselves (the smoke scale's ``pc_population: lexicon``): :func:`population_caveats`."""
+        return population_caveats(runs)
+
+    def named_models(self) -> Mapping[str, tuple[str, ...]]:
+        """Every finding is about GPT-2 except the one about autoencoders ("such as
+        RoBERTa"); judged on this run's model and marked when it is another
+        (:data:`~wordlens.reproduce.base.NAMED_MODEL_RULE`)."""
+        about = dict.fromkeys(self.checks(), ("gpt2",))
+        about["autoencoders-diverge-from-first-layer"] = ("roberta-base",)
+        return about
 
     def basis(self) -> Mapping[str, str]:
         """What the findings checked over the runs rest on: Figure 2 (tokenization) or prose."""
