@@ -33,9 +33,9 @@ from wordlens.reproduce.base import (
     requiring_intervals,
     wilson_interval,
 )
-from wordlens.reproduce.published import PublishedItem, load_published
+from wordlens.reproduce.published import PAPERS, PublishedItem, load_published
 from wordlens.reproduce.report import reproduction_report
-from wordlens.reproduce.runner import _findings, _row
+from wordlens.reproduce.runner import _findings, _row, reproduction_of
 
 # ---------------------------------------------------------------- shares and counts
 
@@ -165,3 +165,16 @@ def test_the_report_states_both_rules() -> None:
         page = html.unescape(reproduction_report(reproduction).render())
         assert (SMOKE_RULE in page) is expected
         assert NAMED_MODEL_RULE in page
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_every_paper_names_the_models_of_its_findings(paper: str) -> None:
+    """The one named-model rule is fed by every paper: each listed finding is the paper's,
+    with at least one model named; findings that compare models are left out (they are not
+    measurable on one run, and a mark would say nothing)."""
+    named = reproduction_of(paper).named_models()
+    findings = {finding.id for finding in load_published(paper).findings}
+    assert named and set(named) <= findings
+    assert all(
+        models and all(isinstance(m, str) and m for m in models) for models in named.values()
+    )

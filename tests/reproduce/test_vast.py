@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -589,3 +589,45 @@ def test_nullification_verdicts_say_their_pcs_are_fitted_on_the_scored_words() -
     evidence = str(findings.loc["context-matters-after-nullifying", "evidence"])
     assert evidence.endswith(f"; {recovers}")
     assert "measured on" not in evidence  # GPT-2's finding, run on GPT-2
+
+
+def test_the_count_of_more_biased_tests_carries_the_tests_it_cannot_tell() -> None:
+    """Text: '8 of 10 bias tests ... higher bias effect sizes'. A test's change (d with 8 PCs
+    nullified minus raw, top layer) within the two d's bootstrap half-widths in quadrature
+    could go either way: the count's uncertainty is how far that moves it."""
+    changes = [0.5, 0.4, 0.3, 0.05, 0.02, -0.03, 0.6, 0.45, -0.5, 0.35]  # 8 rise
+    half = 0.1  # each d ± 0.1: a change within ± 0.141 is undecided
+    rows = []
+    for test, change in enumerate(changes, start=1):
+        for representation, k, d in (("raw", 0, 0.5), ("nullified", 8, 0.5 + change)):
+            rows.append(
+                {
+                    "test": test,
+                    "layer": 6,
+                    "representation": representation,
+                    "k_nullified": k,
+                    "effect_size": d,
+                    "effect_size_ci_low": d - half,
+                    "effect_size_ci_high": d + half,
+                }
+            )
+    metadata = {"model": {"kind": "causal"}, "top_layer": 6}
+    runs = {"bias": Run("vast", {"weat": pd.DataFrame(rows)}, metadata)}
+    item = load_published("vast").item("text-weat-tests-more-biased")
+    measured = REPRODUCTION.measure(item, runs)
+    assert isinstance(measured, Measured)
+    undecided = sum(abs(c) <= math.hypot(half, half) for c in changes)  # 0.05, 0.02, -0.03
+    assert (measured.value, undecided) == (8, 3)
+    # sure: 6 beyond their interval; possibly: 6 + the 3 undecided = 9
+    assert measured.uncertainty == max(8 - 6, 9 - 8)
+    cells = replace(
+        Cells.published(load_published("vast")),
+        values={"text-weat-tests-more-biased": 8.0},
+        uncertainties={"text-weat-tests-more-biased": measured.uncertainty},
+    )
+    check = _table_check("nullifying-exposes-bias").check(cells)
+    assert check.verdict == "inconclusive" and check.margin == 0.5
+    # without the interval columns, no uncertainty (inconclusive at smoke scale)
+    bare = pd.DataFrame(rows).drop(columns=["effect_size_ci_low", "effect_size_ci_high"])
+    old = REPRODUCTION.measure(item, {"bias": Run("vast", {"weat": bare}, metadata)})
+    assert isinstance(old, Measured) and math.isnan(old.uncertainty)

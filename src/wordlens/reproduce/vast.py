@@ -757,7 +757,14 @@ def _tokenized_count(item: PublishedItem, run: Run) -> Measured | NotMeasured:
 def _biased_tests(item: PublishedItem, run: Run) -> Measured | NotMeasured:
     more, total, layer = biased_tests(run)
     note = f"of {total} tests, at the top layer ({layer}): {TABLE1_K} PCs nullified vs raw"
-    return Measured(more, note)
+    sure, possible = biased_tests_range(run)
+    if math.isnan(sure):
+        return Measured(more, note + " (the run has no interval on d)")
+    note += (
+        f"; uncertainty: {sure:.0f} to {possible:.0f} tests as the changes within the two d's "
+        "bootstrap half-widths (in quadrature) go one way or the other"
+    )
+    return Measured(more, note, max(more - sure, possible - more))
 
 
 def biased_tests(run: Run) -> tuple[int, int, int]:
@@ -769,6 +776,28 @@ def biased_tests(run: Run) -> tuple[int, int, int]:
     after = rows(table, representation="nullified", layer=layer, k_nullified=TABLE1_K)
     gained = after.set_index("test")["effect_size"] > raw.reindex(after["test"]).to_numpy()
     return int(gained.sum()), len(gained), layer
+
+
+def biased_tests_range(run: Run) -> tuple[float, float]:
+    """The fewest and most WEAT tests whose effect size after nullifying :data:`TABLE1_K` PCs
+    exceeds the raw one at the top layer, as each change within its interval (the two d's
+    bootstrap half-widths over the target words, in quadrature) goes either way; NaN from a
+    run without ``effect_size_ci_low``."""
+    table = run.tables["weat"]
+    if "effect_size_ci_low" not in table:
+        return math.nan, math.nan
+    layer = top_layer(run)
+    raw = rows(table, representation="raw", layer=layer).set_index("test")
+    after = rows(table, representation="nullified", layer=layer, k_nullified=TABLE1_K)
+    after = after.set_index("test")
+    before = raw.reindex(after.index)
+
+    def half(frame: pd.DataFrame) -> pd.Series:
+        return (frame["effect_size_ci_high"] - frame["effect_size_ci_low"]) / 2
+
+    change = after["effect_size"] - before["effect_size"]
+    spread = np.hypot(half(after), half(before))
+    return float((change > spread).sum()), float((change + spread > 0).sum())
 
 
 def _not_in_tables(item: PublishedItem, runs: Runs) -> NotMeasured:
@@ -1165,7 +1194,8 @@ def check_bias(cells: Cells) -> Check:
     """nullifying-exposes-bias (Introduction; Results: Bias, Figure 5): "8 of 10 bias tests on
     GPT-2 exhibit higher bias effect sizes after doing so". At least 8 of the 10 WEAT tests have
     a larger effect size at the top layer with 8 PCs nullified than raw (margin ``count - 7.5``,
-    counts being whole; a count has no interval)."""
+    counts being whole; uncertainty: how far the count could move as the changes within their
+    intervals go either way, :func:`biased_tests_range`)."""
     count = cells.value(_BIASED)
     return judge(
         count - (TABLE1_K - 0.5),
