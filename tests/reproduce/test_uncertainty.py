@@ -101,6 +101,10 @@ def test_a_finding_about_another_model_is_judged_and_marked() -> None:
     assert on_substitute(check, ("EleutherAI/gpt-neo-1.3B",), "gpt-neo-1.3B") == check
     assert on_substitute(check, ("gpt-neo-1.3B",), "EleutherAI/GPT-Neo-1.3B") == check
     assert on_substitute(check, (), "gpt2") == check
+    # an alias that loaded the paper's model (its hub id among the run's names)
+    loaded = ["google-bert/bert-base-uncased"]
+    assert on_substitute(check, ("bert-base-uncased",), "bert-base", loaded) == check
+    assert on_substitute(check, ("bert-large-uncased",), "bert-base", loaded) != check
     absent = Check("not measurable", "compares two models")
     assert on_substitute(absent, ("t5-base",), "gpt2") == absent
 

@@ -195,22 +195,28 @@ def with_caveat(check: Check, caveat: str) -> Check:
     return replace(check, evidence=f"{check.evidence}; {caveat}" if check.evidence else caveat)
 
 
-def on_substitute(check: Check, paper_models: Sequence[str], run_model: str) -> Check:
+def on_substitute(
+    check: Check, paper_models: Sequence[str], run_model: str, aliases: Sequence[str] = ()
+) -> Check:
     """:data:`NAMED_MODEL_RULE`: ``check`` of a finding about ``paper_models`` (the paper's
     model or models it names; empty for a finding about no model), as measured on
-    ``run_model``. Unchanged if the run's model is one of them (case-insensitive, by hub id
-    or by its last path part) or the check is ``not measurable``; else the same verdict with
-    the evidence starting ``measured on <run_model>, not <paper models>``."""
+    ``run_model`` (``aliases``: its other names, e.g. the hub id an alias loaded). Unchanged if
+    the run's model is one of them (case-insensitive, by the full name or its last path part)
+    or the check is ``not measurable``; else the same verdict with the evidence starting
+    ``measured on <run_model>, not <paper models>``."""
     if not paper_models or check.verdict == "not measurable":
         return check
-    names = {run_model.lower(), run_model.rsplit("/", 1)[-1].lower()}
-    if any(
-        model.lower() in names or model.rsplit("/", 1)[-1].lower() in names
-        for model in paper_models
-    ):
+    names = {form for name in (run_model, *aliases) for form in _name_forms(name)}
+    if any(names & _name_forms(model) for model in paper_models):
         return check
     mark = f"measured on {run_model}, not {' / '.join(paper_models)}"
     return replace(check, evidence=f"{mark}: {check.evidence}" if check.evidence else mark)
+
+
+def _name_forms(name: str) -> set[str]:
+    """A model name as compared: lower case, whole and without its owner (``EleutherAI/``)."""
+    lowered = name.lower()
+    return {lowered, lowered.rsplit("/", 1)[-1]}
 
 
 def all_hold(parts: Sequence[Check], evidence: str = "") -> Check:

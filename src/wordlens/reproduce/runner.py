@@ -338,12 +338,18 @@ def _same_model(paper_model: str | None, model_name: str, runs: Runs) -> bool:
     """Whether this run's model is the paper's (by hub id or loaded name)."""
     if paper_model is None:
         return False
+    return paper_model.lower() in _model_names(model_name, runs)
+
+
+def _model_names(model_name: str, runs: Runs) -> set[str]:
+    """This run's model as given and as each run loaded it (a hub id for an alias), lower
+    case."""
     names = {model_name.lower()}
     for run in runs.values():
         model = run.metadata.get("model")
         if isinstance(model, dict) and "name" in model:
             names.add(str(model["name"]).lower())
-    return paper_model.lower() in names
+    return names
 
 
 def _findings(
@@ -386,7 +392,9 @@ def _findings(
                 measured = _evaluated(check, runs)
             paper = unprinted
         measured = with_caveat(measured, caveats.get(finding.id, ""))
-        measured = on_substitute(measured, named.get(finding.id, ()), model_name)
+        measured = on_substitute(
+            measured, named.get(finding.id, ()), model_name, sorted(_model_names(model_name, runs))
+        )
         rows.append(
             {
                 "finding": finding.id,
