@@ -269,7 +269,7 @@ def test_weat_after_nullification_uses_the_population_fit(glove: WordEmbedder) -
             & (table["k_nullified"] == k)
         ]
         assert float(row["effect_size"].iloc[0]) == pytest.approx(float(expected), abs=1e-9)
-        # d's bootstrap interval over the target words: the same resamples by hand
+        # d's bootstrap interval over the target words, of the nullified vectors and the seed
         low, high = weat_effect_size_interval(*nullified, seed=0)
         assert float(row["effect_size_ci_low"].iloc[0]) == pytest.approx(float(low), abs=1e-9)
         assert float(row["effect_size_ci_high"].iloc[0]) == pytest.approx(float(high), abs=1e-9)

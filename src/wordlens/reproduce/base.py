@@ -110,8 +110,8 @@ class Measured:
     this model's top layer; the paper's is 12").
 
     ``uncertainty`` is the half-width of the run's 95% interval on the value (a bootstrap,
-    permutation or Fisher-z interval), NaN where the run gives none (one probe, a count).
-    """
+    Fisher-z, Wilson or t interval), NaN where the run gives none (a count of the data, a single
+    pair's score): at smoke scale a verdict resting on it is inconclusive (:data:`SMOKE_RULE`)."""
 
     value: float
     note: str = ""
@@ -141,8 +141,8 @@ class Check:
         (positive: on the side where the finding holds); NaN if not measured.
     uncertainty
         The half-width of the run's 95% interval on the margin; 0 for the published values
-        (the check of the numbers as printed); NaN where the run gives no interval (one probe
-        run, a count, a layer index).
+        (the check of the numbers as printed); NaN where the run gives no interval (a mean
+        over tasks, a single pair's score).
     """
 
     verdict: Verdict
