@@ -561,7 +561,7 @@ def test_nullification_verdicts_say_their_pcs_are_fitted_on_the_scored_words() -
     }
     recovers = caveats["nullifying-top-pcs-recovers-semantics"]
     assert "fitted on the 110 vectors of the scored Bellezza sample" in recovers
-    assert "r +0.76 raw, -0.44 with 8 PCs nullified" in recovers
+    assert "(Bellezza, bleached, top layer: r +0.76 raw, -0.44 with 8 PCs nullified)" in recovers
     assert "r +0.76" not in caveats["nullifying-exposes-bias"]  # the bias run has no r table
     authors = {
         name: Run(run.method, run.tables, {**run.metadata, "pc_population": {"name": "authors"}})
