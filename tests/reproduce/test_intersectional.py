@@ -507,10 +507,14 @@ def test_share_findings_follow_the_table(smollm2_run: tuple[Reproduction, Path])
         "figure4-pleasant-cisgender": 70.05,
         "figure4-pleasant-christian": 65.10,
     }
+    # on this run's 38 phrases a share 0.1 point past its bound is within its Wilson interval
     edited = replace(cells, values={**cells.values, **paper_like})
+    assert on_cells(finding, edited).verdict == "inconclusive"
+    exact = dict.fromkeys(paper_like, 0.0)  # known exactly, the bounds decide
+    edited = replace(edited, uncertainties={**cells.uncertainties, **exact})
     assert on_cells(finding, edited).verdict == "holds"
     below = {**paper_like, "figure4-pleasant-christian": 64.84}  # not 'more than 65%'
-    assert on_cells(finding, replace(cells, values={**cells.values, **below})).verdict == (
+    assert on_cells(finding, replace(edited, values={**cells.values, **below})).verdict == (
         "does not hold"
     )
     # muslim/white: swap the two groups and the verdict turns
