@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -151,7 +152,6 @@ def test_smollm2_values_equal_the_methods_tables(smollm2_done: Done) -> None:
     # the cell's uncertainty: half its Fisher-z interval
     half = (float(after["ci_high"].iloc[0]) - float(after["ci_low"].iloc[0])) / 2
     assert done.uncertainty("table1-after-aligned") == pytest.approx(half)
-    assert pd.isna(done.uncertainty("text-weat-tests-more-biased"))  # a count: no interval
     tokenization = done.read("tokenization", "tokenization")
     multiply = tokenization[
         (tokenization["words"] == "multiply tokenized")
@@ -166,6 +166,18 @@ def test_smollm2_values_equal_the_methods_tables(smollm2_done: Done) -> None:
     larger = nulled.set_index("test")["effect_size"] > raw.loc[nulled["test"]].to_numpy()
     assert len(larger) == 10
     assert done.measured("text-weat-tests-more-biased") == int(larger.sum())
+    # the count's uncertainty: the tests whose change is within the two d's bootstrap
+    # half-widths (in quadrature) could go either way
+    before = top[top["representation"] == "raw"].set_index("test").loc[nulled["test"]]
+    after_tests = nulled.set_index("test")
+    change = after_tests["effect_size"] - before["effect_size"]
+    spread = np.hypot(
+        (after_tests["effect_size_ci_high"] - after_tests["effect_size_ci_low"]) / 2,
+        (before["effect_size_ci_high"] - before["effect_size_ci_low"]) / 2,
+    )
+    sure, possible = int((change > spread).sum()), int((change + spread > 0).sum())
+    count = int(larger.sum())
+    assert done.uncertainty("text-weat-tests-more-biased") == max(count - sure, possible - count)
     assert done.measured("text-bellezza-size") == 399 and done.measured("text-ws353-size") == 353
     # counts of the full Warriner lexicon are not claimed from a sample
     assert pd.isna(done.measured("text-warriner-singly-tokenized"))
