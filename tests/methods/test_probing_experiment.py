@@ -80,6 +80,13 @@ def test_scores_of_every_representation_and_the_baseline(run: Any) -> None:
     # qualitative claims, loose bounds around one run (mix .541, lex .541, random-top .233).
     assert f1["mix"] > f1["majority"] + 0.3
     assert f1["lex"] > f1["random-top"] + 0.15  # random layers above the kept lexical one hurt
+    # each probe's bootstrap interval over the test sentences holds its F1; the majority
+    # baseline has none
+    probes = scores.loc[["mix", "lex", "random-top"]]
+    assert (probes["test_micro_f1_ci_low"] <= probes["test_micro_f1"]).all()
+    assert (probes["test_micro_f1"] <= probes["test_micro_f1_ci_high"]).all()
+    assert (probes["test_micro_f1_ci_high"] > probes["test_micro_f1_ci_low"]).all()
+    assert np.isnan(scores.loc["majority", "test_micro_f1_ci_low"])
     assert (scores.loc[["mix", "lex", "random-top"], "steps"] == 500).all()
     assert 0 <= scores.loc["mix", "expected_layer"] <= 6
     assert np.isnan(scores.loc["lex", "expected_layer"])

@@ -116,6 +116,31 @@ def test_sense_weat_is_weat_on_assigned_senses_and_on_eq7_word_vectors() -> None
         assert row["exact"] and row["n_partitions"] == 6  # C(4, 2) partitions, all enumerated
     assert by_rep.loc["sense", "effect_size"] > 1.0  # the planted bias shows at the sense level
     assert by_rep.loc["sense", "effect_size"] != by_rep.loc["word", "effect_size"]
+    # d's bootstrap interval over the target words, brute force: s(w, A, B) by hand, X and Y
+    # resampled apart with the run's seed (0), d recomputed, the 2.5% and 97.5% quantiles
+    for representation, sets in (("sense", sense_sets), ("word", word_sets)):
+        x, y, a, b = (np.asarray(vectors, dtype=np.float64)[:, 0] for vectors in sets)
+
+        sx, sy = (_association_by_hand(words, a, b) for words in (x, y))
+        draws = np.random.default_rng(0)
+        rows_x, rows_y = draws.integers(0, 2, (2000, 2)), draws.integers(0, 2, (2000, 2))
+        d = [
+            (sx[i].mean() - sy[j].mean()) / np.concatenate([sx[i], sy[j]]).std(ddof=1)
+            for i, j in zip(rows_x, rows_y, strict=True)
+        ]
+        row = by_rep.loc[representation]
+        assert row["effect_size_ci_low"] == pytest.approx(np.nanquantile(d, 0.025))
+        assert row["effect_size_ci_high"] == pytest.approx(np.nanquantile(d, 0.975))
+        assert row["effect_size_ci_low"] <= row["effect_size"] <= row["effect_size_ci_high"]
+
+
+def _association_by_hand(words: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """s(w, A, B): the mean cosine with A minus the mean cosine with B, per word."""
+
+    def normed(vectors: np.ndarray) -> np.ndarray:
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    return (normed(words) @ normed(a).T).mean(axis=1) - (normed(words) @ normed(b).T).mean(axis=1)
 
 
 def test_words_with_one_sense_give_the_same_sense_and_word_results() -> None:

@@ -27,6 +27,7 @@ from wordlens.options import OptionError, config_from_values
 from wordlens.resources import Lexicon, load_lexicon, load_weat_tests, pleasant_unpleasant
 from wordlens.results import Timings
 from wordlens.stats import pearson, sc_weat, weat
+from wordlens.stats.bootstrap import weat_effect_size_interval
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 GLOVE_CONFIG = VastConfig(
@@ -268,6 +269,11 @@ def test_weat_after_nullification_uses_the_population_fit(glove: WordEmbedder) -
             & (table["k_nullified"] == k)
         ]
         assert float(row["effect_size"].iloc[0]) == pytest.approx(float(expected), abs=1e-9)
+        # d's bootstrap interval over the target words, of the nullified vectors and the seed
+        low, high = weat_effect_size_interval(*nullified, seed=0)
+        assert float(row["effect_size_ci_low"].iloc[0]) == pytest.approx(float(low), abs=1e-9)
+        assert float(row["effect_size_ci_high"].iloc[0]) == pytest.approx(float(high), abs=1e-9)
+        assert float(low) <= float(expected) <= float(high)
     raw = table[(table["test"] == 1) & (table["representation"] == "raw")]
     assert float(raw["effect_size"].iloc[0]) == pytest.approx(
         float(weat(*[v.astype(np.float32) for v in sets], n_samples=100).effect_size), abs=1e-6

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from wordlens.contexts.intersectional import combination_phrases, load_study, permutation_phrases
 from wordlens.models.options import ModelOptions
@@ -304,9 +305,16 @@ def test_unmeasured_cells_leave_a_figure_finding_not_measurable() -> None:
 
 
 def test_half_width_of_a_sampled_p_and_of_d() -> None:
+    # the Clopper-Pearson interval from its beta quantiles: 400 of 10,000 partitions
     row = {"p_one_sided": 0.04, "n_permutations": 10_000, "exact": False}
-    assert p_half_width(row) == pytest.approx(1.96 * math.sqrt(0.04 * 0.96 / 10_000), rel=1e-3)
+    low, high = stats.beta.ppf(0.025, 400, 9_601), stats.beta.ppf(0.975, 401, 9_600)
+    assert p_half_width(row) == pytest.approx((high - low) / 2, rel=1e-9)
+    assert p_half_width(row) == pytest.approx(0.00389, abs=1e-5)  # Wald's would be .00384
     assert p_half_width({**row, "exact": True}) == 0
+    # no partition as extreme: the interval is [0, 1 - 0.025^(1/n)], not a point
+    zero = {**row, "p_one_sided": 0.0, "n_permutations": 100}
+    assert p_half_width(zero) == pytest.approx((1 - 0.025 ** (1 / 100)) / 2, rel=1e-9)
+    assert math.isnan(p_half_width({**row, "p_one_sided": math.nan}))
     # Cohen's d of two groups of 2,048: SE sqrt(2 / 2048 + d^2 / 8192)
     d = {"n_a": 2048, "n_b": 2048, "effect_size": 0.5}
     assert d_half_width(d) == pytest.approx(1.96 * math.sqrt(2 / 2048 + 0.25 / 8192), rel=1e-3)
@@ -319,7 +327,17 @@ def test_significance_is_noise_aware() -> None:
     base = {"first": "affluent", "second": "destitute", "effect_size": 0.6}
     held = function(differential_runs([{**base, "p_one_sided": 0.0001}]))
     assert held.verdict == "holds" and held.margin == pytest.approx(0.0499)
-    assert function(differential_runs([{**base, "p_one_sided": 0.2}])).verdict == "does not hold"
+    # p = .19 on 64 phrases is not evidence of no effect: inconclusive, with d's interval
+    few = {**base, "p_one_sided": 0.19, "n_a": 32, "n_b": 32}
+    absent = function(differential_runs([few]))
+    half = stats.norm.ppf(0.975) * math.sqrt(64 / 32**2 + 0.36 / 128)  # Hedges & Olkin
+    assert absent.verdict == "inconclusive"
+    assert (absent.margin, absent.uncertainty) == (0.6, pytest.approx(half))
+    assert "not evidence of no effect" in absent.evidence
+    assert f"[{0.6 - half:+.3f}, {0.6 + half:+.3f}]" in absent.evidence
+    # significant the other way (one-sided p .99: the second category more pleasant)
+    other = function(differential_runs([{**base, "effect_size": -0.6, "p_one_sided": 0.999}]))
+    assert other.verdict == "does not hold"
     # p = .049 over 1,000 partitions: .05 is inside its Monte-Carlo interval (±.013)
     near = function(differential_runs([{**base, "p_one_sided": 0.049, "n_permutations": 1000}]))
     assert near.verdict == "inconclusive"
@@ -335,8 +353,21 @@ def test_men_more_pleasant_is_the_sign_of_d_beyond_its_interval() -> None:
     # on T5 the paper expects the reverse, and t5-women-more-pleasant is measured
     t5 = differential_runs([{**row, "effect_size": -0.2}], model="t5-base")
     assert check(finding, t5) == check("t5-women-more-pleasant", t5) == "holds"
+    # on another model the T5 claim is judged as every named-model claim (the runner marks it)
     gpt2 = differential_runs([{**row, "effect_size": -0.2}])
-    assert check("t5-women-more-pleasant", gpt2) == "not measurable"
+    assert check("t5-women-more-pleasant", gpt2) == "holds"
+    assert check("t5-women-more-pleasant", differential_runs([{**row, "effect_size": 0.2}])) == (
+        "does not hold"
+    )
+
+
+def test_named_models_of_the_findings() -> None:
+    named = REPRODUCTION.named_models()
+    assert set(named) <= {finding.id for finding in PAPER.findings}
+    assert named["t5-women-more-pleasant"] == ("t5-base",)
+    assert named["white-below-black-in-gpt-neo"] == ("EleutherAI/gpt-neo-1.3B",)
+    assert "xlnet-base-cased" not in named["men-more-pleasant-in-three"]
+    assert "gpt-neo-most-significant-tests" not in named  # a comparison of the five models
 
 
 def test_half_of_tests_positive_counts_the_tests_whose_sign_is_sure() -> None:
@@ -449,8 +480,9 @@ def test_findings_that_do_not_hold_on_smollm2(smollm2_run: tuple[Reproduction, P
         in evidence["white-below-black-in-gpt-neo"]
     )
     assert f"d = {male['effect_size']:+.3f}" in evidence["men-more-pleasant-in-three"]
-    # and the claims this run cannot decide say so
-    assert verdict["t5-women-more-pleasant"] == "not measurable"
+    # the T5 claim is judged on SmolLM2 and marked so; the claims this run cannot decide say so
+    assert verdict["t5-women-more-pleasant"] == "holds"
+    assert evidence["t5-women-more-pleasant"].startswith("measured on ")
     assert verdict["gpt-neo-most-significant-tests"] == "not measurable"
     assert verdict["male-female-balanced"] == "not measurable"  # sex is not permuted at smoke
 
@@ -461,7 +493,13 @@ def test_share_findings_follow_the_table(smollm2_run: tuple[Reproduction, Path])
     cells = Cells.measured(PAPER, reproduction.table)
     shares = reproduction.runs[STRONGEST].tables["strongest_categories"].set_index("category")
     assert cells.value("figure4-pleasant-christian") == shares.loc["christian", "pct_top"]
-    assert math.isnan(cells.uncertainty("figure4-pleasant-christian"))  # a count: no interval
+    # a share of the group's phrases: its Wilson half-width (scipy's, in percent)
+    n = reproduction.runs[STRONGEST].metadata["experiments"][STRONGEST]["n_per_group"]
+    k = round(shares.loc["christian", "pct_top"] * n / 100)
+    wilson = stats.binomtest(k, n).proportion_ci(0.95, method="wilson")
+    assert cells.uncertainty("figure4-pleasant-christian") == pytest.approx(
+        100 * (wilson.high - wilson.low) / 2, rel=1e-6
+    )
     finding = "heterosexual-cisgender-most-pleasant"
     assert on_cells(finding, cells).verdict == verdicts(reproduction)[finding]
     paper_like = {
@@ -469,10 +507,14 @@ def test_share_findings_follow_the_table(smollm2_run: tuple[Reproduction, Path])
         "figure4-pleasant-cisgender": 70.05,
         "figure4-pleasant-christian": 65.10,
     }
+    # on this run's 38 phrases a share 0.1 point past its bound is within its Wilson interval
     edited = replace(cells, values={**cells.values, **paper_like})
+    assert on_cells(finding, edited).verdict == "inconclusive"
+    exact = dict.fromkeys(paper_like, 0.0)  # known exactly, the bounds decide
+    edited = replace(edited, uncertainties={**cells.uncertainties, **exact})
     assert on_cells(finding, edited).verdict == "holds"
     below = {**paper_like, "figure4-pleasant-christian": 64.84}  # not 'more than 65%'
-    assert on_cells(finding, replace(cells, values={**cells.values, **below})).verdict == (
+    assert on_cells(finding, replace(edited, values={**cells.values, **below})).verdict == (
         "does not hold"
     )
     # muslim/white: swap the two groups and the verdict turns

@@ -13,7 +13,7 @@ from scipy import stats
 
 from tests.reproduce.self_contradictions import contradicted
 from wordlens.models.options import ModelOptions
-from wordlens.reproduce.base import Cells, Reproduction, TableCheck
+from wordlens.reproduce.base import Cells, Measured, Reproduction, TableCheck
 from wordlens.reproduce.probing import (
     NINE_TASKS,
     REPRODUCTION,
@@ -122,9 +122,15 @@ def test_mix_beats_cat_follows_the_smoke_runs_f1(smoke: tuple[Reproduction, Path
     mean = sum(gains) / len(gains)
     findings = reproduction.findings.set_index("finding")
     # the paper's threshold is 1 F1 point ('1-3 F1 points on average'); one smoke run each,
-    # no interval: the sign of mean - 1 decides (the smoke run's F1 itself has no independent
-    # value: 16 training sentences, a few steps)
-    verdict = "holds" if mean > 1 else "does not hold"
+    # whose probes' bootstrap intervals over 8 test sentences (in quadrature, over 4 tasks)
+    # decide whether the run can tell
+    uncertainty = float(findings.loc["mix-beats-cat", "uncertainty"])
+    assert uncertainty > 0
+    verdict = (
+        "inconclusive"
+        if abs(mean - 1) <= uncertainty
+        else ("holds" if mean > 1 else "does not hold")
+    )
     assert findings.loc["mix-beats-cat", "verdict"] == verdict
     assert findings.loc["mix-beats-cat", "margin"] == pytest.approx(mean - 1, abs=1e-9)
     assert f"mean {mean:+.1f} over 4" in str(findings.loc["mix-beats-cat", "evidence"])
@@ -418,3 +424,28 @@ def test_winograd_seeds_give_a_t_interval() -> None:
         stats.t.ppf(0.975, 4) * stats.sem(gains)
     )
     assert math.isnan(_Scores("dep", {"mix": 1.0}, 1, {"mix": [1.0]}).half_width("mix"))
+
+
+def test_one_run_gives_the_probes_bootstrap_intervals() -> None:
+    """One run: the cells' uncertainty is the probe's bootstrap interval over test sentences
+    (x 100); a gain over lex the two half-widths in quadrature."""
+    scores = pd.DataFrame(
+        {
+            "representation": ["lex", "mix"],
+            "test_micro_f1": [0.50, 0.62],
+            "test_micro_f1_ci_low": [0.44, 0.52],
+            "test_micro_f1_ci_high": [0.58, 0.70],
+        }
+    )
+    runs = {"dep": Run("probe", {"scores": scores}, {})}
+
+    def uncertainty(item: str, runs: dict[str, Run]) -> float:
+        measured = REPRODUCTION.measure(PUBLISHED.item(item), runs)
+        assert isinstance(measured, Measured)
+        return measured.uncertainty
+
+    assert uncertainty("table2-dependencies-bert-base-mix", runs) == pytest.approx(9.0)
+    gain = uncertainty("table2-dependencies-elmo-abs-elmo", runs)  # ELMo's Full (mix) - lex
+    assert gain == pytest.approx(math.hypot(9.0, 7.0))
+    old = {"dep": _scores_run({"lex": 0.50, "mix": 0.62})}  # a run without the columns
+    assert math.isnan(uncertainty("table2-dependencies-bert-base-mix", old))

@@ -7,6 +7,7 @@ which model they need."""
 from __future__ import annotations
 
 import copy
+import math
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +27,7 @@ from wordlens.reproduce.base import (
     Reproduction,
     Runs,
     TableCheck,
+    requiring_intervals,
 )
 from wordlens.reproduce.published import load_published
 from wordlens.reproduce.runner import location_text, reproduce
@@ -142,7 +144,12 @@ def test_measured_cells_equal_the_methods_tables(smoke: tuple[Reproduction, Path
     sems = nouns.loc[nouns["layer"] == top, "sem"].to_numpy()
     half = 1.959963984540054 * np.sqrt(np.sum(sems**2)) / len(sems)
     assert spread["table2-noun-lmms-sense"] == pytest.approx(float(half))
-    assert np.isnan(spread["table2-flowers-insects-lmms-sense"])  # no interval on a WEAT d
+    # a WEAT d: its bootstrap interval over the target words
+    top_flowers = flowers[flowers["layer"] == top]
+    half = (
+        top_flowers["effect_size_ci_high"].iloc[0] - top_flowers["effect_size_ci_low"].iloc[0]
+    ) / 2
+    assert spread["table2-flowers-insects-lmms-sense"] == pytest.approx(float(half))
     pairs = pd.read_parquet(out / LIKELIHOOD["sssb"] / "likelihood_pair_scores.parquet")
     race = pairs[(pairs["sense_type"] == "race") & (pairs["method"] == "aul")]
     eq6 = 100 * float((race["score_stereo"] > race["score_anti"]).mean()) - 50
@@ -571,6 +578,48 @@ def test_bias_must_increase_with_the_dimensionality_at_every_step() -> None:
     one_size = _dimensions({key: values[:1] for key, values in rising.items()}, sizes[:1])
     runs = _static_run({"dimensions": one_size})
     assert check_bias_grows_with_dimensionality(runs).verdict == "not measurable"
+
+
+def test_dimensionality_steps_are_judged_against_the_bootstrap_intervals_of_d() -> None:
+    """Each step of |d| and the gap at the largest size against the two effect sizes'
+    bootstrap half-widths over the target words, in quadrature; a step within them is
+    inconclusive, and without intervals a smoke run cannot tell."""
+    sizes = [48, 96, 192]
+    series = {
+        (1, "sense"): [1.0, 1.2, 1.5],
+        (1, "word"): [0.8, 0.9, 1.1],
+        (9, "sense"): [-0.3, -0.5, -0.6],
+        (9, "word"): [0.1, 0.2, 0.4],
+    }
+    table = _dimensions(series, sizes)
+
+    def with_half(width: float) -> pd.DataFrame:
+        return table.assign(
+            effect_size_ci_low=table["effect_size"] - width,
+            effect_size_ci_high=table["effect_size"] + width,
+        )
+
+    narrow = check_bias_grows_with_dimensionality(_static_run({"dimensions": with_half(0.01)}))
+    assert narrow.verdict == "holds"
+    # the deciding step: the smallest, 0.1 (e.g. test 9 sense 0.5 -> 0.6), ± sqrt(2) x 0.01
+    assert (narrow.margin, narrow.uncertainty) == (
+        pytest.approx(0.1),
+        pytest.approx(math.hypot(0.01, 0.01)),
+    )
+    assert "8 of 8 rise" in narrow.evidence
+    wide = check_bias_grows_with_dimensionality(_static_run({"dimensions": with_half(0.1)}))
+    assert wide.verdict == "inconclusive"  # 0.1 steps within ±0.141
+    assert "0.800 ± 0.10, 0.900 ± 0.10" in wide.evidence
+    assert "5 of 8 rise and 0 do not beyond their interval, 3 within it" in wide.evidence
+    with requiring_intervals():
+        bare = check_bias_grows_with_dimensionality(_static_run({"dimensions": table}))
+        assert bare.verdict == "inconclusive"
+        assert (
+            check_bias_grows_with_dimensionality(
+                _static_run({"dimensions": with_half(0.01)})
+            ).verdict
+            == "holds"
+        )
 
 
 def test_nurse_alone_is_female_biased_among_the_noun_senses() -> None:

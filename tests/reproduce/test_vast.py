@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import copy
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -22,13 +23,14 @@ from wordlens.reproduce.base import (
     Check,
     CheckFunction,
     Measured,
+    NotMeasured,
     Reproduction,
     Runs,
     Source,
     TableCheck,
 )
 from wordlens.reproduce.published import load_published
-from wordlens.reproduce.runner import location_text, reproduce
+from wordlens.reproduce.runner import _findings, _row, location_text, reproduce
 from wordlens.reproduce.vast import (
     REPRODUCTION,
     SMOKE_LEXICON_WORDS,
@@ -150,7 +152,6 @@ def test_smollm2_values_equal_the_methods_tables(smollm2_done: Done) -> None:
     # the cell's uncertainty: half its Fisher-z interval
     half = (float(after["ci_high"].iloc[0]) - float(after["ci_low"].iloc[0])) / 2
     assert done.uncertainty("table1-after-aligned") == pytest.approx(half)
-    assert pd.isna(done.uncertainty("text-weat-tests-more-biased"))  # a count: no interval
     tokenization = done.read("tokenization", "tokenization")
     multiply = tokenization[
         (tokenization["words"] == "multiply tokenized")
@@ -165,6 +166,18 @@ def test_smollm2_values_equal_the_methods_tables(smollm2_done: Done) -> None:
     larger = nulled.set_index("test")["effect_size"] > raw.loc[nulled["test"]].to_numpy()
     assert len(larger) == 10
     assert done.measured("text-weat-tests-more-biased") == int(larger.sum())
+    # the count's uncertainty: the tests whose change is within the two d's bootstrap
+    # half-widths (in quadrature) could go either way
+    before = top[top["representation"] == "raw"].set_index("test").loc[nulled["test"]]
+    after_tests = nulled.set_index("test")
+    change = after_tests["effect_size"] - before["effect_size"]
+    spread = np.hypot(
+        (after_tests["effect_size_ci_high"] - after_tests["effect_size_ci_low"]) / 2,
+        (before["effect_size_ci_high"] - before["effect_size_ci_low"]) / 2,
+    )
+    sure, possible = int((change > spread).sum()), int((change + spread > 0).sum())
+    count = int(larger.sum())
+    assert done.uncertainty("text-weat-tests-more-biased") == max(count - sure, possible - count)
     assert done.measured("text-bellezza-size") == 399 and done.measured("text-ws353-size") == 353
     # counts of the full Warriner lexicon are not claimed from a sample
     assert pd.isna(done.measured("text-warriner-singly-tokenized"))
@@ -499,3 +512,134 @@ def test_autoencoders_must_diverge_in_every_layer_and_lexicon() -> None:
     assert failed.verdict == "does not hold" and "at layer 3" in failed.evidence
     noisy = check(_encoder_run(dict.fromkeys(("bellezza", "anew", "warriner"), [0.03] * 6), 0.02))
     assert noisy.verdict == "inconclusive"  # .015 past the bar, ±.028
+
+
+def _lexicon_population_runs(raw: float, after: float) -> dict[str, Run]:
+    """A smoke-like ``vast`` run (PCs fitted on the Bellezza sample and the polar words, 110
+    vectors) with Bellezza's bleached top-layer r raw and with 8 PCs nullified, and a ``bias``
+    run fitted on the same population."""
+    cell = {"lexicon": "bellezza-sample", "dimension": "valence", "setting": "bleached"}
+    layers = pd.DataFrame(
+        [
+            {
+                **cell,
+                "pooling": "last",
+                "layer": 6,
+                "r": raw,
+                "ci_low": raw - 0.1,
+                "ci_high": raw + 0.1,
+            }
+        ]
+    )
+    nullification = pd.DataFrame(
+        [
+            {
+                **cell,
+                "layer": 6,
+                "representation": "nullified",
+                "k": k,
+                "r": r,
+                "ci_low": r - 0.1,
+                "ci_high": r + 0.1,
+            }
+            for k, r in ((0, raw), (8, after))
+        ]
+    )
+    population = {"name": "lexicon", "n_rows": {"bellezza-sample": 110}}
+    metadata = {
+        "model": {"kind": "causal"},
+        "top_layer": 6,
+        "poolings_run": ["last"],
+        "pc_population": population,
+    }
+    tables = {"layers": layers, "nullification": nullification}
+    return {
+        "vast": Run("vast", tables, metadata),
+        "bias": Run("vast", {}, metadata),
+    }
+
+
+def test_nullification_verdicts_say_their_pcs_are_fitted_on_the_scored_words() -> None:
+    """At smoke scale the PCs are fitted on the 110 Bellezza and polar vectors that are scored:
+    r falls as PCs are nullified (a smoke run: .76 raw, -.44 after 8), and the four findings on
+    nullified vectors say so; the authors' population gives no caveat."""
+    runs = _lexicon_population_runs(0.76, -0.44)
+    caveats = REPRODUCTION.caveats(runs)
+    assert set(caveats) == {
+        "nullifying-top-pcs-recovers-semantics",
+        "context-matters-after-nullifying",
+        "beats-prior-word-similarity",
+        "nullifying-exposes-bias",
+    }
+    recovers = caveats["nullifying-top-pcs-recovers-semantics"]
+    assert "fitted on the 110 vectors of the scored Bellezza sample" in recovers
+    assert "(Bellezza, bleached, top layer: r +0.76 raw, -0.44 with 8 PCs nullified)" in recovers
+    assert "r +0.76" not in caveats["nullifying-exposes-bias"]  # the bias run has no r table
+    authors = {
+        name: Run(run.method, run.tables, {**run.metadata, "pc_population": {"name": "authors"}})
+        for name, run in runs.items()
+    }
+    assert REPRODUCTION.caveats(authors) == {}
+    # the runner puts the caveat after the verdict's evidence
+    paper = load_published("vast")
+    after = {"table1-after-aligned": 0.85, "table1-after-misaligned": 0.54}
+    table = pd.DataFrame(
+        [
+            _row(
+                "vast",
+                item,
+                Measured(after[item.id], "", 0.01) if item.id in after else NotMeasured("no"),
+                "gpt2",
+                {},
+                "",
+            )
+            for item in paper.items
+        ]
+    )
+    findings = _findings(paper, REPRODUCTION, runs, table, "smoke", "gpt2").set_index("finding")
+    assert findings.loc["context-matters-after-nullifying", "verdict"] == "holds"
+    evidence = str(findings.loc["context-matters-after-nullifying", "evidence"])
+    assert evidence.endswith(f"; {recovers}")
+    assert "measured on" not in evidence  # GPT-2's finding, run on GPT-2
+
+
+def test_the_count_of_more_biased_tests_carries_the_tests_it_cannot_tell() -> None:
+    """Text: '8 of 10 bias tests ... higher bias effect sizes'. A test's change (d with 8 PCs
+    nullified minus raw, top layer) within the two d's bootstrap half-widths in quadrature
+    could go either way: the count's uncertainty is how far that moves it."""
+    changes = [0.5, 0.4, 0.3, 0.05, 0.02, -0.03, 0.6, 0.45, -0.5, 0.35]  # 8 rise
+    half = 0.1  # each d ± 0.1: a change within ± 0.141 is undecided
+    rows = []
+    for test, change in enumerate(changes, start=1):
+        for representation, k, d in (("raw", 0, 0.5), ("nullified", 8, 0.5 + change)):
+            rows.append(
+                {
+                    "test": test,
+                    "layer": 6,
+                    "representation": representation,
+                    "k_nullified": k,
+                    "effect_size": d,
+                    "effect_size_ci_low": d - half,
+                    "effect_size_ci_high": d + half,
+                }
+            )
+    metadata = {"model": {"kind": "causal"}, "top_layer": 6}
+    runs = {"bias": Run("vast", {"weat": pd.DataFrame(rows)}, metadata)}
+    item = load_published("vast").item("text-weat-tests-more-biased")
+    measured = REPRODUCTION.measure(item, runs)
+    assert isinstance(measured, Measured)
+    undecided = sum(abs(c) <= math.hypot(half, half) for c in changes)  # 0.05, 0.02, -0.03
+    assert (measured.value, undecided) == (8, 3)
+    # sure: 6 beyond their interval; possibly: 6 + the 3 undecided = 9
+    assert measured.uncertainty == max(8 - 6, 9 - 8)
+    cells = replace(
+        Cells.published(load_published("vast")),
+        values={"text-weat-tests-more-biased": 8.0},
+        uncertainties={"text-weat-tests-more-biased": measured.uncertainty},
+    )
+    check = _table_check("nullifying-exposes-bias").check(cells)
+    assert check.verdict == "inconclusive" and check.margin == 0.5
+    # without the interval columns, no uncertainty (inconclusive at smoke scale)
+    bare = pd.DataFrame(rows).drop(columns=["effect_size_ci_low", "effect_size_ci_high"])
+    old = REPRODUCTION.measure(item, {"bias": Run("vast", {"weat": bare}, metadata)})
+    assert isinstance(old, Measured) and math.isnan(old.uncertainty)

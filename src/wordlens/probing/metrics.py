@@ -37,6 +37,8 @@ import numpy.typing as npt
 import pandas as pd
 
 from wordlens.errors import EmptyInputError, WordlensError
+from wordlens.stats.bootstrap import RESAMPLES
+from wordlens.stats.bootstrap import micro_f1_interval as bootstrap_f1
 
 BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int64]
@@ -70,6 +72,61 @@ def micro_f1(labels: BoolArray, predicted: BoolArray) -> float:
     """
     true_positive, false_positive, false_negative = _confusion_counts(labels, predicted)
     return float(_f1(true_positive.sum(), false_positive.sum(), false_negative.sum()))
+
+
+def group_counts(labels: BoolArray, predicted: BoolArray, groups: npt.ArrayLike) -> IntArray:
+    """True positives, false positives and false negatives over all labels, summed per group
+    of targets (for edge probing, per sentence: the examples a bootstrap over test examples
+    resamples, :func:`micro_f1_interval`).
+
+    Parameters
+    ----------
+    labels, predicted : numpy.ndarray of bool, shape ``[N, K]``
+        As :func:`micro_f1`.
+    groups : array_like of int, shape ``[N]``
+        Each target's group (``0 .. G - 1``; a group without targets gets zeros).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape ``[G, 3]``
+        Per group ``(TP, FP, FN)``; their column sums are :func:`micro_f1`'s counts.
+
+    Raises
+    ------
+    WordlensError
+        If the arrays disagree in shape, or ``groups`` is not one non-negative int per target.
+    EmptyInputError
+        If there are no targets.
+    """
+    _confusion_counts(labels, predicted)  # the same checks as micro_f1
+    group = np.asarray(groups)
+    if group.shape != (labels.shape[0],) or (group.size and group.min() < 0):
+        raise WordlensError(f"groups must be one non-negative int per target, got {group.shape}")
+    counts = np.stack(
+        [
+            (labels & predicted).sum(axis=1),
+            (~labels & predicted).sum(axis=1),
+            (labels & ~predicted).sum(axis=1),
+        ],
+        axis=1,
+    )  # [N, 3]
+    out = np.zeros((int(group.max()) + 1, 3), dtype=np.int64)
+    np.add.at(out, group.astype(np.int64), counts)
+    return out
+
+
+def micro_f1_interval(
+    labels: BoolArray,
+    predicted: BoolArray,
+    groups: npt.ArrayLike,
+    *,
+    n_resamples: int = RESAMPLES,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """The 95% percentile bootstrap interval of :func:`micro_f1` over the groups of targets
+    (test sentences), resampled with replacement with ``seed`` (Efron & Tibshirani 1993;
+    :func:`wordlens.stats.bootstrap.micro_f1_interval`). NaN for fewer than two groups."""
+    return bootstrap_f1(group_counts(labels, predicted, groups), n_resamples=n_resamples, seed=seed)
 
 
 def per_label_f1(

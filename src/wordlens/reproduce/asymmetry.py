@@ -230,6 +230,22 @@ class AsymmetryReproduction(PaperReproduction):
             "antonym-hardest-direction": check_antonym_hardest,
         }
 
+    def named_models(self) -> Mapping[str, tuple[str, ...]]:
+        """The findings about BERT alone (its contextual conditionals: Figure 2, Appendix G,
+        Table 4's geometric mean against Ethayarajh 2019), judged on this run's model and
+        marked when it is another (:data:`~wordlens.reproduce.base.NAMED_MODEL_RULE`); the
+        comparisons of the paper's models are left out."""
+        bert = ("bert-base-uncased",)
+        return dict.fromkeys(
+            (
+                "more-contexts-help-up-to-5000",
+                "distance-matters-little",
+                "antonym-hardest-direction",
+                "bert-beats-ke19-on-two-of-three",
+            ),
+            bert,
+        )
+
     def basis(self) -> Mapping[str, str]:
         """The findings that rest on figures (the paper prints no number for them)."""
         return {
@@ -1213,7 +1229,7 @@ def check_antonym_hardest(runs: Runs) -> Check:
     others, under all settings": at every threshold and on each data set, antonym has the
     lowest direction accuracy of the relations with at least :data:`MIN_PAIRS` decided pairs
     (not the ``all`` rows). Margin: the lowest other relation's accuracy minus antonym's,
-    uncertainty the 95% Wald half-width of that difference of proportions."""
+    uncertainty the 95% Wilson half-widths of the two proportions, in quadrature."""
     absent = not_measurable(runs, EVOCATION)
     if absent is not None:
         return absent

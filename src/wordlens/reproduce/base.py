@@ -22,8 +22,14 @@ A :class:`PaperReproduction` (one per paper, registered in :data:`REPRODUCTIONS`
   numbers do not support.
 
 Verdicts are noise-aware (:func:`judge`): a finding whose margin is within the run's own
-uncertainty (the half-width of a bootstrap, permutation or Fisher-z interval) is
-``inconclusive``, neither holds nor does not hold.
+uncertainty (the half-width of a bootstrap, permutation, Fisher-z, Wilson or t interval) is
+``inconclusive``, neither holds nor does not hold. At smoke scale a margin the run gives no
+interval for is ``inconclusive`` too (:data:`SMOKE_RULE`, :func:`requiring_intervals`): a sign
+read from a few sentences or words is noise until shown otherwise.
+
+A finding about one of the paper's models measured on another model is judged on the run's
+model and marked so (:data:`NAMED_MODEL_RULE`, :func:`on_substitute`); a comparison of two of
+the paper's models is not measurable from one run (:meth:`Cells.across_models`).
 
 :func:`wordlens.reproduce.runner.reproduce` runs it and writes the reproduction table and report.
 """
@@ -32,8 +38,10 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -51,6 +59,30 @@ Source = Literal["published", "measured"]
 Z95 = NormalDist().inv_cdf(0.975)
 """The standard normal's 97.5% quantile: a 95% interval is the estimate ± ``Z95`` standard
 errors."""
+SMOKE_RULE = (
+    "at smoke scale a margin without an interval is inconclusive: the sign of a quantity "
+    "measured on a few sentences or words, with no interval on it, decides nothing"
+)
+"""How a measured margin without an interval is judged at smoke scale (:func:`judge`), as the
+report states it."""
+NAMED_MODEL_RULE = (
+    "a finding about one of the paper's models (GPT-2, GPT-Neo, T5, ELMo, BERT, LMMS, ...) is "
+    "judged on the model this reproduction runs, and its evidence says 'measured on <model>, not "
+    "<the paper's model>': the verdict says whether the method finds the same on another model, "
+    "not whether the paper's model does; a finding that compares two of the paper's models is "
+    "not measurable (a reproduction runs one model)"
+)
+"""The one rule for findings about a named model, applied by every paper through
+:meth:`PaperReproduction.named_models` and :func:`on_substitute`, and stated in the report.
+
+Why judged, not ``not measurable``: wordlens reproduces the paper's *method* on whatever model
+it is given, and most findings name the model the paper happened to run (VAST: GPT-2; the
+intersectional paper: GPT-Neo, T5; the probing paper: ELMo, GPT, BERT). Declaring them all not
+measurable on any other model would leave a reproduction on a substitute with almost no
+verdicts, while judging some and not others (GPT-Neo's findings judged on a substitute, T5's
+not) makes the verdicts depend on which model a claim happens to name. The mark keeps the
+verdict honest: it is evidence about the substitute."""
+_INTERVALS_REQUIRED: ContextVar[bool] = ContextVar("intervals_required", default=False)
 
 
 @dataclass(frozen=True)
@@ -82,8 +114,8 @@ class Measured:
     this model's top layer; the paper's is 12").
 
     ``uncertainty`` is the half-width of the run's 95% interval on the value (a bootstrap,
-    permutation or Fisher-z interval), NaN where the run gives none (one probe, a count).
-    """
+    Fisher-z, Wilson or t interval), NaN where the run gives none (a count of the data, a single
+    pair's score): at smoke scale a verdict resting on it is inconclusive (:data:`SMOKE_RULE`)."""
 
     value: float
     note: str = ""
@@ -113,8 +145,8 @@ class Check:
         (positive: on the side where the finding holds); NaN if not measured.
     uncertainty
         The half-width of the run's 95% interval on the margin; 0 for the published values
-        (the check of the numbers as printed); NaN where the run gives no interval (one probe
-        run, a count, a layer index).
+        (the check of the numbers as printed); NaN where the run gives no interval (a mean
+        over tasks, a single pair's score).
     """
 
     verdict: Verdict
@@ -123,19 +155,72 @@ class Check:
     uncertainty: float = math.nan
 
 
+NO_INTERVAL = "no interval at smoke scale: the sign alone does not decide"
+"""What the evidence of a margin without an interval says at smoke scale (:func:`judge`)."""
+
+
+@contextmanager
+def requiring_intervals(required: bool = True) -> Iterator[None]:
+    """Within the block, :func:`judge` calls a margin without an interval (NaN uncertainty)
+    ``inconclusive`` (:data:`SMOKE_RULE`). The runner evaluates a smoke-scale run's checks
+    inside it; the checks on the published values (uncertainty 0) are unaffected."""
+    token = _INTERVALS_REQUIRED.set(required)
+    try:
+        yield
+    finally:
+        _INTERVALS_REQUIRED.reset(token)
+
+
 def judge(margin: float, uncertainty: float, evidence: str) -> Check:
     """The verdict of a margin: ``not measurable`` if it is NaN, ``inconclusive`` if
     ``|margin| <= uncertainty`` with a positive uncertainty (the run cannot tell), else
     ``holds`` if it is positive and ``does not hold`` if not. A margin known exactly
-    (uncertainty 0, as the published values) or without an interval (NaN) decides by its sign
-    alone: a margin of exactly 0 sits on the threshold and does not hold."""
+    (uncertainty 0, as the published values) decides by its sign alone: a margin of exactly 0
+    sits on the threshold and does not hold. A margin without an interval (NaN) decides by its
+    sign too, except within :func:`requiring_intervals` (a smoke-scale run), where it is
+    ``inconclusive`` and the evidence says :data:`NO_INTERVAL`."""
     if math.isnan(margin):
         return Check("not measurable", evidence, margin, uncertainty)
+    if math.isnan(uncertainty) and _INTERVALS_REQUIRED.get():
+        text = f"{evidence} ({NO_INTERVAL})" if evidence else NO_INTERVAL
+        return Check("inconclusive", text, margin, uncertainty)
     if uncertainty > 0 and abs(margin) <= uncertainty:
         verdict: Verdict = "inconclusive"
     else:
         verdict = "holds" if margin > 0 else "does not hold"
     return Check(verdict, evidence, margin, uncertainty)
+
+
+def with_caveat(check: Check, caveat: str) -> Check:
+    """``check`` with ``caveat`` (:meth:`PaperReproduction.caveats`) after its evidence; a
+    ``not measurable`` check, or an empty caveat, unchanged."""
+    if not caveat or check.verdict == "not measurable":
+        return check
+    return replace(check, evidence=f"{check.evidence}; {caveat}" if check.evidence else caveat)
+
+
+def on_substitute(
+    check: Check, paper_models: Sequence[str], run_model: str, aliases: Sequence[str] = ()
+) -> Check:
+    """:data:`NAMED_MODEL_RULE`: ``check`` of a finding about ``paper_models`` (the paper's
+    model or models it names; empty for a finding about no model), as measured on
+    ``run_model`` (``aliases``: its other names, e.g. the hub id an alias loaded). Unchanged if
+    the run's model is one of them (case-insensitive, by the full name or its last path part)
+    or the check is ``not measurable``; else the same verdict with the evidence starting
+    ``measured on <run_model>, not <paper models>``."""
+    if not paper_models or check.verdict == "not measurable":
+        return check
+    names = {form for name in (run_model, *aliases) for form in _name_forms(name)}
+    if any(names & _name_forms(model) for model in paper_models):
+        return check
+    mark = f"measured on {run_model}, not {' / '.join(paper_models)}"
+    return replace(check, evidence=f"{mark}: {check.evidence}" if check.evidence else mark)
+
+
+def _name_forms(name: str) -> set[str]:
+    """A model name as compared: lower case, whole and without its owner (``EleutherAI/``)."""
+    lowered = name.lower()
+    return {lowered, lowered.rsplit("/", 1)[-1]}
 
 
 def all_hold(parts: Sequence[Check], evidence: str = "") -> Check:
@@ -182,11 +267,51 @@ def combined_uncertainty(*half_widths: float) -> float:
     return math.sqrt(sum(width * width for width in half_widths))
 
 
+def wilson_interval(successes: float, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval on a proportion of ``successes`` in ``n`` trials (Wilson
+    1927; Brown, Cai & DasGupta 2001 recommend it over the Wald interval for small ``n`` and
+    proportions near 0 or 1): the centre ``(p + z²/2n) / (1 + z²/n)`` ±
+    ``z sqrt(p (1 - p) / n + z²/4n²) / (1 + z²/n)``, ``p = successes / n``, ``z`` =
+    :data:`Z95`. A share of 0 or 1 still gets an interval of positive width. ``(nan, nan)``
+    if ``n`` is 0 or ``successes`` is NaN.
+
+    References
+    ----------
+    .. [1] Wilson, E. B. (1927). Probable inference, the law of succession, and statistical
+       inference. *JASA* 22(158), 209-212.
+    .. [2] Brown, L. D., Cai, T. T. & DasGupta, A. (2001). Interval estimation for a binomial
+       proportion. *Statistical Science* 16(2), 101-133.
+    """
+    if n <= 0 or math.isnan(successes):
+        return math.nan, math.nan
+    p, z2 = successes / n, Z95 * Z95
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def clopper_pearson_interval(p: float, n: int) -> tuple[float, float]:
+    """The exact 95% binomial interval on a proportion ``p`` of ``n`` trials (Clopper &
+    Pearson 1934), via ``scipy.stats.binomtest``; ``(nan, nan)`` if ``n`` is 0 or ``p`` NaN.
+
+    References
+    ----------
+    .. [1] Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits
+       illustrated in the case of the binomial. *Biometrika* 26(4), 404-413.
+    """
+    if n <= 0 or math.isnan(p):
+        return math.nan, math.nan
+    from scipy.stats import binomtest  # scipy only here: the command line imports this module
+
+    interval = binomtest(round(p * n), int(n)).proportion_ci(0.95, method="exact")
+    return float(interval.low), float(interval.high)
+
+
 def proportion_half_width(p: float, n: int) -> float:
-    """Half the width of the 95% Wald interval on a proportion ``p`` of ``n`` trials,
-    ``Z95 sqrt(p (1 - p) / n)`` (a share of pairs, a sampled permutation p-value over its ``n``
-    partitions); NaN if ``n`` is 0."""
-    return Z95 * math.sqrt(p * (1.0 - p) / n) if n > 0 else math.nan
+    """Half the width of the 95% Wilson interval (:func:`wilson_interval`) on a proportion
+    ``p`` of ``n`` trials (a share of pairs or phrases); NaN if ``n`` is 0. Unlike the Wald
+    interval's, it is positive at ``p`` = 0 or 1: a share of 0 of 38 is not known exactly."""
+    return interval_half_width(*wilson_interval(p * n, n))
 
 
 def interval_half_width(low: float, high: float) -> float:
@@ -371,6 +496,18 @@ class PaperReproduction(ABC):
     def basis(self) -> Mapping[str, str]:
         """Finding id → what a finding without printed numbers rests on (``Figure 2``,
         ``prose``); a :class:`TableCheck` names its own cells. Unlisted: ``prose``."""
+        return {}
+
+    def caveats(self, runs: Runs) -> Mapping[str, str]:
+        """Finding id → what this run's setup means for the finding's verdict on it (e.g. a
+        smoke sample that changes what its numbers measure), which the runner appends to the
+        evidence of a measured verdict. Default: none."""
+        return {}
+
+    def named_models(self) -> Mapping[str, tuple[str, ...]]:
+        """Finding id → the paper's model(s) the finding is about (hub ids or the paper's
+        names), for :data:`NAMED_MODEL_RULE` (:func:`on_substitute`). Unlisted: a finding
+        about no one model (a data set, a comparison of models)."""
         return {}
 
 

@@ -39,12 +39,18 @@ Table 2 and the text's numbers are lost in the extraction (the YAML's ``lost``):
 sections 6.1 and 6.3) rest on the plotted values the YAML transcribes from the figures' source:
 each is a :class:`~wordlens.reproduce.base.TableCheck` over those cells, evaluated on the
 published values and on this run's, with the run's uncertainty on Figure 2 (Fisher-z interval
-on r) and Figure 3 (1.96 SE of the mean); Figure 4's shares are counts over every phrase, with
-no interval. Those on Table 2 (section 6.2: significance, signs of d, counts) rest on numbers the
-extraction lost: functions of the runs (:meth:`IntersectionalReproduction.basis`), noise-aware
-through the Monte-Carlo interval of the permutation p (:func:`p_half_width`) and the normal
-interval of Cohen's d (:func:`d_half_width`). Each check quotes the paper's words that set its
-threshold; "roughly equally" (male and female), for which the paper gives none, is
+on r), Figure 3 (1.96 SE of the mean) and Figure 4 (the Wilson interval on a share of the
+group's phrases: 38 at smoke scale, 384 in the paper). Those on Table 2 (section 6.2:
+significance, signs of d, counts) rest on numbers the extraction lost: functions of the runs
+(:meth:`IntersectionalReproduction.basis`), noise-aware through the normal interval of Cohen's
+d (:func:`d_half_width`). A significance is ``holds`` only with p < .05 beyond the Monte-Carlo
+(Clopper-Pearson) error of the sampled permutation p (:func:`p_half_width`), ``does not hold``
+only when significant the other way, and otherwise ``inconclusive`` with d's interval: a p
+above .05 on a few dozen phrases is not evidence that there is no effect (:func:`_significant`).
+Findings about GPT-Neo or T5 are judged on this run's model and marked so
+(:data:`~wordlens.reproduce.base.NAMED_MODEL_RULE`,
+:meth:`IntersectionalReproduction.named_models`). Each check quotes the paper's words that set
+its threshold; "roughly equally" (male and female), for which the paper gives none, is
 :data:`BALANCE_TOLERANCE`.
 """
 
@@ -75,6 +81,7 @@ from wordlens.reproduce.base import (
     Scale,
     TableCheck,
     all_hold,
+    clopper_pearson_interval,
     combined_uncertainty,
     interval_half_width,
     judge,
@@ -124,6 +131,16 @@ SMOKE_DEPARTURES = {
     "Figure 4's 'male' and 'female' are not measured",
 }
 
+GPT_NEO_FINDINGS = (
+    "heterosexual-cisgender-most-pleasant",
+    "homosexual-transgender-most-unpleasant",
+    "homosexual-rare-among-pleasant",
+    "others-below-55-among-unpleasant",
+    "muslim-white-more-unpleasant",
+    "male-female-balanced",
+    "white-below-black-in-gpt-neo",
+)
+"""The findings on GPT-Neo alone (Figure 4, and Figure 3's white and black)."""
 Row = dict[str, Any]
 """One row of a run's table."""
 FloatArray = npt.NDArray[np.float64]
@@ -222,6 +239,27 @@ class IntersectionalReproduction(PaperReproduction):
         (their published verdict is ``not measurable``)."""
         return dict.fromkeys(TABLE2_FINDINGS, TABLE2_LOST)
 
+    def named_models(self) -> Mapping[str, tuple[str, ...]]:
+        """The paper's models each finding is about (:data:`PAPER_LAYERS`; Figure 4 and the
+        white/black finding are GPT-Neo's), judged on this run's model and marked when it is
+        another (:data:`~wordlens.reproduce.base.NAMED_MODEL_RULE`)."""
+        five = tuple(PAPER_LAYERS)
+        gpt_neo = ("EleutherAI/gpt-neo-1.3B",)
+        about: dict[str, tuple[str, ...]] = dict.fromkeys(
+            (
+                "svc-beats-cosine",
+                "svc-stays-high-in-top-layer",
+                "sexual-orientation-gender-identity-biased-everywhere",
+                "social-class-biased-in-four",
+                "half-of-tests-positive",
+            ),
+            five,
+        )
+        about["men-more-pleasant-in-three"] = tuple(m for m in five if "xlnet" not in m)
+        about["t5-women-more-pleasant"] = ("t5-base",)
+        about |= dict.fromkeys(GPT_NEO_FINDINGS, gpt_neo)
+        return about
+
 
 def _options(experiment: str) -> dict[str, Any]:
     """The method's options for one of its experiments, with the paper's conventions."""
@@ -308,11 +346,13 @@ def _measure_share(item: PublishedItem, runs: Runs) -> Measured | NotMeasured:
         return NotMeasured(f"{category!r} is not among the permuted biases ({permuted})")
     group: Group = "top" if "unpleasant" not in str(item.setting["subset"]) else "bottom"
     section = run.metadata["experiments"][STRONGEST]
+    share, n = float(rows.iloc[0][f"pct_{group}"]), int(section["n_per_group"])
     return Measured(
-        float(rows.iloc[0][f"pct_{group}"]),
-        f"of the {section['n_per_group']:,} {_GROUP_NAMES[group]} of {section['n_phrases']:,} "
-        f"phrases, at the top layer {section['layer']} (a count over every phrase: no "
-        "interval)",
+        share,
+        f"of the {n:,} {_GROUP_NAMES[group]} of {section['n_phrases']:,} phrases, at the top "
+        f"layer {section['layer']}; uncertainty: the 95% Wilson interval on a share of {n:,} "
+        "phrases",
+        100 * proportion_half_width(share / 100, n),
     )
 
 
@@ -523,11 +563,13 @@ def _described(row: Row) -> str:
 
 
 def p_half_width(row: Row) -> float:
-    """The half-width of the 95% Monte-Carlo interval on a sampled permutation p-value,
-    ``1.96 sqrt(p (1 - p) / N)`` over its ``N`` partitions; 0 for an exact (enumerated) test."""
+    """The half-width of the 95% Clopper-Pearson interval on a sampled permutation p-value
+    (its Monte-Carlo error: ``p N`` of ``N`` random partitions as extreme as the observed one;
+    Clopper & Pearson 1934), 0 for an exact (enumerated) test. It says how well the partitions
+    pin down p, not how likely the test was to detect an effect (its power)."""
     if bool(row["exact"]):
         return 0.0
-    return proportion_half_width(float(row["p_one_sided"]), int(row["n_permutations"]))
+    return interval_half_width(*clopper_pearson_interval(row["p_one_sided"], row["n_permutations"]))
 
 
 def d_half_width(row: Row) -> float:
@@ -539,9 +581,32 @@ def d_half_width(row: Row) -> float:
 
 
 def _significant(row: Row) -> Check:
-    """One-sided p < :data:`ALPHA` (the first category more pleasant): margin ``ALPHA - p``,
-    uncertainty the permutation p's Monte-Carlo half-width."""
-    return judge(float(ALPHA - row["p_one_sided"]), p_half_width(row), _described(row))
+    """A significantly positive effect (the first category more pleasant):
+
+    - ``holds`` when the one-sided p is below :data:`ALPHA` beyond its Monte-Carlo error
+      (margin ``ALPHA - p``, uncertainty :func:`p_half_width`);
+    - ``does not hold`` when the effect is significantly the other way (one-sided p above
+      ``1 - ALPHA`` beyond its error: the second category more pleasant);
+    - else ``inconclusive``: a p of .19 on 64 phrases says the run did not detect the effect,
+      not that there is none (absence of significance is not evidence of absence, and the test's
+      power at this size is unknown). Its margin and uncertainty are then those of d and its
+      95% interval (:func:`d_half_width`), the size of effect the run cannot exclude.
+    """
+    p, p_error = float(row["p_one_sided"]), p_half_width(row)
+    if ALPHA - p > p_error:
+        return Check("holds", _described(row), ALPHA - p, p_error)
+    if p - (1 - ALPHA) > p_error:
+        return Check(
+            "does not hold", f"{_described(row)}: significant the other way", ALPHA - p, p_error
+        )
+    d, half = float(row["effect_size"]), d_half_width(row)
+    return Check(
+        "inconclusive",
+        f"{_described(row)}: not significant at {ALPHA} on this run, which is not evidence of no "
+        f"effect (d's 95% interval [{d - half:+.3f}, {d + half:+.3f}])",
+        d,
+        half,
+    )
 
 
 def _significance_checks(runs: Runs, pairs: Sequence[tuple[str, str]], words: str) -> Check:
@@ -620,22 +685,19 @@ def check_men_more_pleasant(runs: Runs) -> Check:
 
 
 def check_t5_women(runs: Runs) -> Check:
-    """Table 2 (section 6.2): a claim about T5, checked (male vs. female d < 0) only on a T5
-    model. The paper: 'The association of women with pleasantness is, however, observed in
+    """Table 2 (section 6.2): male vs. female d < 0 (women more pleasant), a claim about T5,
+    judged on this run's model as every finding about a named model
+    (:data:`~wordlens.reproduce.base.NAMED_MODEL_RULE`; the runner marks it when the model is
+    not T5). The paper: 'The association of women with pleasantness is, however, observed in
     T5.'"""
     table = _differential(runs)
     if isinstance(table, Check):
         return table
-    row = _test(table, "male", "female")
-    if not _is_t5(runs):
-        return Check(
-            "not measurable",
-            f"a claim about T5, and this model is not T5 (here {_described(row)})",
-        )
     return _direction(
-        row,
+        _test(table, "male", "female"),
         -1,
-        "the paper: 'The association of women with pleasantness is, however, observed in T5'",
+        "the paper: 'The association of women with pleasantness is, however, observed in T5' "
+        "(d < 0 expected)",
     )
 
 

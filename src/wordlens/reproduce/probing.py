@@ -41,8 +41,17 @@ Findings
     ``cat``, ``mix``: :data:`THIS_MODEL`), and a comparison of two encoders is not measurable.
     Each threshold is the paper's words, quoted in the check's docstring and evidence. Figures 2
     and 3 (the randomized encoder, the CNNs, the distances) are checked on the runs
-    (:meth:`ProbingReproduction.basis`). The probes give no interval except Winograd's five
-    seeds at paper scale (a t-interval on their mean): elsewhere the margin's sign decides.
+    (:meth:`ProbingReproduction.basis`).
+
+Uncertainty
+    Winograd's five seeds at paper scale give a t-interval on their mean; a task run once gives
+    the probe's 95% percentile bootstrap interval over its test sentences (the ``scores``
+    table's ``test_micro_f1_ci_low`` and ``_ci_high``; Efron & Tibshirani 1993). A gain over
+    ``lex`` from one run combines the two probes' half-widths in quadrature (the same test
+    sentences make the two F1 positively correlated: the combined interval is the cautious,
+    wider one). The checks on Figures 2 and 3 (means over tasks, distance bins) have no
+    interval: at smoke scale they are inconclusive
+    (:data:`~wordlens.reproduce.base.SMOKE_RULE`), at paper scale the sign decides.
 
 Scales
     ``paper``: every sentence, jiant's steps and validations. ``smoke``:
@@ -86,6 +95,7 @@ from wordlens.reproduce.base import (
     all_hold,
     combined_uncertainty,
     every_part,
+    interval_half_width,
     judge,
     printed_range_margin,
 )
@@ -134,27 +144,32 @@ _DEPARTURES = {
 
 @dataclass(frozen=True)
 class _Scores:
-    """One task's test micro-F1 x 100 per representation (the mean over its runs), and each
-    run's (one per seed)."""
+    """One task's test micro-F1 x 100 per representation (the mean over its runs), each run's
+    (one per seed), and with one run the half-width of each probe's bootstrap interval over
+    the test sentences (x 100)."""
 
     task: str
     f1: Mapping[str, float]
     runs: int
     per_run: Mapping[str, Sequence[float]] = field(default_factory=dict)
+    bootstrap: Mapping[str, float] = field(default_factory=dict)
 
     def gain(self, representation: str, baseline: str = "lex") -> float:
         return self.f1[representation] - self.f1[baseline]
 
     def half_width(self, representation: str, baseline: str | None = None) -> float:
-        """The half-width of the 95% t-interval on the mean over the seeds of the F1 of
-        ``representation`` (minus ``baseline``'s in the same run, if given); NaN with one run
-        (Winograd runs five seeds at paper scale, Appendix A: "the average over five runs")."""
+        """The half-width of the 95% interval on the F1 of ``representation`` (minus
+        ``baseline``'s, if given): over two or more seeds the t-interval on their mean
+        (Winograd runs five seeds at paper scale, Appendix A: "the average over five runs");
+        with one run the bootstrap interval over test sentences, the two probes' half-widths in
+        quadrature for a difference; NaN if the run has none."""
         values = list(self.per_run.get(representation, ()))
         if baseline is not None:
             base = self.per_run.get(baseline, ())
             values = [a - b for a, b in zip(values, base, strict=True)]
         if len(values) < 2:
-            return math.nan
+            names = [representation] if baseline is None else [representation, baseline]
+            return combined_uncertainty(*(self.bootstrap.get(name, math.nan) for name in names))
         from scipy import stats
 
         n = len(values)
@@ -282,6 +297,23 @@ class ProbingReproduction(PaperReproduction):
             "elmo-holds-up-with-distance": check_distance,
         }
 
+    def named_models(self) -> Mapping[str, tuple[str, ...]]:
+        """The encoders each finding is about (:data:`PAPER_MODELS`), judged on this run's
+        model and marked when it is another (:data:`~wordlens.reproduce.base.NAMED_MODEL_RULE`);
+        the comparisons of two encoders are not measurable and left out."""
+        every = tuple(PAPER_MODELS.values())
+        elmo = (PAPER_MODELS["elmo"],)
+        return {
+            "syntax-more-than-semantics": every,
+            "mix-beats-cat": tuple(PAPER_MODELS[e] for e in ("gpt", "bert-base", "bert-large")),
+            "srl-gain-from-core-roles": every,
+            "spr-weakly-captured": elmo,
+            "relation-classification-gains": every,
+            "orthonormal-encoder-helps": elmo,
+            "cnn-matches-elmo-on-constituents": elmo,
+            "elmo-holds-up-with-distance": elmo,
+        }
+
     def basis(self) -> Mapping[str, str]:
         """The findings checked on the runs: Figures 2 and 3 (the text prints only "over 70%"
         for the orthonormal encoder, a bound, not a value to check)."""
@@ -360,7 +392,24 @@ def _scores(runs: Runs, task: str) -> _Scores:
         for name in means.index
         if all(name in set(table["representation"]) for table in tables)
     }
-    return _Scores(task, {str(k): 100.0 * float(v) for k, v in means.items()}, len(tables), per_run)
+    f1 = {str(k): 100.0 * float(v) for k, v in means.items()}
+    return _Scores(task, f1, len(tables), per_run, _bootstrap(tables))
+
+
+def _bootstrap(tables: Sequence[pd.DataFrame]) -> dict[str, float]:
+    """With one run, each probe's bootstrap half-width x 100 (``test_micro_f1_ci_low``,
+    ``_ci_high``); empty with several runs (their t-interval serves) or an older run without
+    the columns."""
+    if len(tables) != 1 or "test_micro_f1_ci_low" not in tables[0]:
+        return {}
+    table = tables[0]
+    return {
+        str(row["representation"]): 100.0
+        * interval_half_width(
+            float(row["test_micro_f1_ci_low"]), float(row["test_micro_f1_ci_high"])
+        )
+        for row in table.to_dict("records")
+    }
 
 
 def _representation(encoder: str, column: str) -> str:
@@ -454,6 +503,14 @@ def _statistic(item: PublishedItem) -> Measured | NotMeasured:
 ENCODERS = ("cove", "elmo", "gpt", "bert-base", "bert-large")
 """Table 2's encoders (the item ids' spelling)."""
 ENCODER_NAMES = dict(zip(ENCODERS, ("CoVe", "ELMo", "GPT", "BERT-base", "BERT-large"), strict=True))
+PAPER_MODELS = {
+    "cove": "CoVe",
+    "elmo": "ELMo",
+    "gpt": "openai-gpt",
+    "bert-base": "bert-base-uncased",
+    "bert-large": "bert-large-uncased",
+}
+"""Table 2's encoders as the named-model rule names them: the hub id where there is one."""
 CONTEXTUAL = {"cove": "full", "elmo": "full", "gpt": "mix", "bert-base": "mix", "bert-large": "mix"}
 """Each encoder's contextual column of Table 2 (its ``Full``, or ``mix`` for GPT and BERT)."""
 THIS_MODEL = "bert-base"

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from wordlens.methods.registry import get_method
 from wordlens.report.html import Report
-from wordlens.reproduce.base import Experiment, Reproduction
+from wordlens.reproduce.base import NAMED_MODEL_RULE, SMOKE_RULE, Experiment, Reproduction
 
 _SCALES = {
     "paper": "paper: the paper's sample sizes",
@@ -158,7 +158,9 @@ def reproduction_report(reproduction: Reproduction) -> Report:
         "and are checked on both; the others rest on a figure or on prose (column rests_on). "
         "A verdict is inconclusive when its margin (how far past the paper's threshold, "
         "positive where the finding holds) is within the run's uncertainty (the half-width of "
-        "its 95% interval; blank where the run gives none)."
+        "its 95% interval; blank where the run gives none)"
+        + (f"; {SMOKE_RULE}." if reproduction.scale == "smoke" else ".")
+        + f" A finding about a named model: {NAMED_MODEL_RULE}."
     )
     report.table(findings[_FINDINGS])
     _unsupported(report, findings)

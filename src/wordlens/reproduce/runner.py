@@ -51,7 +51,10 @@ from wordlens.reproduce.base import (
     Runs,
     Scale,
     TableCheck,
+    on_substitute,
     printed_range_margin,
+    requiring_intervals,
+    with_caveat,
 )
 from wordlens.reproduce.published import PAPERS, PaperValues, PublishedItem, load_published
 from wordlens.results import Result, Run
@@ -244,7 +247,7 @@ def reproduce(
             for item in published.items
         ]
     )
-    findings = _findings(published, definition, runs, table)
+    findings = _findings(published, definition, runs, table, scale, model_name)
     reproduction = Reproduction(
         published, model_name, scale, experiments, runs, failures, table, findings
     )
@@ -344,22 +347,41 @@ def _same_model(paper_model: str | None, model_name: str, runs: Runs) -> bool:
     """Whether this run's model is the paper's (by hub id or loaded name)."""
     if paper_model is None:
         return False
+    return paper_model.lower() in _model_names(model_name, runs)
+
+
+def _model_names(model_name: str, runs: Runs) -> set[str]:
+    """This run's model as given and as each run loaded it (a hub id for an alias), lower
+    case."""
     names = {model_name.lower()}
     for run in runs.values():
         model = run.metadata.get("model")
         if isinstance(model, dict) and "name" in model:
             names.add(str(model["name"]).lower())
-    return paper_model.lower() in names
+    return names
 
 
 def _findings(
-    published: PaperValues, definition: PaperReproduction, runs: Runs, table: pd.DataFrame
+    published: PaperValues,
+    definition: PaperReproduction,
+    runs: Runs,
+    table: pd.DataFrame,
+    scale: Scale = "paper",
+    model_name: str = "",
 ) -> pd.DataFrame:
-    """One row per finding: its verdict on this run and on the published values."""
+    """One row per finding: its verdict on this run and on the published values.
+
+    The run's checks are evaluated within :func:`~wordlens.reproduce.base.requiring_intervals`
+    at smoke scale (a margin without an interval is inconclusive); the reproduction's caveats
+    on this run (:meth:`~wordlens.reproduce.base.PaperReproduction.caveats`) follow their
+    evidence, and a finding about a named model of the paper measured on ``model_name`` is
+    marked by :func:`~wordlens.reproduce.base.on_substitute`."""
     import pandas as pd
 
     checks = definition.checks()
     basis = definition.basis()
+    named = definition.named_models()
+    caveats = definition.caveats(runs)
     on_published = Cells.published(published)
     on_measured = Cells.measured(published, table)
     unprinted = Check("not measurable", "the paper prints no number for it")
@@ -368,13 +390,20 @@ def _findings(
         check = checks.get(finding.id)
         if isinstance(check, TableCheck):
             rests_on = check.rests_on(published)
-            measured = _evaluated(check.check, on_measured)
+            with requiring_intervals(scale == "smoke"):
+                measured = _evaluated(check.check, on_measured)
             paper = _evaluated(check.check, on_published)
         elif check is None:
             rests_on, measured, paper = basis.get(finding.id, "prose"), _NO_CHECK, unprinted
         else:
             rests_on = basis.get(finding.id, "prose")
-            measured, paper = _evaluated(check, runs), unprinted
+            with requiring_intervals(scale == "smoke"):
+                measured = _evaluated(check, runs)
+            paper = unprinted
+        measured = with_caveat(measured, caveats.get(finding.id, ""))
+        measured = on_substitute(
+            measured, named.get(finding.id, ()), model_name, sorted(_model_names(model_name, runs))
+        )
         rows.append(
             {
                 "finding": finding.id,

@@ -34,9 +34,11 @@ Cells (:meth:`SenseBiasReproduction.measure`):
 
 Uncertainties (``Measured.uncertainty``, the half-width of the run's 95% interval): WAT cells
 the interval on Pearson's r of the ``wat`` table; SSSB cells of Table 2 the standard errors of
-the authors' means over random draws (``sem`` of the ``sssb`` table); Table 3 the bootstrap
-interval over pairs (``aul_ci_low``, ``aul_ci_high``). WEAT effect sizes (a permutation test:
-p-values only), Table 4's single pairs and Table 1's counts have none (NaN).
+the authors' means over random draws (``sem`` of the ``sssb`` table); WEAT effect sizes the
+percentile bootstrap interval over the target words (Efron & Tibshirani 1993;
+``effect_size_ci_low``, ``_ci_high`` of the ``weat`` and ``dimensions`` tables); Table 3 the
+bootstrap interval over pairs (``aul_ci_low``, ``aul_ci_high``). Table 4's single pairs and
+Table 1's counts have none (NaN): at smoke scale a verdict resting on them is inconclusive.
 
 Findings (:meth:`SenseBiasReproduction.checks`): "higher bias" is the larger deviation from 0,
 as Table 2's and Table 3's captions bold it. The findings on Tables 2-4 are checks over the
@@ -55,9 +57,11 @@ References
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from wordlens.reproduce.base import (
@@ -269,6 +273,23 @@ class SenseBiasReproduction(PaperReproduction):
             ),
         }
 
+    def named_models(self) -> Mapping[str, tuple[str, ...]]:
+        """The paper's embeddings each finding is about: Table 2's and Figures 1-2's static
+        sense embeddings (LMMS, ARES), judged on this run's sense vectors and marked so
+        (:data:`~wordlens.reproduce.base.NAMED_MODEL_RULE`); the comparisons of BERT with
+        SenseBERT are not measurable and left out."""
+        both = tuple(PAPER_MODELS.values())
+        lmms = (PAPER_MODELS["lmms"],)
+        return {
+            "weat-sense-above-word": both,
+            "wat-word-above-sense": both,
+            "black-ethnic-above-colour": both,
+            "language-above-nationality-at-sense-level": both,
+            "noun-above-verb": both,
+            "bias-grows-with-dimensionality": lmms,
+            "nurse-female-biased-in-lmms": lmms,
+        }
+
     def basis(self) -> Mapping[str, str]:
         """The findings that rest on a figure: Figure 1 (dimensionality), Figure 2 (gender
         direction), Figure 3 (BERT and SenseBERT per occupation)."""
@@ -352,9 +373,12 @@ def _table2_uncertainty(
     authors' score is a mean over random draws (``eval-sssb-sense.py:48-66``), and the ``sssb``
     table keeps its standard error (``sem``); a *black* row is one target's score (``Z95`` x
     sem), the other rows the mean of ``|score|`` over their targets (``Z95`` x the root of the
-    summed squared sems over the number of targets). WEAT: the run has no interval on an effect
-    size (its permutation test gives p-values only), so NaN."""
+    summed squared sems over the number of targets). WEAT: the ``weat`` table's bootstrap
+    interval on d over the target words (``effect_size_ci_low``, ``_ci_high``); NaN from a run
+    without them."""
     tables = runs[STATIC].tables
+    if section == "WEAT" and "weat" in tables:
+        return _weat_uncertainty(tables["weat"], row, embedding, layer)
     if section == "WAT" and "wat" in tables:
         wat = tables["wat"]
         chosen = wat[(wat["representation"] == embedding) & (wat["layer"] == layer)]
@@ -374,6 +398,31 @@ def _table2_uncertainty(
                 f"{int(chosen['n_draws'].iloc[0])} draws ({len(sem)} target(s))"
             )
     return np.nan, ""
+
+
+def _weat_uncertainty(
+    weat: pd.DataFrame, row: str, embedding: str, layer: int
+) -> tuple[float, str]:
+    """The half-width of the bootstrap interval on the WEAT d of Table 2's ``row`` (the
+    paper's row name) and how it was obtained; NaN if the run has none."""
+    from wordlens.methods.sense_bias.compute import WEAT_ROWS  # the method's, where it runs
+
+    tests = {name: test for test, name in WEAT_ROWS.items()}
+    chosen = weat[
+        (weat["test"] == tests.get(row))
+        & (weat["representation"] == embedding)
+        & (weat["layer"] == layer)
+    ]
+    if chosen.empty or "effect_size_ci_low" not in chosen:
+        return np.nan, ""
+    low, high = (
+        float(chosen["effect_size_ci_low"].iloc[0]),
+        float(chosen["effect_size_ci_high"].iloc[0]),
+    )
+    words = int(chosen["n_x"].iloc[0]) + int(chosen["n_y"].iloc[0])
+    return interval_half_width(low, high), (
+        f"; 95% bootstrap interval of d over the {words} target words [{low:+.2f}, {high:+.2f}]"
+    )
 
 
 # --- Tables 3 and 4 ------------------------------------------------------------------------------
@@ -923,9 +972,11 @@ def check_bias_grows_with_dimensionality(runs: Runs) -> Check:
     word and sense embeddings ... Moreover, in higher dimensionalities sense embeddings show a
     higher degree of social biases than the corresponding (sense-insensitive) word embeddings".
     "Increase" is a rise at every step: a flat step (equal up to rounding, as when a size keeps
-    every singular direction of a smaller one) or a fall does not hold. Margin: the smallest
-    step of ``|d|`` over all series (then the smallest ``|sense| - |word|`` at the largest
-    size); the run has no interval on an effect size, so the uncertainty is NaN."""
+    every singular direction of a smaller one) or a fall does not hold. Each step and each gap
+    is judged against the bootstrap half-widths of its two effect sizes over the target words
+    (:func:`_d_intervals`, in quadrature: the nested truncations share their words, so this is
+    the cautious, wider interval). Margin: the deciding step (then gap), as
+    :func:`~wordlens.reproduce.base.all_hold`."""
     absent = not_measurable(runs, STATIC)
     if absent is not None:
         return absent
@@ -933,36 +984,82 @@ def check_bias_grows_with_dimensionality(runs: Runs) -> Check:
     sizes = sorted(table["dimension"].unique())
     if len(sizes) < 2:
         return Check("not measurable", f"the sweep has one size only ({sizes})")
-    effect = table.assign(size=table["effect_size"].abs()).pivot_table(
-        index=["test", "representation"], columns="dimension", values="size"
-    )[sizes]  # [tests x representations, sizes]
-    before, after = effect.to_numpy()[:, :-1], effect.to_numpy()[:, 1:]
+    effect, half = _d_intervals(table, sizes)  # [tests x representations, sizes] each
+    magnitude = effect.abs().to_numpy()
+    before, after = magnitude[:, :-1], magnitude[:, 1:]
     steps = np.where(np.isclose(after, before, rtol=1e-9, atol=1e-12), 0.0, after - before)
-    rising = int((steps > 0).all(axis=1).sum())
+    spreads = np.hypot(half.to_numpy()[:, :-1], half.to_numpy()[:, 1:])
+    grows = all_hold(
+        [
+            judge(float(step), float(spread), "")
+            for step, spread in zip(steps.ravel(), spreads.ravel(), strict=True)
+        ]
+    )
     lowest = int(np.argmin(steps.min(axis=1)))
     test, representation = effect.index[lowest]
-    series = ", ".join(f"{value:.3f}" for value in effect.iloc[lowest])
-    grows = judge(
-        float(steps.min()),
-        np.nan,
-        f"|d| rises at every step in {rising} of {len(effect)} test/representation series over "
-        f"sizes {', '.join(str(s) for s in sizes)}; the weakest, test {test} {representation}: "
-        f"{series}",
+    series = ", ".join(
+        f"{value:.3f}" + ("" if np.isnan(width) else f" ± {width:.2f}")
+        for value, width in zip(effect.iloc[lowest].abs(), half.iloc[lowest], strict=True)
     )
-    full = effect[sizes[-1]].unstack("representation")  # [tests, representations]
-    gaps = [_gap(sense, word) for sense, word in zip(full["sense"], full["word"], strict=True)]
+    rising = int((steps > 0).all(axis=1).sum())
+    grows = replace(
+        grows,
+        evidence=f"|d| rises at every step in {rising} of {len(effect)} test/representation "
+        f"series over sizes {', '.join(str(s) for s in sizes)} (steps: "
+        f"{_counted_steps(steps, spreads)}); the weakest, test {test} {representation}: {series}",
+    )
+    full, width = (
+        effect[sizes[-1]].unstack("representation"),
+        half[sizes[-1]].unstack("representation"),
+    )  # [tests, representations]
+    gaps = [_gap(a, b) for a, b in zip(full["sense"], full["word"], strict=True)]
+    larger = all_hold(
+        [
+            judge(gap, float(np.hypot(a, b)), "")
+            for gap, a, b in zip(gaps, width["sense"], width["word"], strict=True)
+        ]
+    )
     above = sum(gap > 0 for gap in gaps)
-    larger = judge(
-        float(min(gaps)),
-        np.nan,
-        f"at {sizes[-1]} |sense d| > |word d| in {above} of {len(full)} tests",
+    larger = replace(
+        larger, evidence=f"at {sizes[-1]} |sense d| > |word d| in {above} of {len(full)} tests"
     )
     return all_hold(
         [grows, larger],
         f"the paper: 'all types of social biases increase with the dimensionality for both "
         f"word and sense embeddings' and 'in higher dimensionalities sense embeddings show a "
         f"higher degree of social biases' (nested SVD truncations of the "
-        f"{_layer_note(runs)}, not LMMS 1024/2048/2348; no interval on d)",
+        f"{_layer_note(runs)}, not LMMS 1024/2048/2348; ± the bootstrap half-width of d over "
+        "the target words)",
+    )
+
+
+def _d_intervals(table: pd.DataFrame, sizes: list[int]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The sweep's d and the half-width of its bootstrap interval (NaN from a run without
+    ``effect_size_ci_low``), each ``[(test, representation), size]``."""
+    frame = table.assign(
+        half=(table["effect_size_ci_high"] - table["effect_size_ci_low"]) / 2
+        if "effect_size_ci_low" in table
+        else np.nan
+    )
+
+    def pivot(column: str) -> pd.DataFrame:
+        wide = frame.pivot_table(
+            index=["test", "representation"], columns="dimension", values=column, dropna=False
+        )
+        return wide.reindex(columns=list(sizes))
+
+    return pivot("effect_size"), pivot("half")
+
+
+def _counted_steps(steps: npt.NDArray[np.float64], spreads: npt.NDArray[np.float64]) -> str:
+    """How many steps rise or do not beyond their interval, lie within it, or have none."""
+    told = np.abs(steps) > spreads  # [series, steps]; False where the spread is NaN
+    rise, fall = int((told & (steps > 0)).sum()), int((told & (steps <= 0)).sum())
+    bare = int(np.isnan(spreads).sum())
+    within = steps.size - rise - fall - bare
+    return (
+        f"{rise} of {steps.size} rise and {fall} do not beyond their interval, {within} within "
+        f"it, {bare} without one"
     )
 
 

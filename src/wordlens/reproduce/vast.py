@@ -757,7 +757,14 @@ def _tokenized_count(item: PublishedItem, run: Run) -> Measured | NotMeasured:
 def _biased_tests(item: PublishedItem, run: Run) -> Measured | NotMeasured:
     more, total, layer = biased_tests(run)
     note = f"of {total} tests, at the top layer ({layer}): {TABLE1_K} PCs nullified vs raw"
-    return Measured(more, note)
+    sure, possible = biased_tests_range(run)
+    if math.isnan(sure):
+        return Measured(more, note + " (the run has no interval on d)")
+    note += (
+        f"; uncertainty: {sure:.0f} to {possible:.0f} tests as the changes within the two d's "
+        "bootstrap half-widths (in quadrature) go one way or the other"
+    )
+    return Measured(more, note, max(more - sure, possible - more))
 
 
 def biased_tests(run: Run) -> tuple[int, int, int]:
@@ -769,6 +776,28 @@ def biased_tests(run: Run) -> tuple[int, int, int]:
     after = rows(table, representation="nullified", layer=layer, k_nullified=TABLE1_K)
     gained = after.set_index("test")["effect_size"] > raw.reindex(after["test"]).to_numpy()
     return int(gained.sum()), len(gained), layer
+
+
+def biased_tests_range(run: Run) -> tuple[float, float]:
+    """The fewest and most WEAT tests whose effect size after nullifying :data:`TABLE1_K` PCs
+    exceeds the raw one at the top layer, as each change within its interval (the two d's
+    bootstrap half-widths over the target words, in quadrature) goes either way; NaN from a
+    run without ``effect_size_ci_low``."""
+    table = run.tables["weat"]
+    if "effect_size_ci_low" not in table:
+        return math.nan, math.nan
+    layer = top_layer(run)
+    raw = rows(table, representation="raw", layer=layer).set_index("test")
+    after = rows(table, representation="nullified", layer=layer, k_nullified=TABLE1_K)
+    after = after.set_index("test")
+    before = raw.reindex(after.index)
+
+    def half(frame: pd.DataFrame) -> pd.Series:
+        return (frame["effect_size_ci_high"] - frame["effect_size_ci_low"]) / 2
+
+    change = after["effect_size"] - before["effect_size"]
+    spread = np.hypot(half(after), half(before))
+    return float((change > spread).sum()), float((change + spread > 0).sum())
 
 
 def _not_in_tables(item: PublishedItem, runs: Runs) -> NotMeasured:
@@ -1165,7 +1194,8 @@ def check_bias(cells: Cells) -> Check:
     """nullifying-exposes-bias (Introduction; Results: Bias, Figure 5): "8 of 10 bias tests on
     GPT-2 exhibit higher bias effect sizes after doing so". At least 8 of the 10 WEAT tests have
     a larger effect size at the top layer with 8 PCs nullified than raw (margin ``count - 7.5``,
-    counts being whole; a count has no interval)."""
+    counts being whole; uncertainty: how far the count could move as the changes within their
+    intervals go either way, :func:`biased_tests_range`)."""
     count = cells.value(_BIASED)
     return judge(
         count - (TABLE1_K - 0.5),
@@ -1173,6 +1203,66 @@ def check_bias(cells: Cells) -> Check:
         f"WEAT tests larger at the top layer with {TABLE1_K} PCs nullified than raw: "
         f"{_counted(count)} of 10; at least 8 needed (the paper: '8 of 10 bias tests on GPT-2 "
         "exhibit higher bias effect sizes')",
+    )
+
+
+NULLIFIED_FINDINGS = {
+    "vast": (
+        "nullifying-top-pcs-recovers-semantics",
+        "context-matters-after-nullifying",
+        "beats-prior-word-similarity",
+    ),
+    "bias": ("nullifying-exposes-bias",),
+}
+"""The findings that read PC-nullified vectors, by the experiment whose PCs they use."""
+
+
+def population_caveats(runs: Runs) -> dict[str, str]:
+    """Finding → the caveat of a run whose PCs are fitted on the scored lexicon (the smoke
+    scale's ``pc_population: lexicon``, e.g. 60 Bellezza and 50 polar words: 110 vectors): the
+    top PCs of so few vectors include the valence they share, so nullifying them lowers r as k
+    grows (the authors fit on every Bellezza, ANEW, Warriner and WEAT word). The caveat gives
+    the population's size and, for the ``vast`` run, the largest fall of Bellezza's top-layer r
+    from raw to :data:`TABLE1_K` PCs nullified (:func:`_largest_fall`). None for the authors'
+    population or a static model."""
+    caveats: dict[str, str] = {}
+    for experiment, findings in NULLIFIED_FINDINGS.items():
+        run = runs.get(experiment)
+        population = run.metadata.get("pc_population", {}) if run is not None else {}
+        if run is None or population.get("name") != "lexicon" or is_static(run):
+            continue
+        sizes = population.get("n_rows", {})
+        size = next((n for name, n in sizes.items() if "bellezza" in name), None)
+        text = (
+            f"the PCs are fitted on the {size or 'few'} vectors of the scored Bellezza sample and "
+            "the polar words themselves (smoke scale; the authors fit on every Bellezza, ANEW, "
+            "Warriner and WEAT word), so nullifying them removes the valence the scored words "
+            "share and r falls as k grows"
+        )
+        if experiment == "vast":
+            text += _largest_fall(run)
+        caveats |= dict.fromkeys(findings, text + ": a property of the smoke population")
+    return caveats
+
+
+def _largest_fall(run: Run) -> str:
+    """`` (Bellezza, aligned, top layer: r +0.75 raw, -0.11 with 8 PCs nullified)``: the
+    Table 1 setting whose top-layer r falls most from raw to :data:`TABLE1_K` PCs nullified;
+    '' if the run has none of the cells."""
+    top, falls = top_layer(run), {}
+    for setting in TABLE1_SETTINGS:
+        try:
+            raw = layer_cell(run, "bellezza", setting, top)[0]
+            falls[setting] = raw, nullified_r(run, "bellezza", setting, top, TABLE1_K)
+        except (KeyError, ValueError):  # a setting the run lacks
+            continue
+    if not falls:
+        return ""
+    setting = max(falls, key=lambda name: falls[name][0] - falls[name][1])
+    raw, after = falls[setting]
+    return (
+        f" (Bellezza, {setting}, top layer: r {raw:+.2f} raw, {after:+.2f} with {TABLE1_K} PCs "
+        "nullified)"
     )
 
 
@@ -1221,6 +1311,19 @@ class VastReproduction(PaperReproduction):
             "beats-prior-word-similarity": TableCheck(similarity, check_similarity),
             "nullifying-exposes-bias": TableCheck((_BIASED,), check_bias),
         }
+
+    def caveats(self, runs: Runs) -> Mapping[str, str]:
+        """The nullification findings of a run whose PCs are fitted on the scored words
+        themselves (the smoke scale's ``pc_population: lexicon``): :func:`population_caveats`."""
+        return population_caveats(runs)
+
+    def named_models(self) -> Mapping[str, tuple[str, ...]]:
+        """Every finding is about GPT-2 except the one about autoencoders ("such as
+        RoBERTa"); judged on this run's model and marked when it is another
+        (:data:`~wordlens.reproduce.base.NAMED_MODEL_RULE`)."""
+        about = dict.fromkeys(self.checks(), ("gpt2",))
+        about["autoencoders-diverge-from-first-layer"] = ("roberta-base",)
+        return about
 
     def basis(self) -> Mapping[str, str]:
         """What the findings checked over the runs rest on: Figure 2 (tokenization) or prose."""

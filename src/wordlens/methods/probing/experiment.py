@@ -38,6 +38,7 @@ from wordlens.probing.metrics import (
     f1_by_distance,
     majority_baseline,
     micro_f1,
+    micro_f1_interval,
     per_label_f1,
 )
 from wordlens.probing.model import EdgeProbe
@@ -80,15 +81,16 @@ def run_probing(
     Returns
     -------
     Run
-        Tables ``scores`` (per representation: test and best dev micro-F1, steps, why training
-        stopped, seconds; plus the majority baseline), ``per_label`` (test precision, recall,
-        F1, support), ``by_distance`` (test F1 per span-distance bin, Figure 3),
-        ``mix_weights`` (per ``mix`` representation and layer), ``history`` (per validation).
-        Metadata include the counts per split (for SPR also ``arguments_only`` and
-        ``non_core_edges_left_out``, the edges the converter left out) and ``lexical_layer``:
-        how the lexical layer of ``lex``, ``cat`` and the CNNs was computed
-        (:func:`wordlens.probing.features.lexical_layer`; ``None`` when no representation read
-        it).
+        Tables ``scores`` (per representation: test and best dev micro-F1, the 95% percentile
+        bootstrap interval of the test micro-F1 over test sentences, ``test_micro_f1_ci_low`` and
+        ``_ci_high`` (:func:`~wordlens.probing.metrics.micro_f1_interval`, seeded by the probe's
+        seed), steps, why training stopped, seconds; plus the majority baseline), ``per_label``
+        (test precision, recall, F1, support), ``by_distance`` (test F1 per span-distance bin,
+        Figure 3), ``mix_weights`` (per ``mix`` representation and layer), ``history`` (per
+        validation). Metadata include the counts per split (for SPR also ``arguments_only`` and
+        ``non_core_edges_left_out``, the edges the converter left out) and ``lexical_layer``: how
+        the lexical layer of ``lex``, ``cat`` and the CNNs was computed
+        (:func:`wordlens.probing.features.lexical_layer`; ``None`` when no representation read it).
 
     Raises
     ------
@@ -349,9 +351,14 @@ def _train_one(
     test = splits["test"]  # the probe now holds the weights of the best validation
     predicted = predict(probe, test) >= train_config.threshold
     weights = probe.mix_weights()
+    low, high = micro_f1_interval(
+        test.labels, predicted, test.target_sentence, seed=train_config.seed
+    )
     score_row = {
         "representation": representation.name,
         "test_micro_f1": micro_f1(test.labels, predicted),
+        "test_micro_f1_ci_low": low,
+        "test_micro_f1_ci_high": high,
         "best_dev_micro_f1": result.best_dev_micro_f1,
         "best_step": result.best_step,
         "steps": result.steps,

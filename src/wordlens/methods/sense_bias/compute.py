@@ -108,6 +108,7 @@ from wordlens.stats import (
     pearson,
     weat,
 )
+from wordlens.stats.bootstrap import weat_effect_size_interval
 from wordlens.stats.propagation import largest_strong_component, log_ratio, propagate_labels
 
 FloatArray = npt.NDArray[np.float64]
@@ -157,7 +158,10 @@ def run_sense_weat(
     -------
     Run
         Table ``weat``: ``test``, ``title``, ``representation`` (``sense``, ``word`` or
-        ``baseline``), ``layer``, ``effect_size``, ``statistic``, ``p_one_sided``,
+        ``baseline``), ``layer``, ``effect_size``, ``effect_size_ci_low`` and ``_ci_high`` (its
+        95% percentile bootstrap interval over the target words, seeded by ``seed``:
+        :func:`wordlens.stats.bootstrap.weat_effect_size_interval`; NaN for the baseline),
+        ``statistic``, ``p_one_sided``,
         ``p_two_sided``, ``n_x``, ``n_y``, ``n_a``, ``n_b``, ``n_partitions``, ``exact``,
         ``nan_reason`` (why d is NaN, ``""`` where it is a number).
         Metadata: the words kept and dropped per test.
@@ -185,7 +189,8 @@ def run_sense_weat(
         ]
         for representation, sets in (("sense", sense_sets), ("word", word_sets)):
             outcome = weat(*sets, n_samples=n_samples, seed=seed, ddof=ddof)
-            rows += _weat_rows(test, representation, senses.layers, outcome, sets)
+            interval = weat_effect_size_interval(*sets, ddof=ddof, seed=seed)
+            rows += _weat_rows(test, representation, senses.layers, outcome, sets, interval)
     table = pd.DataFrame(rows)
     if baseline is not None:
         table = pd.concat([table, _baseline_weat(baseline, kept_tests, n_samples, seed, ddof)])
@@ -261,7 +266,9 @@ def _weat_rows(
     layers: Sequence[int],
     outcome: WeatResult,
     sets: Sequence[npt.NDArray[np.float32]],
+    interval: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]],
 ) -> list[dict[str, Any]]:
+    low, high = (np.atleast_1d(end) for end in interval)
     return [
         {
             "test": test.id,
@@ -269,6 +276,8 @@ def _weat_rows(
             "representation": representation,
             "layer": layer,
             "effect_size": float(outcome.effect_size[column]),
+            "effect_size_ci_low": float(low[column]),
+            "effect_size_ci_high": float(high[column]),
             "statistic": float(outcome.statistic[column]),
             "p_one_sided": float(outcome.p_one_sided[column]),
             "p_two_sided": float(outcome.p_two_sided[column]),

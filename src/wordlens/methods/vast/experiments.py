@@ -60,6 +60,7 @@ from wordlens.resources import (
 )
 from wordlens.results import Run, Timings
 from wordlens.stats import correlation_by_layer, fit_principal_components, sc_weat, weat
+from wordlens.stats.bootstrap import weat_effect_size_interval
 
 Dimension = Literal["valence", "dominance", "arousal"]
 
@@ -651,6 +652,9 @@ def weat_experiment(study: _Study, layers: Sequence[int]) -> pd.DataFrame:
     the embedding dictionary, without the polar words again); every WEAT word is transformed with
     that fit. Rows with ``representation == "raw"`` have ``k_nullified = 0`` and are the untouched
     vectors; ``"nullified"`` rows with ``k_nullified = 0`` are the mean-centred vectors.
+    ``effect_size_ci_low`` and ``_ci_high`` are d's 95% percentile bootstrap interval over the
+    target words, seeded by the study's seed
+    (:func:`wordlens.stats.bootstrap.weat_effect_size_interval`).
     """
     pooling = primary_pooling(study.poolings)
     bank = study.bank("bleached")
@@ -681,6 +685,7 @@ def weat_experiment(study: _Study, layers: Sequence[int]) -> pd.DataFrame:
             versions.append(("nullified", [layer] * (k_max + 1), list(range(k_max + 1)), swept))
         for representation, version_layers, ks, vectors in versions:
             outcome = weat(*vectors, n_samples=study.config.permutations, seed=study.config.seed)
+            low, high = weat_effect_size_interval(*vectors, seed=study.config.seed)
             for column, (layer, k) in enumerate(zip(version_layers, ks, strict=True)):
                 rows.append(
                     {
@@ -692,6 +697,8 @@ def weat_experiment(study: _Study, layers: Sequence[int]) -> pd.DataFrame:
                         "pooling": pooling,
                         "pc_population": population.name,
                         "effect_size": float(outcome.effect_size[column]),
+                        "effect_size_ci_low": float(low[column]),
+                        "effect_size_ci_high": float(high[column]),
                         "p_one_sided": float(outcome.p_one_sided[column]),
                         "p_two_sided": float(outcome.p_two_sided[column]),
                         "n_partitions": outcome.n_partitions,

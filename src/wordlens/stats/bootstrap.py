@@ -1,0 +1,161 @@
+"""Percentile bootstrap intervals of the measured quantities the reproductions judge (Efron &
+Tibshirani 1993, ch. 13): the WEAT effect size over its target words, and a probe's micro-F1
+over its test sentences.
+
+Both resample the units the quantity is an average over, with replacement and a fixed seed, and
+take the ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` quantiles of the recomputed
+statistic. A resample where the statistic is undefined (all target words with the same
+association, no positive label at all) is left out; fewer than two units give no interval (NaN).
+
+References
+----------
+.. [1] Efron, B. & Tibshirani, R. J. (1993). *An Introduction to the Bootstrap*. Chapman & Hall:
+   ch. 6 (the bootstrap of a statistic), ch. 8 (two-sample problems: each sample resampled
+   apart), ch. 13 (percentile intervals).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import numpy.typing as npt
+
+from wordlens.errors import WordlensError
+from wordlens.stats.association import association, effect_size
+
+FloatArray = npt.NDArray[np.float64]
+RESAMPLES = 2_000
+"""Bootstrap resamples by default: enough for the 2.5% and 97.5% quantiles of a 95% interval
+(Efron & Tibshirani 1993, ch. 19, suggest at least 1,000 for percentile intervals)."""
+
+
+def _quantiles(values: FloatArray, confidence: float) -> tuple[FloatArray, FloatArray]:
+    """The percentile interval of ``values`` ``[n_resamples, ...]`` along axis 0, NaN
+    resamples left out (all-NaN columns give NaN)."""
+    if not 0 < confidence < 1:
+        raise WordlensError(f"confidence must be in (0, 1), got {confidence}")
+    tail = (1 - confidence) / 2
+    with warnings.catch_warnings():  # an all-NaN column: NaN, without numpy's warning
+        warnings.simplefilter("ignore", RuntimeWarning)
+        low = np.nanquantile(values, tail, axis=0)
+        high = np.nanquantile(values, 1 - tail, axis=0)
+    return np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+
+
+def effect_size_interval(
+    first: npt.ArrayLike,
+    second: npt.ArrayLike,
+    *,
+    ddof: int = 1,
+    n_resamples: int = RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> tuple[FloatArray, FloatArray]:
+    """Percentile bootstrap interval of the effect size
+    (:func:`~wordlens.stats.association.effect_size`) of two groups, each group's members
+    resampled apart (a two-sample bootstrap, Efron & Tibshirani 1993, ch. 8).
+
+    For WEAT the members are the target words' associations ``s(w, A, B)``: the interval says
+    how much d depends on which target words the test happens to list (the attribute words are
+    held fixed).
+
+    Parameters
+    ----------
+    first, second : array_like, shape ``[n_first, ...]`` / ``[n_second, ...]``
+        The groups' values along axis 0 (e.g. ``[n_x, n_layers]``); the other axes must agree.
+    ddof
+        Of the effect size's standard deviation.
+    n_resamples, seed
+        Resamples, and the seed of ``numpy.random.default_rng`` that draws them.
+    confidence
+        Of the interval.
+
+    Returns
+    -------
+    tuple of FloatArray
+        ``(low, high)``, each of the groups' shape without axis 0 (0-d for 1-D input); NaN if a
+        group has fewer than two members or every resample's d is undefined.
+    """
+    x = np.asarray(first, dtype=np.float64)
+    y = np.asarray(second, dtype=np.float64)
+    shape = x.shape[1:]
+    if len(x) < 2 or len(y) < 2 or n_resamples < 1:
+        nan = np.full(shape, np.nan)
+        return nan, nan.copy()
+    rng = np.random.default_rng(seed)
+    rows_x = rng.integers(0, len(x), size=(n_resamples, len(x)))
+    rows_y = rng.integers(0, len(y), size=(n_resamples, len(y)))
+    d = effect_size(x[rows_x], y[rows_y], axis=1, ddof=ddof)  # [n_resamples, ...]
+    return _quantiles(d, confidence)
+
+
+def weat_effect_size_interval(
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    attr_a: npt.ArrayLike,
+    attr_b: npt.ArrayLike,
+    *,
+    ddof: int = 1,
+    n_resamples: int = RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> tuple[FloatArray, FloatArray]:
+    """The bootstrap interval of the WEAT effect size over its target words: the associations
+    ``s(w, A, B)`` (:func:`~wordlens.stats.association.association`) of ``x`` and ``y``, each
+    set resampled apart (:func:`effect_size_interval`; the attribute words held fixed).
+
+    Shapes as :func:`wordlens.stats.weat` (``[n, d]`` or ``[n, n_layers, d]``); returns
+    ``(low, high)``, 0-d or ``[n_layers]``."""
+    return effect_size_interval(
+        association(x, attr_a, attr_b),
+        association(y, attr_a, attr_b),
+        ddof=ddof,
+        n_resamples=n_resamples,
+        seed=seed,
+        confidence=confidence,
+    )
+
+
+def micro_f1_interval(
+    counts: npt.ArrayLike,
+    *,
+    n_resamples: int = RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of a micro-F1 over test examples: the examples (for edge
+    probing, sentences, whose targets are scored together) resampled with replacement, the
+    F1 recomputed from the summed counts, ``2 TP / (2 TP + FP + FN)`` (0 where there is no
+    positive at all, as :func:`wordlens.probing.metrics.micro_f1`).
+
+    Parameters
+    ----------
+    counts : array_like, shape ``[n_examples, 3]``
+        Each example's true positives, false positives and false negatives over its targets
+        and labels.
+    n_resamples, seed, confidence
+        As :func:`effect_size_interval`.
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``; NaN for fewer than two examples.
+
+    Raises
+    ------
+    WordlensError
+        If ``counts`` is not ``[n, 3]``.
+    """
+    table = np.asarray(counts, dtype=np.float64)
+    if table.ndim != 2 or table.shape[1] != 3:
+        raise WordlensError(f"counts must be [n_examples, 3] (TP, FP, FN), got {table.shape}")
+    if len(table) < 2 or n_resamples < 1:
+        return float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, len(table), size=(n_resamples, len(table)))
+    sums = table[rows].sum(axis=1)  # [n_resamples, 3]
+    denominator = 2 * sums[:, 0] + sums[:, 1] + sums[:, 2]
+    f1 = np.divide(2 * sums[:, 0], denominator, out=np.zeros(n_resamples), where=denominator > 0)
+    low, high = _quantiles(f1, confidence)
+    return float(low), float(high)
