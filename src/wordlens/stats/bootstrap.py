@@ -86,8 +86,22 @@ def effect_size_interval(
     rng = np.random.default_rng(seed)
     rows_x = rng.integers(0, len(x), size=(n_resamples, len(x)))
     rows_y = rng.integers(0, len(y), size=(n_resamples, len(y)))
-    d = effect_size(x[rows_x], y[rows_y], axis=1, ddof=ddof)  # [n_resamples, ...]
+    d = np.concatenate(
+        [  # in blocks of resamples: memory of a block's draws, not of all of them at once
+            effect_size(x[rows_x[start:stop]], y[rows_y[start:stop]], axis=1, ddof=ddof)
+            for start, stop in _blocks(n_resamples)
+        ]
+    )  # [n_resamples, ...]
     return _quantiles(d, confidence)
+
+
+_BLOCK = 256
+"""Resamples computed at once (:func:`effect_size_interval`)."""
+
+
+def _blocks(n: int) -> list[tuple[int, int]]:
+    """``[start, stop)`` of consecutive blocks of at most :data:`_BLOCK` of ``n`` items."""
+    return [(start, min(start + _BLOCK, n)) for start in range(0, n, _BLOCK)]
 
 
 def weat_effect_size_interval(
