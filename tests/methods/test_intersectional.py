@@ -239,6 +239,31 @@ def test_report_and_files(small_run: Run, tmp_path: Path) -> None:
     assert len(table) == 4
 
 
+def test_the_papers_pooled_test_is_an_option_named_in_the_metadata(
+    smollm2: WordEmbedder, small_config: IntersectionalConfig, cache: ActivationCache
+) -> None:
+    """``pairing="pooled"``: the paper's test, partitions of the pooled groups (all C(16, 8) =
+    12,870 enumerated here), the same effect sizes; the metadata says which test ran."""
+    from wordlens.stats import permutation_test
+
+    pooled_config = replace(small_config, pairing="pooled", permutations=20_000)
+    run = run_intersectional(smollm2, pooled_config, study=SMALL, cache=cache)
+    differential = run.tables["differential"]
+    projections = run.tables["combination_projections"]["projection"]
+    members = membership_table(combination_phrases(SMALL), SMALL.categories)
+    for row in differential.itertuples():
+        group_a = projections[members[row.first]].to_numpy()
+        group_b = projections[members[row.second]].to_numpy()
+        direct = permutation_test(group_a, group_b, n_samples=20_000, seed=7)
+        assert row.p_two_sided == float(direct.p_two_sided)
+        assert row.n_permutations == 12_870 and row.exact
+    meta = run.metadata["experiments"]["differential"]
+    assert (
+        meta["pairing"] == "pooled"
+        and "The paper's test over the pooled groups" in (meta["p_value"])
+    )
+
+
 def test_minilm_end_to_end(minilm: WordEmbedder, small_config: IntersectionalConfig) -> None:
     run = run_intersectional(minilm, replace(small_config, layers=None), study=SMALL)
     assert list(run.tables["valnorm"]["layer"]) == list(range(7))

@@ -28,6 +28,10 @@ EXPERIMENTS: tuple[Experiment, ...] = get_args(Experiment)
 ClassWeightName = Literal["none", "balanced"]
 
 
+Pairing = Literal["twins", "pooled"]
+"""How the differential test relabels the two groups (:attr:`IntersectionalConfig.pairing`)."""
+
+
 @dataclass(frozen=True)
 class IntersectionalConfig:
     """What ``wordlens intersectional`` runs (Omrani Sabbaghi, Wolfe & Caliskan 2023).
@@ -56,6 +60,12 @@ class IntersectionalConfig:
     permutations
         Relabellings (swaps within random twin pairs) per differential test (all when fewer
         exist).
+    pairing
+        ``"twins"``: the differential test swaps the two projections within random twin pairs
+        (a phrase with a bias's first category and the same phrase with its second); ``"pooled"``:
+        the paper's test (§3, "the same permutation test as employed in the SC-WEAT"), partitions
+        of the pooled groups, which carries the other categories' spread into its null and
+        rejects a true null far less often than its level (``tests/stats/test_calibration.py``).
     seed
         Seed of the SVC solver and of the random relabellings.
     fraction
@@ -89,6 +99,12 @@ class IntersectionalConfig:
     max_iter: int = option(10_000, "Most SVC solver iterations.")
     permutations: int = option(
         10_000, "Relabellings (swaps within random twin pairs) per differential test."
+    )
+    pairing: Pairing = option(
+        "twins",
+        "Differential test: 'twins' (swaps within twin phrase pairs, calibrated) or 'pooled' "
+        "(the paper's partitions of the pooled groups, which reject true nulls far less often "
+        "than their level).",
     )
     seed: int = option(0, "Seed of the SVC solver and the permutations.")
     fraction: float = option(0.10, "Share of phrases in the top and bottom groups.")

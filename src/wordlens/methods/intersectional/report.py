@@ -11,7 +11,6 @@ from wordlens.report.bias_figures import PairedDots, grouped_bars, paired_dots
 from wordlens.report.figures import Panel, line_figure
 from wordlens.report.html import Report, listed, model_lines
 from wordlens.results import Run
-from wordlens.stats import PAIRED_P_VALUE_RULE
 
 _METHODS = {"projection": "projection on the SVC direction", "cosine": "cosine SC-WEAT"}
 
@@ -125,7 +124,7 @@ def _differential_section(
         "positive means the first category is more pleasant. p: one-sided (first more "
         "pleasant) and two-sided."
     )
-    report.paragraph(PAIRED_P_VALUE_RULE, note=True)
+    report.paragraph(meta["p_value"], note=True)
     report.table(
         table[
             ["test", "n_a", "n_b", "mean_a", "mean_b", "effect_size", "p_one_sided", "p_two_sided"]
