@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 import pytest
+from sklearn.metrics import f1_score
 
 from wordlens.errors import EmptyInputError, WordlensError
 from wordlens.methods.vast.top_pcs import _probe, _Split, run_cola_probe, run_pos_probe
@@ -16,7 +17,18 @@ from wordlens.models.base import WordEmbedder
 from wordlens.resources import PosTagger, load_tagger
 from wordlens.results import Result
 
-COLUMNS = ["task", "source", "representation", "k", "f1_weighted", "converged", "n_train", "n_test"]
+COLUMNS = [
+    "task",
+    "source",
+    "representation",
+    "k",
+    "f1_weighted",
+    "f1_ci_low",
+    "f1_ci_high",
+    "converged",
+    "n_train",
+    "n_test",
+]
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +98,6 @@ def _hf_last_token_vectors(sentences: list[str]) -> npt.NDArray[np.float64]:
 def _oracle_f1(train: _Split, test: _Split) -> dict[tuple[str, int], float]:
     from sklearn.decomposition import PCA
     from sklearn.linear_model import LogisticRegression
-    from sklearn.metrics import f1_score
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
@@ -183,3 +194,23 @@ def test_bad_input(minilm: WordEmbedder, glove: WordEmbedder, tagger: PosTagger)
         run_cola_probe(minilm, [], n_train=10, n_test=10)
     with pytest.raises(WordlensError, match=r"sample size 400 for out_of_domain_dev .* 2..354"):
         run_pos_probe(minilm, [1], n_train=10, n_test=400, tagger=tagger)
+
+
+def test_probe_rows_carry_a_bootstrap_interval_over_the_test_examples() -> None:
+    """Each row's ``f1_ci_low``/``_high``: the percentiles of scikit-learn's weighted F1 over
+    the probe's seeded resamples of the test examples (the majority row's predictions are one
+    label, so the brute-force loop needs no classifier)."""
+    rng = np.random.default_rng(0)
+    train = _Split(rng.normal(size=(40, 6)), rng.random(40) < 0.7)
+    test = _Split(rng.normal(size=(30, 6)), rng.random(30) < 0.7)
+    table = pd.DataFrame(_probe(("pos_binary", "last_word"), train, test, [2], 3, 1000))
+    assert (table["f1_ci_low"] <= table["f1_weighted"]).all()
+    assert (table["f1_weighted"] <= table["f1_ci_high"]).all()
+    majority = table[table["representation"] == "majority"].iloc[0]
+    predicted = np.full(30, bool(np.mean(train.y) > 0.5))
+    resamples = np.random.default_rng(3).integers(0, 30, (2000, 30))
+    brute = [
+        f1_score(test.y[r], predicted[r], average="weighted", zero_division=0) for r in resamples
+    ]
+    low, high = np.quantile(brute, [0.025, 0.975])
+    assert (majority["f1_ci_low"], majority["f1_ci_high"]) == pytest.approx((low, high))

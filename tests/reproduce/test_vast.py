@@ -28,6 +28,7 @@ from wordlens.reproduce.base import (
     Runs,
     Source,
     TableCheck,
+    requiring_intervals,
 )
 from wordlens.reproduce.published import load_published
 from wordlens.reproduce.runner import _findings, _row, location_text, reproduce
@@ -643,3 +644,47 @@ def test_the_count_of_more_biased_tests_carries_the_tests_it_cannot_tell() -> No
     bare = pd.DataFrame(rows).drop(columns=["effect_size_ci_low", "effect_size_ci_high"])
     old = REPRODUCTION.measure(item, {"bias": Run("vast", {"weat": bare}, metadata)})
     assert isinstance(old, Measured) and math.isnan(old.uncertainty)
+
+
+def _pos_run(gains: dict[tuple[str, int], float], half: float, *, intervals: bool = True) -> Runs:
+    """A ``vast`` run whose top-PC POS probes score 0.5 from the last word and ``0.5 + gain``
+    from the previous word, each ± ``half`` (without the interval columns: an older run)."""
+    rows = [
+        {
+            "task": task,
+            "source": source,
+            "representation": "top_pcs",
+            "k": k,
+            "f1_weighted": f1,
+            "f1_ci_low": f1 - half,
+            "f1_ci_high": f1 + half,
+            "n_test": 354,
+        }
+        for (task, k), gain in gains.items()
+        for source, f1 in (("last_word", 0.5), ("previous_word", 0.5 + gain))
+    ]
+    table = pd.DataFrame(rows)
+    if not intervals:
+        table = table.drop(columns=["f1_ci_low", "f1_ci_high"])
+    return {"vast": Run("vast", {"pos": table}, {"model": {"kind": "causal"}})}
+
+
+def test_prior_word_pos_is_judged_within_the_probes_bootstrap_intervals() -> None:
+    """'The top PCs of the prior word always better predict the POS': every (task, k) gain
+    judged within the two probes' half-widths in quadrature; the weakest part decides."""
+    check = _run_check("top-pcs-of-prior-word-predict-pos")
+    gains = {("pos_binary", 1): 0.2, ("pos_binary", 2): 0.1, ("pos_multiclass", 1): 0.15}
+    half = 0.05  # a gain within hypot(.05, .05) = .0707 is undecided
+    held = check(_pos_run(gains, half))
+    assert held.verdict == "holds" and held.margin == pytest.approx(0.1)
+    assert held.uncertainty == pytest.approx(math.sqrt(2 * half**2))
+    assert "354 test sentences" in held.evidence
+    inside = check(_pos_run({**gains, ("pos_binary", 2): 0.06}, half))
+    assert inside.verdict == "inconclusive" and inside.margin == pytest.approx(0.06)
+    failed = check(_pos_run({**gains, ("pos_multiclass", 1): -0.08}, half))
+    assert failed.verdict == "does not hold" and "not in pos_multiclass k=1" in failed.evidence
+    bare = _pos_run(gains, half, intervals=False)
+    assert math.isnan(check(bare).uncertainty) and check(bare).verdict == "holds"
+    with requiring_intervals():
+        assert check(bare).verdict == "inconclusive"
+        assert check(_pos_run(gains, half)).verdict == "holds"

@@ -1,4 +1,5 @@
-"""Percentile bootstrap intervals (wordlens.stats.bootstrap, the probe's micro-F1 interval):
+"""Percentile bootstrap intervals (wordlens.stats.bootstrap, the probe's micro-F1 interval, the
+top-PC probes' weighted F1, the cosine with a mean pair direction):
 each against a brute-force loop over the same resamples that recomputes the statistic from the
 raw values (not from the vectorized counts), and against the normal theory where it applies."""
 
@@ -9,10 +10,15 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
+from sklearn.metrics import f1_score
 
 from wordlens.errors import WordlensError
 from wordlens.probing.metrics import group_counts, micro_f1, micro_f1_interval
-from wordlens.stats.bootstrap import effect_size_interval
+from wordlens.stats.bootstrap import (
+    direction_cosine_interval,
+    effect_size_interval,
+    weighted_f1_interval,
+)
 from wordlens.stats.bootstrap import micro_f1_interval as bootstrap_f1
 
 
@@ -104,3 +110,57 @@ def test_micro_f1_interval_edges() -> None:
     assert bootstrap_f1([[2, 0, 0], [1, 0, 0], [4, 0, 0]], seed=0) == (1.0, 1.0)
     with pytest.raises(WordlensError):
         bootstrap_f1([[1, 2]])
+
+
+def test_weighted_f1_interval_is_the_percentiles_of_sklearns_f1() -> None:
+    rng = np.random.default_rng(4)
+    truth = rng.choice(np.array(["NOUN", "VERB", "ADJ", "ADP"]), size=60)
+    noise = rng.choice(np.array(["NOUN", "VERB", "X"]), size=60)  # "X" never true
+    predicted = np.where(rng.random(60) < 0.6, truth, noise)
+    low, high = weighted_f1_interval(truth, predicted, n_resamples=300, seed=5)
+    rows = np.random.default_rng(5).integers(0, 60, (300, 60))
+    brute = [f1_score(truth[r], predicted[r], average="weighted", zero_division=0) for r in rows]
+    assert (low, high) == pytest.approx(tuple(np.quantile(brute, [0.025, 0.975])), abs=1e-12)
+    assert low < f1_score(truth, predicted, average="weighted") < high
+
+
+def test_weighted_f1_interval_of_booleans_and_edges() -> None:
+    truth = np.array([True, False, True, True, False, False, True, False])
+    predicted = np.array([True, False, False, True, True, False, True, False])
+    low, high = weighted_f1_interval(truth, predicted, n_resamples=200, seed=0)
+    rows = np.random.default_rng(0).integers(0, 8, (200, 8))
+    brute = [f1_score(truth[r], predicted[r], average="weighted", zero_division=0) for r in rows]
+    assert (low, high) == pytest.approx(tuple(np.quantile(brute, [0.025, 0.975])), abs=1e-12)
+    assert all(math.isnan(end) for end in weighted_f1_interval(truth[:1], predicted[:1]))
+    with pytest.raises(WordlensError, match="1-D of one length"):
+        weighted_f1_interval(truth, predicted[:3])
+
+
+def test_direction_cosine_interval_resamples_the_pairs() -> None:
+    rng = np.random.default_rng(6)
+    differences = rng.normal(0.3, 1, (10, 2, 5))  # 10 pairs, 2 layers, d = 5
+    vectors = rng.normal(0, 1, (3, 2, 5))
+    low, high = direction_cosine_interval(differences, vectors, n_resamples=400, seed=7)
+    rows = np.random.default_rng(7).integers(0, 10, (400, 10))
+    brute = np.empty((400, 3, 2))
+    for b, r in enumerate(rows):
+        for layer in range(2):
+            g = differences[r, layer].mean(axis=0)
+            for i in range(3):
+                v = vectors[i, layer]
+                brute[b, i, layer] = v @ g / (np.linalg.norm(v) * np.linalg.norm(g))
+    np.testing.assert_allclose(low, np.quantile(brute, 0.025, axis=0), atol=1e-12)
+    np.testing.assert_allclose(high, np.quantile(brute, 0.975, axis=0), atol=1e-12)
+    assert low.shape == (3, 2) and (low < high).all()
+
+
+def test_direction_cosine_interval_edges() -> None:
+    vectors = np.ones((2, 1, 3))
+    low, high = direction_cosine_interval(np.ones((1, 1, 3)), vectors)  # one pair
+    assert np.isnan(low).all() and np.isnan(high).all() and low.shape == (2, 1)
+    same = np.tile([[[1.0, 0.0, 0.0]]], (4, 1, 1))  # identical pairs: every resample agrees
+    low, high = direction_cosine_interval(same, vectors, n_resamples=50)
+    np.testing.assert_allclose(low, 1 / math.sqrt(3))
+    np.testing.assert_allclose(high, low)
+    with pytest.raises(WordlensError, match=r"\[P, L, d\]"):
+        direction_cosine_interval(np.ones((3, 1, 4)), vectors)

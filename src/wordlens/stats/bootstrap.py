@@ -1,6 +1,7 @@
 """Percentile bootstrap intervals of the measured quantities the reproductions judge (Efron &
-Tibshirani 1993, ch. 13): the WEAT effect size over its target words, and a probe's micro-F1
-over its test sentences.
+Tibshirani 1993, ch. 13): the WEAT effect size over its target words, a probe's micro-F1
+over its test sentences, a classifier's weighted F1 over its test examples, and the cosine of
+vectors with a direction that is the mean of pair differences (over the pairs).
 
 Both resample the units the quantity is an average over, with replacement and a fixed seed, and
 take the ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` quantiles of the recomputed
@@ -173,3 +174,124 @@ def micro_f1_interval(
     f1 = np.divide(2 * sums[:, 0], denominator, out=np.zeros(n_resamples), where=denominator > 0)
     low, high = _quantiles(f1, confidence)
     return float(low), float(high)
+
+
+def weighted_f1_interval(
+    truth: npt.ArrayLike,
+    predicted: npt.ArrayLike,
+    *,
+    n_resamples: int = RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of a classifier's support-weighted F1 over its test
+    examples: the examples resampled with replacement and scikit-learn's
+    ``f1_score(average="weighted", zero_division=0)`` recomputed from the resample's counts,
+    ``sum_c support_c F1_c / sum_c support_c`` with ``F1_c = 2 TP_c / (support_c +
+    predicted_c)`` (0 for a class neither true nor predicted in the resample).
+
+    Parameters
+    ----------
+    truth, predicted : array_like, shape ``[n_examples]``
+        True and predicted labels (any hashable values: booleans, tags).
+    n_resamples, seed, confidence
+        As :func:`effect_size_interval`.
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``; NaN for fewer than two examples.
+
+    Raises
+    ------
+    WordlensError
+        If ``truth`` and ``predicted`` are not 1-D of the same length.
+    """
+    true_labels, predicted_labels = np.asarray(truth), np.asarray(predicted)
+    if true_labels.ndim != 1 or true_labels.shape != predicted_labels.shape:
+        raise WordlensError(
+            f"truth and predicted must be 1-D of one length, got {true_labels.shape} and "
+            f"{predicted_labels.shape}"
+        )
+    if len(true_labels) < 2 or n_resamples < 1:
+        return float("nan"), float("nan")
+    _, codes = np.unique(np.concatenate([true_labels, predicted_labels]), return_inverse=True)
+    n = len(true_labels)
+    classes = int(codes.max()) + 1
+    true_hot = np.eye(classes)[codes[:n]]  # [n, C]
+    predicted_hot = np.eye(classes)[codes[n:]]
+    hit_hot = true_hot * predicted_hot  # the example's true positive, in its class
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, n, size=(n_resamples, n))
+    offsets = (np.arange(n_resamples)[:, np.newaxis] * n + rows).ravel()
+    times = np.bincount(offsets, minlength=n_resamples * n).reshape(n_resamples, n).astype(float)
+    support, predicted_counts, hits = (times @ hot for hot in (true_hot, predicted_hot, hit_hot))
+    denominator = support + predicted_counts
+    per_class = np.divide(2 * hits, denominator, out=np.zeros_like(hits), where=denominator > 0)
+    f1 = (support * per_class).sum(axis=1) / n
+    low, high = _quantiles(f1, confidence)
+    return float(low), float(high)
+
+
+def direction_cosine_interval(
+    differences: npt.ArrayLike,
+    vectors: npt.ArrayLike,
+    *,
+    n_resamples: int = RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> tuple[FloatArray, FloatArray]:
+    """Percentile bootstrap interval of the cosine of each vector with a direction that is the
+    mean of pair differences (e.g. ``g = mean_i (m_i - f_i)`` of gendered word pairs, Zhou et
+    al.'s eq. 8): the pairs resampled with replacement, the direction and the cosines
+    recomputed; the vectors held fixed. The interval says how much a cosine depends on which
+    pairs define the direction.
+
+    Parameters
+    ----------
+    differences : array_like, shape ``[n_pairs, n_layers, d]``
+        Each pair's difference vector, per layer.
+    vectors : array_like, shape ``[n_vectors, n_layers, d]``
+        The vectors whose cosines are measured.
+    n_resamples, seed, confidence
+        As :func:`effect_size_interval`.
+
+    Returns
+    -------
+    tuple of FloatArray
+        ``(low, high)``, each ``[n_vectors, n_layers]``; NaN for fewer than two pairs, or where
+        a resample's direction or a vector is zero.
+
+    Raises
+    ------
+    WordlensError
+        If the shapes are not ``[P, L, d]`` and ``[n, L, d]`` with the same ``L`` and ``d``.
+    """
+    pairs = np.asarray(differences, dtype=np.float64)
+    targets = np.asarray(vectors, dtype=np.float64)
+    if pairs.ndim != 3 or targets.ndim != 3 or pairs.shape[1:] != targets.shape[1:]:
+        raise WordlensError(
+            f"differences and vectors must be [P, L, d] and [n, L, d]; got {pairs.shape} and "
+            f"{targets.shape}"
+        )
+    if len(pairs) < 2 or n_resamples < 1:
+        nan = np.full(targets.shape[:2], np.nan)
+        return nan, nan.copy()
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, len(pairs), size=(n_resamples, len(pairs)))
+    unit = _unit(targets)  # [n, L, d]
+    cosines = np.concatenate(
+        [
+            np.einsum("rld,nld->rnl", _unit(pairs[rows[start:stop]].mean(axis=1)), unit)
+            for start, stop in _blocks(n_resamples)
+        ]
+    )  # [n_resamples, n, L]
+    return _quantiles(cosines, confidence)
+
+
+def _unit(vectors: FloatArray) -> FloatArray:
+    """``vectors`` scaled to unit length along the last axis (NaN where one is zero)."""
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scaled: FloatArray = vectors / np.where(norms > 0, norms, np.nan)
+    return scaled

@@ -63,7 +63,10 @@ Protocol (after the authors' ``CoLA_Test.py`` and ``helper_functions.pca_transfo
   ``LogisticRegression`` (lbfgs, L2, ``C=1``, multinomial for several classes) with a fixed
   ``max_iter`` and ``random_state=seed``, no class weights (the reference's weights
   ``1 - 1/count`` are all close to 1). Reported: weighted F1 on the test split (scikit-learn
-  ``f1_score(average="weighted")``, 0 for a class never predicted), and whether lbfgs converged.
+  ``f1_score(average="weighted")``, 0 for a class never predicted) with its 95% percentile
+  bootstrap interval over the test examples (2,000 resamples of the ``n_test`` examples, the
+  fitted classifier held fixed: how much the score depends on which test sentences were drawn,
+  :func:`~wordlens.stats.bootstrap.weighted_f1_interval`), and whether lbfgs converged.
 
 References
 ----------
@@ -103,6 +106,7 @@ from wordlens.resources import PosTagger, load_cola, load_tagger
 from wordlens.resources.cola import ColaSplit
 from wordlens.results import Result, Timings
 from wordlens.stats import fit_principal_components
+from wordlens.stats.bootstrap import weighted_f1_interval
 
 FloatArray = npt.NDArray[np.float64]
 Labels = npt.NDArray[Any]
@@ -161,8 +165,9 @@ def run_cola_probe(
     -------
     Result
         ``top_pcs_cola``: one row per representation and ``k`` with columns ``task`` (``cola``),
-        ``source`` (``last_token``), ``representation``, ``k``, ``f1_weighted``, ``converged``,
-        ``n_train``, ``n_test``.
+        ``source`` (``last_token``), ``representation``, ``k``, ``f1_weighted``, ``f1_ci_low``,
+        ``f1_ci_high`` (its 95% bootstrap interval over the ``n_test`` test sentences),
+        ``converged``, ``n_train``, ``n_test``.
     """
     _check_contextual(model)
     timings = Timings()
@@ -401,19 +406,19 @@ def _probe(
     """Rows of the majority baseline, the unaltered vectors, and each ``k``'s top PCs and rest."""
     basis = fit_principal_components(train.x, max(ks))
     majority = DummyClassifier(strategy="most_frequent").fit(train.x, train.y)
-    scores = [
-        ("majority", 0, _f1(test.y, majority.predict(test.x)), True),
-        ("unaltered", 0, *_fit_score(train, test, seed, max_iter)),
+    predictions = [
+        ("majority", 0, majority.predict(test.x), True),
+        ("unaltered", 0, *_fit_predict(train, test, seed, max_iter)),
     ]
     for k in ks:
         for name, transform in (("top_pcs", basis.scores), ("pcs_removed", basis.remove)):
-            fitted = _fit_score(
+            fitted = _fit_predict(
                 _Split(transform(train.x, k), train.y),
                 _Split(transform(test.x, k), test.y),
                 seed,
                 max_iter,
             )
-            scores.append((name, k, *fitted))
+            predictions.append((name, k, *fitted))
     task, source = label
     return [
         {
@@ -421,17 +426,26 @@ def _probe(
             "source": source,
             "representation": name,
             "k": k,
-            "f1_weighted": f1,
+            "f1_weighted": _f1(test.y, predicted),
+            **_f1_interval(test.y, predicted, seed),
             "converged": converged,
             "n_train": len(train.y),
             "n_test": len(test.y),
         }
-        for name, k, f1, converged in scores
+        for name, k, predicted, converged in predictions
     ]
 
 
-def _fit_score(train: _Split, test: _Split, seed: int, max_iter: int) -> tuple[float, bool]:
-    """Weighted test F1 of standardized logistic regression, and whether lbfgs converged."""
+def _f1_interval(truth: Labels, predicted: Labels, seed: int) -> dict[str, float]:
+    """``f1_ci_low``, ``f1_ci_high``: the 95% percentile bootstrap interval of the weighted F1
+    over the test examples (:func:`~wordlens.stats.bootstrap.weighted_f1_interval`, seeded by
+    the probe's seed; the classifier held fixed)."""
+    low, high = weighted_f1_interval(truth, predicted, seed=seed)
+    return {"f1_ci_low": low, "f1_ci_high": high}
+
+
+def _fit_predict(train: _Split, test: _Split, seed: int, max_iter: int) -> tuple[Labels, bool]:
+    """Test predictions of standardized logistic regression, and whether lbfgs converged."""
     classifier = make_pipeline(
         StandardScaler(), LogisticRegression(max_iter=max_iter, random_state=seed)
     )
@@ -439,7 +453,7 @@ def _fit_score(train: _Split, test: _Split, seed: int, max_iter: int) -> tuple[f
         warnings.simplefilter("ignore", ConvergenceWarning)  # reported in the table instead
         classifier.fit(train.x, train.y)
     converged = bool(np.all(classifier[-1].n_iter_ < max_iter))
-    return _f1(test.y, classifier.predict(test.x)), converged
+    return classifier.predict(test.x), converged
 
 
 def _f1(truth: Labels, predicted: Labels) -> float:
