@@ -302,6 +302,29 @@ def test_gender_direction_is_eq8_and_cosines_are_taken_with_it() -> None:
         gender_direction(np.zeros((2, 3)), np.zeros((2, 3)))
 
 
+def test_gender_direction_cosines_carry_a_bootstrap_interval_over_the_pairs() -> None:
+    """``<column>_ci_low``/``_high``: the percentiles of the cosine with ``g`` recomputed, in a
+    plain loop, on the seeded resamples of the pairs (the occupation's vector fixed)."""
+    rng = np.random.default_rng(0)
+    words = ["father", "king", "brother", "uncle", "mother", "queen", "sister", "aunt"]
+    vectors = {f"{word}%1:18:00::": rng.normal(size=DIM) for word in words}
+    vectors |= {"nurse%1:18:00::": rng.normal(size=DIM), "nurse%2:29:00::": rng.normal(size=DIM)}
+    senses = make_store(vectors)
+    pairs = tuple(zip(words[:4], words[4:], strict=True))
+    nurse = OccupationSenses("nurse", "nurse%1:18:00::", "nurse%2:29:00::")
+    row = run_gender_direction(senses, pairs, [nurse], seed=3).tables["gender_direction"].iloc[0]
+    noun = senses.sense_vectors(["nurse%1:18:00::"])[0, 0].astype(np.float64)
+    male, female = (senses.word_vectors(list(side))[:, 0] for side in zip(*pairs, strict=True))
+    differences = male.astype(np.float64) - female.astype(np.float64)
+    resamples = np.random.default_rng(3).integers(0, 4, (2000, 4))
+    brute = [cosine_with(noun, differences[r].mean(axis=0)) for r in resamples]
+    low, high = np.quantile(brute, [0.025, 0.975])
+    assert (row["noun_sense_ci_low"], row["noun_sense_ci_high"]) == pytest.approx((low, high))
+    assert row["noun_sense_ci_low"] <= row["noun_sense"] <= row["noun_sense_ci_high"]
+    for column in ("verb_sense", "word"):
+        assert row[f"{column}_ci_low"] < row[column] < row[f"{column}_ci_high"], column
+
+
 # --- references and end to end -------------------------------------------------------------------
 
 

@@ -637,3 +637,43 @@ def test_nurse_alone_is_female_biased_among_the_noun_senses() -> None:
     check = check_nurse_female_biased(_static_run({"gender_direction": table}))
     assert check.verdict == "does not hold" and check.margin == pytest.approx(-0.01)
     assert check_nurse_female_biased({}).verdict == "not measurable"
+
+
+def _with_intervals(table: pd.DataFrame, half: float) -> pd.DataFrame:
+    """``table`` with each noun-sense cosine's interval ± ``half``."""
+    return table.assign(
+        noun_sense_ci_low=table["noun_sense"] - half, noun_sense_ci_high=table["noun_sense"] + half
+    )
+
+
+def test_nurse_check_is_judged_within_the_bootstrap_over_the_gender_pairs() -> None:
+    """Each cosine within its bootstrap half-width over the pairs that define g cannot tell:
+    judge(..) inconclusive inside the interval, decided outside; no columns, no interval."""
+    table = pd.DataFrame(
+        {
+            "occupation": ["engineer", "nurse", "judge"],
+            "layer": 6,
+            "noun_sense": [0.20, -0.30, 0.05],
+        }
+    )
+    runs = _static_run({"gender_direction": _with_intervals(table, 0.03)})
+    runs[STATIC].metadata["experiments"] = {"gender_direction": {"n_pairs": 222}}
+    held = check_nurse_female_biased(runs)
+    assert held.verdict == "holds" and held.margin == pytest.approx(0.05)
+    assert held.uncertainty == pytest.approx(0.03)
+    assert "over the 222 pairs" in held.evidence and "judge +0.050 ± 0.030" in held.evidence
+    wide = check_nurse_female_biased(
+        _static_run({"gender_direction": _with_intervals(table, 0.06)})
+    )
+    assert wide.verdict == "inconclusive" and wide.margin == pytest.approx(0.05)
+    against = table.assign(noun_sense=[0.20, -0.30, -0.08])
+    failed = check_nurse_female_biased(
+        _static_run({"gender_direction": _with_intervals(against, 0.06)})
+    )
+    assert failed.verdict == "does not hold" and failed.margin == pytest.approx(-0.08)
+    bare = check_nurse_female_biased(_static_run({"gender_direction": table}))
+    assert math.isnan(bare.uncertainty) and bare.verdict == "holds"
+    with requiring_intervals():
+        assert check_nurse_female_biased(_static_run({"gender_direction": table})).verdict == (
+            "inconclusive"
+        )

@@ -1068,23 +1068,45 @@ def check_nurse_female_biased(runs: Runs) -> Check:
     negative and every other occupation's noun sense positive.
 
     The paper: "For all noun senses, we see positive (male) biases, except for nurse, which is
-    strongly female-biased" ("strongly" sets no number: the sign decides). Margin: the smallest
-    of ``-cos(nurse)`` and the other noun senses' cosines; a cosine has no interval here."""
+    strongly female-biased" ("strongly" sets no number: the sign decides). One part per
+    occupation, ``-cos(nurse)`` and each other noun sense's cosine, judged by :func:`all_hold`
+    (margin: the weakest part).
+
+    Uncertainty: the half-width of each cosine's 95% bootstrap interval over the male-female
+    pairs ``C`` that define ``g = mean_C (m - f)`` (``noun_sense_ci_low``, ``_ci_high`` of the
+    method's table). The pairs are the one sampled unit here: the direction is their mean, and
+    another list of gendered pairs gives another ``g``. The noun-sense vectors are held fixed:
+    each is one vector of the sense store, its sense's examples already averaged when the store
+    was built, not resampled here. A run without the columns has no interval (NaN)."""
     absent = not_measurable(runs, STATIC)
     if absent is not None:
         return absent
-    table = runs[STATIC].tables["gender_direction"]
-    top = table[table["layer"] == table["layer"].max()].set_index("occupation")["noun_sense"]
+    run = runs[STATIC]
+    table = run.tables["gender_direction"]
+    top = table[table["layer"] == table["layer"].max()].set_index("occupation")
     if "nurse" not in top.index:
         return Check("not measurable", "nurse is not among the occupations")
-    others = top.drop("nurse")
-    values = ", ".join(f"{name} {value:+.3f}" for name, value in top.items())
-    return judge(
-        float(min(-top["nurse"], others.min())),
-        np.nan,
+    cosine = top["noun_sense"]
+    half = (
+        (top["noun_sense_ci_high"] - top["noun_sense_ci_low"]) / 2
+        if "noun_sense_ci_low" in top
+        else pd.Series(np.nan, index=top.index)
+    )
+    parts = [
+        judge(-cosine[name] if name == "nurse" else cosine[name], half[name], "")
+        for name in top.index
+    ]
+    values = ", ".join(
+        f"{name} {cosine[name]:+.3f}" + ("" if np.isnan(half[name]) else f" ± {half[name]:.3f}")
+        for name in top.index
+    )
+    pairs = run.metadata.get("experiments", {}).get("gender_direction", {}).get("n_pairs")
+    over = f", 95% bootstrap intervals over the {pairs} pairs that define g" if pairs else ""
+    return all_hold(
+        parts,
         f"the paper: 'For all noun senses, we see positive (male) biases, except for nurse, "
         f"which is strongly female-biased': noun senses' cosine with g (eq. 8; + male), "
-        f"{_layer_note(runs)}: {values}",
+        f"{_layer_note(runs)}{over}: {values}",
     )
 
 

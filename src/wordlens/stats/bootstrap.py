@@ -221,10 +221,7 @@ def weighted_f1_interval(
     true_hot = np.eye(classes)[codes[:n]]  # [n, C]
     predicted_hot = np.eye(classes)[codes[n:]]
     hit_hot = true_hot * predicted_hot  # the example's true positive, in its class
-    rng = np.random.default_rng(seed)
-    rows = rng.integers(0, n, size=(n_resamples, n))
-    offsets = (np.arange(n_resamples)[:, np.newaxis] * n + rows).ravel()
-    times = np.bincount(offsets, minlength=n_resamples * n).reshape(n_resamples, n).astype(float)
+    times = _draw_counts(n, n_resamples, seed)
     support, predicted_counts, hits = (times @ hot for hot in (true_hot, predicted_hot, hit_hot))
     denominator = support + predicted_counts
     per_class = np.divide(2 * hits, denominator, out=np.zeros_like(hits), where=denominator > 0)
@@ -277,16 +274,29 @@ def direction_cosine_interval(
     if len(pairs) < 2 or n_resamples < 1:
         nan = np.full(targets.shape[:2], np.nan)
         return nan, nan.copy()
-    rng = np.random.default_rng(seed)
-    rows = rng.integers(0, len(pairs), size=(n_resamples, len(pairs)))
+    n_pairs, layers, d = pairs.shape
+    weights = _draw_counts(n_pairs, n_resamples, seed) / n_pairs  # [n_resamples, n_pairs]
+    flat = pairs.reshape(n_pairs, layers * d)
     unit = _unit(targets)  # [n, L, d]
     cosines = np.concatenate(
-        [
-            np.einsum("rld,nld->rnl", _unit(pairs[rows[start:stop]].mean(axis=1)), unit)
+        [  # in blocks: the resampled directions of a block at once, [block, L, d]
+            np.einsum(
+                "rld,nld->rnl", _unit((weights[start:stop] @ flat).reshape(-1, layers, d)), unit
+            )
             for start, stop in _blocks(n_resamples)
         ]
     )  # [n_resamples, n, L]
     return _quantiles(cosines, confidence)
+
+
+def _draw_counts(n: int, n_resamples: int, seed: int) -> FloatArray:
+    """How often each of ``n`` units is drawn in each resample, ``[n_resamples, n]``: the
+    resamples of ``numpy.random.default_rng(seed).integers(0, n, (n_resamples, n))`` as
+    counts, for a statistic that is a weighted sum over the units."""
+    rows = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+    offsets = (np.arange(n_resamples)[:, np.newaxis] * n + rows).ravel()
+    counts = np.bincount(offsets, minlength=n_resamples * n).reshape(n_resamples, n)
+    return counts.astype(np.float64)
 
 
 def _unit(vectors: FloatArray) -> FloatArray:

@@ -33,7 +33,10 @@ be added as a *baseline*: its own word vectors go through the same tests on the 
 3. **Gender direction** (section 7, eq. 8, Figure 2): ``g = mean_{(m, f) in C} (m - f)`` over
    male-female pairs (GN-GloVe's 222 by default, as Kaneko & Bollegala 2019) with eq. 7 word
    vectors, and the cosine with ``g`` of each occupation's noun sense, verb sense and eq. 7 word
-   vector (positive: male). The baseline takes ``g`` from its own word vectors.
+   vector (positive: male), with its 95% percentile bootstrap interval over the pairs (the pairs
+   resampled, ``g`` and the cosines recomputed, the occupations' vectors fixed: how much a
+   cosine depends on which pairs define ``g``). The baseline takes ``g`` from its own word
+   vectors (no interval).
 4. **SSSB on static vectors** (section 6.1, the six SSSB rows of Table 2): the authors' bootstrap
    score of *black* (ethnicity, colour), the nationalities' people and language senses and the
    occupations' noun and verb senses against pleasant/unpleasant adjectives or gender offsets
@@ -108,7 +111,11 @@ from wordlens.stats import (
     pearson,
     weat,
 )
-from wordlens.stats.bootstrap import weat_effect_size_interval
+from wordlens.stats.bootstrap import (
+    RESAMPLES,
+    direction_cosine_interval,
+    weat_effect_size_interval,
+)
 from wordlens.stats.propagation import largest_strong_component, log_ratio, propagate_labels
 
 FloatArray = npt.NDArray[np.float64]
@@ -585,8 +592,10 @@ def run_gender_direction(
     occupations: Sequence[OccupationSenses],
     *,
     baseline: WordEmbedder | None = None,
+    seed: int = 0,
 ) -> Run:
-    """Cosine of each occupation's noun sense, verb sense and word vector with eq. 8's ``g``.
+    """Cosine of each occupation's noun sense, verb sense and word vector with eq. 8's ``g``,
+    and its 95% bootstrap interval over the pairs that define ``g``.
 
     Parameters
     ----------
@@ -599,13 +608,18 @@ def run_gender_direction(
         Noun and verb sense keys of each occupation.
     baseline
         A word-level model: its own ``g`` and the cosine of each occupation word with it.
+    seed
+        Of the bootstrap over the pairs
+        (:func:`~wordlens.stats.bootstrap.direction_cosine_interval`).
 
     Returns
     -------
     Run
         Table ``gender_direction``: ``occupation``, ``layer``, ``noun_sense``, ``verb_sense``,
-        ``word`` (eq. 7) and ``baseline`` (the baseline's cosine, at its single layer; NaN
-        without one). Positive: towards the male words.
+        ``word`` (eq. 7), each with ``<column>_ci_low`` and ``<column>_ci_high`` (the 95%
+        percentile bootstrap interval over the kept pairs; NaN with one pair), and ``baseline``
+        (the baseline's cosine, at its single layer; NaN without one). Positive: towards the
+        male words.
 
     Raises
     ------
@@ -615,7 +629,8 @@ def run_gender_direction(
     kept = tuple(pair for pair in pairs if senses.has_word(pair[0]) and senses.has_word(pair[1]))
     if not kept:
         raise EmptyInputError("no male-female pair has senses in the sense vectors")
-    direction = gender_direction(*_pair_vectors(senses.word_vectors, kept))  # [L, d]
+    male, female = _pair_vectors(senses.word_vectors, kept)  # [P, L, d] each
+    direction = gender_direction(male, female)  # [L, d]
     names = [o.occupation for o in occupations]
     cosines = {
         "noun_sense": senses.sense_vectors([o.noun for o in occupations]),
@@ -623,10 +638,16 @@ def run_gender_direction(
         "word": senses.word_vectors(names),
     }
     values = {name: _cosine_with(vectors, direction) for name, vectors in cosines.items()}
+    differences = np.asarray(male, dtype=np.float64) - np.asarray(female, dtype=np.float64)
+    for name, vectors in cosines.items():
+        low, high = direction_cosine_interval(differences, vectors, seed=seed)  # [n, L]
+        values |= {f"{name}_ci_low": low, f"{name}_ci_high": high}
     baseline_values = np.full(len(names), np.nan)
     metadata: dict[str, Any] = {
         "n_pairs": len(kept),
         "dropped_pairs": [list(pair) for pair in pairs if pair not in kept],
+        "interval": f"95% percentile bootstrap over the kept pairs ({RESAMPLES:,} resamples)",
+        "seed": seed,
     }
     if baseline is not None:
         baseline_values, metadata["baseline"] = _baseline_direction(baseline, pairs, names)
@@ -1074,7 +1095,7 @@ def _experiments(
     if "gender-direction" in chosen:
         with timings.stage("gender direction"):
             runs["gender_direction"] = run_gender_direction(
-                senses, inputs.pairs, inputs.occupations, baseline=baseline
+                senses, inputs.pairs, inputs.occupations, baseline=baseline, seed=config.seed
             )
         runs["gender_direction"].metadata["pair_list"] = config.gender_pairs
     if inputs.sssb is not None:
