@@ -86,6 +86,32 @@ def test_f1_by_distance_bins_like_figure_3() -> None:
     assert list(coarse["n_targets"]) == [2, 1, 2]  # distance 30 lies beyond the last edge
 
 
+def test_f1_by_distance_bootstraps_each_bin_over_its_sentences() -> None:
+    """A bin's interval: the percentiles of micro_f1 over seeded resamples of the sentences
+    with targets in the bin (a brute-force loop over their targets, not the counts)."""
+    rng = np.random.default_rng(3)
+    labels = rng.random((60, 3)) < 0.4
+    predicted = np.where(rng.random((60, 3)) < 0.75, labels, ~labels)
+    distance = rng.integers(0, 12, 60)
+    sentence = np.repeat(np.arange(15), 4)
+    table = f1_by_distance(labels, predicted, distance, (0, 4, 16), groups=sentence, seed=2)
+    for row in table.itertuples():
+        in_bin = (distance >= row.distance_low) & (distance < row.distance_high)
+        present = np.unique(sentence[in_bin])
+        draws = np.random.default_rng(2).integers(0, len(present), (2000, len(present)))
+        brute = []
+        for chosen in present[draws]:
+            rows = np.concatenate([np.flatnonzero(in_bin & (sentence == s)) for s in chosen])
+            brute.append(micro_f1(labels[rows], predicted[rows]))
+        low, high = np.quantile(brute, [0.025, 0.975])
+        assert (row.micro_f1_ci_low, row.micro_f1_ci_high) == pytest.approx((low, high))
+        assert row.micro_f1_ci_low <= row.micro_f1 <= row.micro_f1_ci_high
+    bare = f1_by_distance(labels, predicted, distance, (0, 4, 16))
+    assert bare["micro_f1_ci_low"].isna().all() and bare["micro_f1_ci_high"].isna().all()
+    with pytest.raises(WordlensError, match="groups must have shape"):
+        f1_by_distance(labels, predicted, distance, groups=sentence[:-1])
+
+
 def test_f1_by_distance_rejects_bad_input() -> None:
     labels = np.ones((3, 1), dtype=bool)
     with pytest.raises(WordlensError, match=">= 0"):

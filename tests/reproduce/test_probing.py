@@ -13,7 +13,14 @@ from scipy import stats
 
 from tests.reproduce.self_contradictions import contradicted
 from wordlens.models.options import ModelOptions
-from wordlens.reproduce.base import Cells, Measured, Reproduction, TableCheck
+from wordlens.reproduce.base import (
+    Cells,
+    Measured,
+    Reproduction,
+    Runs,
+    TableCheck,
+    requiring_intervals,
+)
 from wordlens.reproduce.probing import (
     NINE_TASKS,
     REPRODUCTION,
@@ -410,6 +417,71 @@ def test_orthonormal_needs_over_seventy_percent_learned() -> None:
     no_help = {"dep": _scores_run({"lex": 0.70, "random-mix": 0.70, "mix": 0.90})}
     assert check_orthonormal(no_help).verdict == "does not hold"  # not above the baseline
     assert check_orthonormal({}).verdict == "not measurable"
+
+
+def _scores_with_intervals(f1: dict[str, float], half: float) -> Run:
+    """A run's ``scores`` whose probes' bootstrap intervals are ± ``half``."""
+    run = _scores_run(f1)
+    scores = run.tables["scores"]
+    run.tables["scores"] = scores.assign(
+        test_micro_f1_ci_low=scores["test_micro_f1"] - half,
+        test_micro_f1_ci_high=scores["test_micro_f1"] + half,
+    )
+    return run
+
+
+def test_orthonormal_share_is_judged_within_the_probes_intervals() -> None:
+    """The learned share is past 70% exactly when L = 0.3 mix - random-mix + 0.7 lex > 0 (the
+    gain being positive): its half-width, the probes' in quadrature with those weights, over
+    the gain. lex 70, random-mix 74, mix 90 (share 80%, L = 2 points, gain 20)."""
+    f1 = {"lex": 0.70, "random-mix": 0.74, "mix": 0.90}
+    for half, verdict in ((0.01, "holds"), (0.02, "inconclusive")):
+        check = check_orthonormal({"dep": _scores_with_intervals(f1, half)})
+        linear = 100 * half * math.sqrt(0.3**2 + 1 + 0.7**2)  # L's half-width, points
+        assert check.margin == pytest.approx(0.10)  # L / gain = 2 / 20
+        assert check.uncertainty == pytest.approx(linear / 20)
+        assert check.verdict == verdict  # .063 and .126 around a margin of .10
+    # two tasks: each probe's half-width over 2, so the mean's half-width is 1 / sqrt(2)
+    two = {"dep": _scores_with_intervals(f1, 0.02), "rel": _scores_with_intervals(f1, 0.02)}
+    check = check_orthonormal(two)
+    assert check.uncertainty == pytest.approx(2 * math.sqrt(1.58) / 20 / math.sqrt(2))
+    assert check.verdict == "holds"
+    below = {"lex": 0.70, "random-mix": 0.705, "mix": 0.90}  # random-mix + .5 ± 1.41 points
+    assert check_orthonormal({"dep": _scores_with_intervals(below, 0.01)}).verdict == (
+        "inconclusive"
+    )
+    with requiring_intervals():  # no interval columns: inconclusive at smoke scale
+        assert check_orthonormal({"dep": _scores_run(f1)}).verdict == "inconclusive"
+
+
+def _by_distance(drops: dict[str, tuple[float, float]], half: float | None) -> Runs:
+    """A ``dep`` run whose ``by_distance`` table has two bins per probe, each ± ``half``."""
+    bins = pd.DataFrame({"bin": ["1", "8+"], "distance_low": [1.0, 8.0], "n_targets": 10})
+    rows = [bins.assign(representation=name, micro_f1=list(f1)) for name, f1 in drops.items()]
+    table = pd.concat(rows, ignore_index=True)
+    if half is not None:
+        table = table.assign(
+            micro_f1_ci_low=table["micro_f1"] - half, micro_f1_ci_high=table["micro_f1"] + half
+        )
+    return {"dep": Run("probe", {"by_distance": table}, {})}
+
+
+def test_distance_check_is_judged_within_the_bins_intervals() -> None:
+    """Figure 3: a baseline's drop minus mix's, four bins' bootstrap half-widths in
+    quadrature (2 x the bin's): mix drops 10, cnn5 30 (margin 20 points)."""
+    drops = {"mix": (0.9, 0.8), "cnn3": (0.9, 0.5), "cnn5": (0.9, 0.6), "random-mix": (0.7, 0.3)}
+    narrow = check_distance(_by_distance(drops, 0.05))
+    assert narrow.verdict == "holds" and narrow.margin == pytest.approx(20.0)
+    assert narrow.uncertainty == pytest.approx(2 * 5.0)
+    assert "drop 10.0 ± 7.1" in narrow.evidence
+    wide = check_distance(_by_distance(drops, 0.12))
+    assert wide.verdict == "inconclusive" and wide.uncertainty == pytest.approx(24.0)
+    rising = {**drops, "random-mix": (0.7, 0.8)}  # random-mix rises 10: margin -20
+    assert check_distance(_by_distance(rising, 0.05)).verdict == "does not hold"
+    bare = check_distance(_by_distance(drops, None))
+    assert bare.verdict == "holds" and math.isnan(bare.uncertainty)
+    with requiring_intervals():
+        assert check_distance(_by_distance(drops, None)).verdict == "inconclusive"
 
 
 def test_winograd_seeds_give_a_t_interval() -> None:

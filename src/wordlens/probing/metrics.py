@@ -173,8 +173,12 @@ def f1_by_distance(
     predicted: BoolArray,
     distance: IntArray,
     bins: Sequence[float] = FIGURE3_DISTANCE_BINS,
+    *,
+    groups: npt.ArrayLike | None = None,
+    seed: int = 0,
 ) -> pd.DataFrame:
-    """Micro F1 of the targets in each span-distance bin ([1]_ Figure 3).
+    """Micro F1 of the targets in each span-distance bin ([1]_ Figure 3), with its 95%
+    bootstrap interval over the groups (test sentences) that have targets in the bin.
 
     Parameters
     ----------
@@ -185,13 +189,21 @@ def f1_by_distance(
     bins : sequence of float, default :data:`FIGURE3_DISTANCE_BINS`
         Increasing integer bin edges; bin ``i`` holds ``bins[i] <= distance < bins[i + 1]``.
         The last edge may be ``math.inf``; distances at or beyond the last edge fall in no bin.
+    groups : array_like of int, shape ``[N]``, optional
+        Each target's group (its test sentence), as :func:`group_counts`; without it the
+        intervals are NaN.
+    seed
+        Of the bootstrap (:func:`micro_f1_interval`).
 
     Returns
     -------
     pandas.DataFrame
         One row per bin: ``bin`` (``"3"`` for a one-distance bin, ``"4-7"``, ``"8+"``),
-        ``distance_low``, ``distance_high`` (exclusive), ``n_targets`` and ``micro_f1`` (NaN for a
-        bin without targets: there is nothing to score, unlike a bin without positives).
+        ``distance_low``, ``distance_high`` (exclusive), ``n_targets``, ``micro_f1`` (NaN for a
+        bin without targets: there is nothing to score, unlike a bin without positives), and
+        ``micro_f1_ci_low``, ``micro_f1_ci_high``: its 95% percentile bootstrap interval, the
+        bin's groups resampled (NaN without ``groups``, or with fewer than two groups in the
+        bin).
 
     Raises
     ------
@@ -206,6 +218,8 @@ def f1_by_distance(
         )
     if (distance < 0).any():
         raise WordlensError("span distances must be >= 0")
+    if groups is not None and np.shape(groups) != (labels.shape[0],):
+        raise WordlensError(f"groups must have shape [{labels.shape[0]}]; got {np.shape(groups)}")
     edges = np.asarray(bins, dtype=np.float64)
     finite = edges[np.isfinite(edges)]
     if (
@@ -222,6 +236,11 @@ def f1_by_distance(
     for low, high in itertools.pairwise(edges):
         in_bin = (distance >= low) & (distance < high)
         n_targets = int(in_bin.sum())
+        interval = (
+            _bin_interval(labels[in_bin], predicted[in_bin], np.asarray(groups)[in_bin], seed)
+            if groups is not None and n_targets
+            else (math.nan, math.nan)
+        )
         rows.append(
             {
                 "bin": _bin_name(low, high),
@@ -229,9 +248,20 @@ def f1_by_distance(
                 "distance_high": high,
                 "n_targets": n_targets,
                 "micro_f1": micro_f1(labels[in_bin], predicted[in_bin]) if n_targets else math.nan,
+                "micro_f1_ci_low": interval[0],
+                "micro_f1_ci_high": interval[1],
             }
         )
     return pd.DataFrame(rows)
+
+
+def _bin_interval(
+    labels: BoolArray, predicted: BoolArray, groups: IntArray, seed: int
+) -> tuple[float, float]:
+    """:func:`micro_f1_interval` over the groups present (renumbered ``0 .. G - 1``, so a
+    group without targets in the bin is not resampled)."""
+    _, present = np.unique(groups, return_inverse=True)
+    return micro_f1_interval(labels, predicted, present, seed=seed)
 
 
 def majority_label_set(train_labels: BoolArray) -> BoolArray:

@@ -49,9 +49,10 @@ Uncertainty
     table's ``test_micro_f1_ci_low`` and ``_ci_high``; Efron & Tibshirani 1993). A gain over
     ``lex`` from one run combines the two probes' half-widths in quadrature (the same test
     sentences make the two F1 positively correlated: the combined interval is the cautious,
-    wider one). The checks on Figures 2 and 3 (means over tasks, distance bins) have no
-    interval: at smoke scale they are inconclusive
-    (:data:`~wordlens.reproduce.base.SMOKE_RULE`), at paper scale the sign decides.
+    wider one). The checks on Figures 2 and 3 carry the same intervals: a mean over tasks
+    combines its probes' half-widths (:func:`check_orthonormal`), and a drop between distance
+    bins each bin's bootstrap interval over its test sentences (the ``by_distance`` table's
+    ``micro_f1_ci_low`` and ``_ci_high``, :func:`check_distance`).
 
 Scales
     ``paper``: every sentence, jiant's steps and validations. ``smoke``:
@@ -1125,15 +1126,30 @@ def _ontonotes_figure(what: str) -> CheckFunction:
     return check
 
 
-def _mean_f1(runs: Runs, representations: Sequence[str]) -> tuple[dict[str, float], str]:
-    """The mean F1 x 100 per representation over the tasks that ran with all of them."""
+def _mean_f1(
+    runs: Runs, representations: Sequence[str]
+) -> tuple[dict[str, float], list[_Scores], str]:
+    """The mean F1 x 100 per representation over the tasks that ran with all of them, those
+    tasks' scores, and the evidence."""
     tasks = [_scores(runs, task) for task in TASKS.values() if task in runs]
     tasks = [s for s in tasks if all(name in s.f1 for name in representations)]
     if not tasks:
-        return {}, f"no task has a {', '.join(representations)} probe"
+        return {}, [], f"no task has a {', '.join(representations)} probe"
     means = {name: sum(s.f1[name] for s in tasks) / len(tasks) for name in representations}
     shown = ", ".join(f"{name} {value:.1f}" for name, value in means.items())
-    return means, f"mean F1 over {', '.join(s.task for s in tasks)}: {shown}"
+    return means, tasks, f"mean F1 over {', '.join(s.task for s in tasks)}: {shown}"
+
+
+def _mean_half_width(tasks: Sequence[_Scores], weights: Mapping[str, float]) -> float:
+    """The half-width of the 95% interval on ``sum_name weight * F1(name)`` averaged over
+    ``tasks``: each probe's half-width (:meth:`_Scores.half_width`, over test sentences or
+    seeds) times its weight over the number of tasks, all in quadrature (the probes' F1s of
+    one task are positively correlated, so for a difference this is the cautious, wider
+    interval)."""
+    n = len(tasks)
+    return combined_uncertainty(
+        *(weight * s.half_width(name) / n for s in tasks for name, weight in weights.items())
+    )
 
 
 def check_orthonormal(runs: Runs) -> Check:
@@ -1144,24 +1160,37 @@ def check_orthonormal(runs: Runs) -> Check:
 
     The paper: "the orthonormal encoder improves significantly on the lexical baseline, but
     that overall the learned weights account for over 70% of the improvements from full
-    ELMo". The probes give no interval: the sign decides."""
-    means, text = _mean_f1(runs, ("lex", "random-mix", "mix"))
+    ELMo".
+
+    Uncertainty (:func:`_mean_half_width`): for ``random-mix - lex`` the two probes'
+    half-widths; for the share, the share is past the bar exactly when ``L = (mix - random-mix)
+    - 0.7 (mix - lex) = 0.3 mix - random-mix + 0.7 lex`` is positive (the gain ``mix - lex``
+    being positive), so the margin ``share - 0.7 = L / (mix - lex)`` gets ``L``'s half-width
+    over the same gain: the verdict is the test of the linear ``L`` against its interval (as
+    Fieller's for a ratio), not a delta-method approximation of the ratio's."""
+    means, tasks, text = _mean_f1(runs, ("lex", "random-mix", "mix"))
     note = f"; the paper averages its ten tasks ({_MISSING_TASKS})"
     if not means:
         return judge(math.nan, math.nan, text)
     gap = means["mix"] - means["lex"]
     random = means["random-mix"] - means["lex"]
-    parts = [judge(random, math.nan, f"random-mix - lex {random:+.1f}")]
+    random_half = _mean_half_width(tasks, {"random-mix": 1.0, "lex": -1.0})
+    parts = [judge(random, random_half, f"random-mix - lex {random:+.1f} ± {random_half:.1f}")]
+    gap_half = _mean_half_width(tasks, {"mix": 1.0, "lex": -1.0})
     if gap <= 0:
-        parts.append(judge(gap, math.nan, f"mix - lex {gap:+.1f}: no gain to account for"))
+        parts.append(
+            judge(gap, gap_half, f"mix - lex {gap:+.1f} ± {gap_half:.1f}: no gain to account for")
+        )
     else:
         share = (means["mix"] - means["random-mix"]) / gap
+        linear = {"mix": 1 - LEARNED_SHARE, "random-mix": -1.0, "lex": LEARNED_SHARE}
+        share_half = _mean_half_width(tasks, linear) / gap
         parts.append(
             judge(
                 share - LEARNED_SHARE,
-                math.nan,
-                f"learned share (mix - random-mix) / (mix - lex) {100 * share:.0f}% > "
-                f"{100 * LEARNED_SHARE:.0f}%",
+                share_half,
+                f"learned share (mix - random-mix) / (mix - lex) {100 * share:.0f}% "
+                f"(± {100 * share_half:.0f}) > {100 * LEARNED_SHARE:.0f}%",
             )
         )
     return all_hold(
@@ -1171,19 +1200,30 @@ def check_orthonormal(runs: Runs) -> Check:
     )
 
 
-def _distance_drop(by_distance: pd.DataFrame, representation: str) -> tuple[float, str]:
-    """F1 x 100 in the shortest minus in the longest distance bin with targets."""
+def _distance_drop(by_distance: pd.DataFrame, representation: str) -> tuple[_Value, str]:
+    """F1 x 100 in the shortest minus in the longest distance bin with targets, with the
+    half-width of its 95% interval: the two bins' bootstrap half-widths over their test
+    sentences in quadrature (``micro_f1_ci_low``, ``_ci_high``; NaN for a run without them)."""
     rows = by_distance[
         (by_distance["representation"] == representation) & (by_distance["n_targets"] > 0)
     ].sort_values("distance_low")
     if len(rows) < 2:
-        return math.nan, f"{representation}: no probe scored in two distance bins"
+        return _Value(math.nan, math.nan), f"{representation}: no probe scored in two distance bins"
     first, last = rows.iloc[0], rows.iloc[-1]
-    drop = 100.0 * (float(first["micro_f1"]) - float(last["micro_f1"]))
+    drop = _bin_f1(first) - _bin_f1(last)
     return drop, (
         f"{representation} {100 * first['micro_f1']:.1f} (distance {first['bin']}) to "
-        f"{100 * last['micro_f1']:.1f} ({last['bin']}): drop {drop:.1f}"
+        f"{100 * last['micro_f1']:.1f} ({last['bin']}): drop {drop.value:.1f} "
+        f"± {drop.uncertainty:.1f}"
     )
+
+
+def _bin_f1(row: pd.Series) -> _Value:
+    """A distance bin's F1 x 100 and the half-width of its bootstrap interval x 100."""
+    if "micro_f1_ci_low" not in row:
+        return _Value(100.0 * float(row["micro_f1"]), math.nan)
+    half = interval_half_width(float(row["micro_f1_ci_low"]), float(row["micro_f1_ci_high"]))
+    return _Value(100.0 * float(row["micro_f1"]), 100.0 * half)
 
 
 def check_distance(runs: Runs) -> Check:
@@ -1192,8 +1232,10 @@ def check_distance(runs: Runs) -> Check:
     margin: the smallest baseline drop minus mix's, F1 points).
 
     The paper: "The CNN models and the orthonormal encoder ... fall off rapidly as token
-    distance increases. The full ELMo model holds up better". The probes give no interval: the
-    sign decides."""
+    distance increases. The full ELMo model holds up better". Uncertainty: each drop's two
+    bins' bootstrap half-widths over their test sentences (:func:`_distance_drop`), a
+    baseline's and mix's drops in quadrature (all four bins' half-widths: the probes score the
+    same sentences, so this is the cautious, wider interval)."""
     if "dep" not in runs:
         return judge(math.nan, math.nan, "experiment 'dep' did not run")
     by_distance = runs["dep"].tables["by_distance"]
@@ -1201,5 +1243,6 @@ def check_distance(runs: Runs) -> Check:
     parts = []
     for baseline in BASELINES:
         drop, text = _distance_drop(by_distance, baseline)
-        parts.append(judge(drop - full, math.nan, text))
+        margin = drop - full
+        parts.append(judge(margin.value, margin.uncertainty, text))
     return all_hold(parts, f"the paper: 'holds up better': {full_text}; baselines")

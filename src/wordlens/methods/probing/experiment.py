@@ -86,7 +86,8 @@ def run_probing(
         ``_ci_high`` (:func:`~wordlens.probing.metrics.micro_f1_interval`, seeded by the probe's
         seed), steps, why training stopped, seconds; plus the majority baseline), ``per_label``
         (test precision, recall, F1, support), ``by_distance`` (test F1 per span-distance bin,
-        Figure 3), ``mix_weights`` (per ``mix`` representation and layer), ``history`` (per
+        Figure 3, with its bootstrap interval over the bin's test sentences, seeded as the
+        scores'), ``mix_weights`` (per ``mix`` representation and layer), ``history`` (per
         validation). Metadata include the counts per split (for SPR also ``arguments_only`` and
         ``non_core_edges_left_out``, the edges the converter left out) and ``lexical_layer``: how
         the lexical layer of ``lex``, ``cat`` and the CNNs was computed
@@ -376,7 +377,13 @@ def _train_one(
     return _Outcome(
         score_row,
         per_label_f1(test.labels, predicted, test.label_names),
-        f1_by_distance(test.labels, predicted, test.distance),
+        f1_by_distance(
+            test.labels,
+            predicted,
+            test.distance,
+            groups=test.target_sentence,
+            seed=train_config.seed,
+        ),
         result.history,
         mix,
     )
