@@ -37,7 +37,9 @@ the interval on Pearson's r of the ``wat`` table; SSSB cells of Table 2 the stan
 the authors' means over random draws (``sem`` of the ``sssb`` table); WEAT effect sizes the
 percentile bootstrap interval over the target words (Efron & Tibshirani 1993;
 ``effect_size_ci_low``, ``_ci_high`` of the ``weat`` and ``dimensions`` tables); Table 3 the
-bootstrap interval over pairs (``aul_ci_low``, ``aul_ci_high``). Table 4's single pairs and
+bootstrap interval over pairs (``aul_ci_low``, ``aul_ci_high``); Figure 2's cosines with the
+gender direction the bootstrap interval over the gendered pairs that define it
+(``noun_sense_ci_low``, ``_ci_high`` of the ``gender_direction`` table). Table 4's single pairs and
 Table 1's counts have none (NaN): at smoke scale a verdict resting on them is inconclusive.
 
 Findings (:meth:`SenseBiasReproduction.checks`): "higher bias" is the larger deviation from 0,

@@ -44,10 +44,11 @@ Contextualization), Table 1's gains and its aligned-misaligned gap, the dominant
 word-similarity scores against prior work's printed best and the count of WEAT tests. The
 tokenization curves (Figure 2) and the prose claims (autoencoders; the POS probes) are checks
 over the runs. Every measured VAST or similarity cell carries the half-width of its 95% interval
-(the tables' ``ci_low``, ``ci_high``: Fisher z on r), a spread its two extremes' in quadrature,
-the best layer the farthest layer the run cannot tell from it; a margin within its uncertainty
-is inconclusive. The settings "within .01 of each other" are read to the printed precision
-(a spread below .015 prints as .01), and settings further apart than that are "apart".
+(the tables' ``ci_low``, ``ci_high``: Fisher z on r), a probe's weighted F1 its bootstrap
+interval over the test sentences (``f1_ci_low``, ``f1_ci_high``), a spread its two extremes' in
+quadrature, the best layer the farthest layer the run cannot tell from it; a margin within its
+uncertainty is inconclusive. The settings "within .01 of each other" are read to the printed
+precision (a spread below .015 prints as .01), and settings further apart than that are "apart".
 """
 
 from __future__ import annotations
@@ -305,19 +306,6 @@ def one_row(table: pd.DataFrame, **match: Any) -> pd.Series:
     if len(chosen) != 1:
         raise ValueError(f"{len(chosen)} rows with {match}, expected one")
     return chosen.iloc[0]
-
-
-def value(table: pd.DataFrame, column: str, **match: Any) -> float:
-    """``column`` of the one row matching ``match``.
-
-    Raises
-    ------
-    KeyError
-        If no row matches.
-    ValueError
-        If several do.
-    """
-    return float(one_row(table, **match)[column])
 
 
 def named(names: pd.Series, name: str) -> str:
