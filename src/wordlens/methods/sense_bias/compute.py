@@ -639,8 +639,11 @@ def run_gender_direction(
     }
     values = {name: _cosine_with(vectors, direction) for name, vectors in cosines.items()}
     differences = np.asarray(male, dtype=np.float64) - np.asarray(female, dtype=np.float64)
-    for name, vectors in cosines.items():
-        low, high = direction_cosine_interval(differences, vectors, seed=seed)  # [n, L]
+    stacked = np.concatenate(list(cosines.values()))  # one bootstrap: the same resampled g
+    lows, highs = direction_cosine_interval(differences, stacked, seed=seed)  # [3n, L]
+    for name, low, high in zip(
+        cosines, np.split(lows, len(cosines)), np.split(highs, len(cosines)), strict=True
+    ):
         values |= {f"{name}_ci_low": low, f"{name}_ci_high": high}
     baseline_values = np.full(len(names), np.nan)
     metadata: dict[str, Any] = {
