@@ -1203,7 +1203,10 @@ def check_orthonormal(runs: Runs) -> Check:
 def _distance_drop(by_distance: pd.DataFrame, representation: str) -> tuple[_Value, str]:
     """F1 x 100 in the shortest minus in the longest distance bin with targets, with the
     half-width of its 95% interval: the two bins' bootstrap half-widths over their test
-    sentences in quadrature (``micro_f1_ci_low``, ``_ci_high``; NaN for a run without them)."""
+    sentences in quadrature (``micro_f1_ci_low``, ``_ci_high``; NaN for a run without them).
+    The bins hold different targets, partly of the same sentences; quadrature treats the two
+    F1s as independent (a sentence hard at one distance is likely hard at the other, which
+    would make the difference's true interval narrower)."""
     rows = by_distance[
         (by_distance["representation"] == representation) & (by_distance["n_targets"] > 0)
     ].sort_values("distance_low")
