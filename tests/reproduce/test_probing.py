@@ -128,18 +128,20 @@ def test_mix_beats_cat_follows_the_smoke_runs_f1(smoke: tuple[Reproduction, Path
     gains = [_f1(out, task)["mix"] - _f1(out, task)["cat"] for task in TASKS[1:]]
     mean = sum(gains) / len(gains)
     findings = reproduction.findings.set_index("finding")
-    # the paper's threshold is 1 F1 point ('1-3 F1 points on average'); one smoke run each,
-    # whose probes' bootstrap intervals over 8 test sentences (in quadrature, over 4 tasks)
-    # decide whether the run can tell
+    # the paper's range is '1-3 F1 points on average', read at its printed precision: the mean
+    # must print within it, [0.5, 3.5], the margin its distance to the nearer end; one smoke
+    # run each, whose probes' bootstrap intervals over 8 test sentences (in quadrature, over 4
+    # tasks) decide whether the run can tell
+    margin = min(mean - 0.5, 3.5 - mean)
     uncertainty = float(findings.loc["mix-beats-cat", "uncertainty"])
     assert uncertainty > 0
     verdict = (
         "inconclusive"
-        if abs(mean - 1) <= uncertainty
-        else ("holds" if mean > 1 else "does not hold")
+        if abs(margin) <= uncertainty
+        else ("holds" if margin > 0 else "does not hold")
     )
     assert findings.loc["mix-beats-cat", "verdict"] == verdict
-    assert findings.loc["mix-beats-cat", "margin"] == pytest.approx(mean - 1, abs=1e-9)
+    assert findings.loc["mix-beats-cat", "margin"] == pytest.approx(margin, abs=1e-9)
     assert f"mean {mean:+.1f} over 4" in str(findings.loc["mix-beats-cat", "evidence"])
 
 
