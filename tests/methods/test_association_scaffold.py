@@ -194,7 +194,7 @@ def test_paired_targets_swap_within_pairs_and_resample_pairs(glove: WordEmbedder
     )
     assert enumerated.exact and enumerated.n_relabellings == 16
     assert enumerated.p[0] == pytest.approx(exact, abs=1e-12)
-    assert "only 16 ways to swap the words within the 4 target pair(s)" in str(enumerated.warning)
+    assert "only 16 relabellings of the 4 target pairs" in str(enumerated.warning)
     sampled = permutation_p(
         _mean_gap, [x, y], attributes, permutations=10, seed=5, paired_targets=True
     )

@@ -700,23 +700,19 @@ def _nationality_word_language_sense(cells: Cells) -> Check:
     language at the word level (7.78 vs 7.78) cannot be the words' meaning. Table 2: LMMS
     7.78 > 7.01 and 8.23 > 7.78, ARES 6.94 > 5.75 and 7.38 > 6.94 (margin 0.44)."""
     models, note = _static_models(cells)
-    parts = []
+    parts: list[Check] = []
     for model in models:
         name = f"{PAPER_MODELS[model]} " if len(models) > 1 else ""
-        parts.append(
+        parts.extend(
             _above(
                 cells,
-                _t2("nationality", model, "word"),
-                _t2("nationality", model, "sense"),
-                f"{name}nationality word/sense",
+                _t2(sense, model, higher),
+                _t2(sense, model, lower),
+                f"{name}{sense} {higher}/{lower}",
             )
-        )
-        parts.append(
-            _above(
-                cells,
-                _t2("language", model, "sense"),
-                _t2("language", model, "word"),
-                f"{name}language sense/word",
+            for sense, higher, lower in (
+                ("nationality", "word", "sense"),
+                ("language", "sense", "word"),
             )
         )
     return all_hold(

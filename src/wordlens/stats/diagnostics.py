@@ -97,18 +97,21 @@ def few_partitions_warning(
     return FewPartitionsWarning(f"{message}; more {items} give more partitions")
 
 
-def few_swaps_warning(n_pairs: int, n_samples: int) -> FewPartitionsWarning | None:
-    """The warning for a test that swaps the words within pairs (RIPA's ``relation="pairs"``)
-    when its ``2^n_pairs`` relabellings are fewer than :data:`MIN_PARTITIONS`; the p counts
-    the observed relabelling (``#{s_i >= s_obs} / N``). None otherwise."""
+def few_swaps_warning(
+    n_pairs: int, n_samples: int, items: str = "pairs", *, observed_counts: bool = False
+) -> FewPartitionsWarning | None:
+    """The warning for a test that swaps the two items within pairs (a paired test, RIPA's
+    ``relation="pairs"``) when its ``2^n_pairs`` relabellings are fewer than
+    :data:`MIN_PARTITIONS`; ``items`` and ``observed_counts`` as :func:`few_partitions_warning`.
+    None otherwise."""
     n_relabellings = 2**n_pairs
     if n_relabellings >= MIN_PARTITIONS:
         return None
     return FewPartitionsWarning(
-        f"only {n_relabellings} ways to swap the words within the {n_pairs} target pair(s) "
-        f"(2^{n_pairs} = {n_relabellings}, fewer than {MIN_PARTITIONS}): "
-        + _possible_p(n_relabellings, n_samples, observed_counts=True)
-        + "; more pairs give more relabellings"
+        f"only {n_relabellings} relabellings of the {n_pairs} {items} (2^{n_pairs} = "
+        f"{n_relabellings}, fewer than {MIN_PARTITIONS}): "
+        + _possible_p(n_relabellings, n_samples, observed_counts=observed_counts)
+        + f"; more {items} give more relabellings"
     )
 
 

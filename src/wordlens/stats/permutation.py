@@ -54,7 +54,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
-from wordlens.errors import EmptyInputError, FewPartitionsWarning, WordlensError, WordlensWarning
+from wordlens.errors import EmptyInputError, WordlensError, WordlensWarning
 from wordlens.stats.association import (
     RELATIVE_TOLERANCE,
     FloatArray,
@@ -65,10 +65,9 @@ from wordlens.stats.association import (
     is_constant,
 )
 from wordlens.stats.diagnostics import (
-    MIN_PARTITIONS,
     ReasonArray,
-    _possible_p,
     few_partitions_warning,
+    few_swaps_warning,
     nan_warning,
     same_mean_direction,
     score_nan_reasons,
@@ -509,7 +508,7 @@ def paired_permutation_test(
     layered = result.statistic.ndim == 1
     n = len(np.asarray(scores_x))
     notes = _warn(
-        _few_swaps_warning(n, n_samples),
+        few_swaps_warning(n, n_samples),
         nan_warning(
             result.nan_reason,
             range(len(result.nan_reason)) if layered else None,
@@ -517,18 +516,6 @@ def paired_permutation_test(
         ),
     )
     return replace(result, notes=notes)
-
-
-def _few_swaps_warning(n_pairs: int, n_samples: int) -> FewPartitionsWarning | None:
-    """The warning for a paired test with fewer than ``MIN_PARTITIONS`` relabellings."""
-    n_relabellings = 2**n_pairs
-    if n_relabellings >= MIN_PARTITIONS:
-        return None
-    return FewPartitionsWarning(
-        f"only {n_relabellings} relabellings of the {n_pairs} pairs (2^{n_pairs}, fewer than "
-        f"{MIN_PARTITIONS}): " + _possible_p(n_relabellings, n_samples) + "; more pairs give "
-        "more relabellings"
-    )
 
 
 def _paired_permutation_test(

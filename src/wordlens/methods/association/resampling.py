@@ -7,7 +7,6 @@ value per layer (:data:`Score`); both procedures call it on resampled sets, all 
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -18,7 +17,7 @@ from wordlens.errors import FewPartitionsWarning
 from wordlens.methods.association.vectors import FloatArray
 from wordlens.stats.association import RELATIVE_TOLERANCE
 from wordlens.stats.diagnostics import few_partitions_warning, few_swaps_warning
-from wordlens.stats.permutation import BoolArray, is_exact, iter_partitions
+from wordlens.stats.permutation import is_exact, iter_partitions, iter_swaps
 
 Score = Callable[[Sequence[FloatArray], Sequence[FloatArray]], FloatArray]
 """(target sets, attribute sets) → the metric, ``[n_layers]``."""
@@ -116,8 +115,9 @@ def permutation_p(
     by position, RIPA's ``relation="pairs"``), it swaps the two words of each pair in a subset
     of the pairs. Of the ``R`` relabellings (``C(|X| + |Y|, |X|)``, or ``2^n`` for ``n``
     pairs) all are enumerated when ``R <= permutations`` (exact test), else the observed one
-    and ``permutations - 1`` others are used (:func:`~wordlens.stats.permutation.
-    iter_partitions`: distinct random partitions; swaps: drawn with replacement). Then
+    and ``permutations - 1`` distinct random others are used
+    (:func:`~wordlens.stats.permutation.iter_partitions`, :func:`~wordlens.stats.permutation.
+    iter_swaps`). Then
     ``p = #{relabellings reaching the observed value} / N`` over the ``N`` used, the observed
     one counted: the exact permutation p when all are enumerated, Phipson & Smyth's (2010)
     ``(b + 1) / (m + 1)`` when sampled, never 0. A relabelling reaches the observed value in
@@ -149,7 +149,7 @@ def permutation_p(
     n_x, n_y = len(targets[0]), len(targets[1])
     if paired_targets:
         exact = 2**n_x <= permutations
-        warning = few_swaps_warning(n_x, permutations)
+        warning = few_swaps_warning(n_x, permutations, "target pairs", observed_counts=True)
     else:
         exact = is_exact(n_x, n_y, permutations)
         warning = few_partitions_warning(
@@ -165,25 +165,12 @@ def _relabellings(
     """The relabelled target sets of :func:`permutation_p`, the observed ones first."""
     x, y = targets
     if paired:
-        for swap in _swaps(len(x), permutations, seed):  # [n_pairs] each
-            chosen = swap[:, None, None]
-            yield [np.where(chosen, y, x), np.where(chosen, x, y)]
+        for chunk in iter_swaps(len(x), n_samples=permutations, seed=seed):
+            for swap in chunk:  # [n_pairs] bool
+                chosen = swap[:, None, None]
+                yield [np.where(chosen, y, x), np.where(chosen, x, y)]
         return
     pooled = np.concatenate(targets)
     for chunk in iter_partitions(len(x), len(y), n_samples=permutations, seed=seed):
         for first in chunk:  # [n_x + n_y] bool
             yield [pooled[first], pooled[~first]]
-
-
-def _swaps(n_pairs: int, permutations: int, seed: int) -> Iterator[BoolArray]:
-    """Which pairs each relabelling swaps: all ``2^n_pairs`` subsets when they fit in
-    ``permutations`` (none swapped first), else none then ``permutations - 1`` random subsets
-    (each pair swapped with probability 1/2, drawn with replacement)."""
-    if 2**n_pairs <= permutations:
-        for subset in itertools.product((False, True), repeat=n_pairs):
-            yield np.array(subset, dtype=bool)
-        return
-    yield np.zeros(n_pairs, dtype=bool)
-    rng = np.random.default_rng(seed)
-    for _ in range(permutations - 1):
-        yield rng.random(n_pairs) < 0.5
