@@ -53,6 +53,7 @@ from wordlens.methods.registry import registered_methods
 from wordlens.models.options import ModelOptions
 from wordlens.options import config_from_values, option_specs
 from wordlens.reproduce.runner import ReproduceOptions
+from wordlens.stages import summary_line
 
 # Tables are wide (a column per WEAT test): do not squeeze them to 80 columns when piped.
 console = Console(width=None if sys.stdout.isatty() else 200)
@@ -167,6 +168,8 @@ def method_command(method: Method[Any]) -> Callable[..., None]:
             console.print(f"report: {out_dir / 'report.html'} ({len(written)} files in {out_dir})")
         elif written:
             console.print(f"results: {', '.join(map(str, written))}")
+        if "stages" in run.metadata:
+            console.print(summary_line(run.metadata["stages"]), markup=False, highlight=False)
         if swept is not None and swept.failed:
             errors.print(f"[bold red]error:[/] {counted(len(swept.failed), 'checkpoint')} failed")
             raise typer.Exit(1)

@@ -25,7 +25,7 @@ from wordlens.models.base import WordEmbedder
 from wordlens.models.hf import HFEmbedder
 from wordlens.options import OptionError, config_from_values
 from wordlens.resources import Lexicon, load_lexicon, load_weat_tests, pleasant_unpleasant
-from wordlens.results import Timings
+from wordlens.stages import Timings
 from wordlens.stats import pearson, sc_weat, weat
 from wordlens.stats.bootstrap import weat_effect_size_interval
 

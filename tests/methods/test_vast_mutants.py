@@ -26,7 +26,7 @@ from wordlens.methods.vast.similarity import _check_nonzero
 from wordlens.methods.vast.top_pcs import run_cola_probe, run_pos_probe
 from wordlens.models.base import WordEmbedder
 from wordlens.resources import load_lexicon, load_tagger, load_weat_tests
-from wordlens.results import Timings
+from wordlens.stages import Timings
 
 
 def _lexicon_file(tmp_path: Path, step: int) -> Path:

@@ -25,18 +25,19 @@ import json
 import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
-from wordlens._files import ensure_writable_dir
+from wordlens._files import atomic_write_text, ensure_writable_dir
 from wordlens.errors import OutputError
 from wordlens.models.options import CACHE_OPTIONS, LOADING_OPTIONS, RUN_OPTIONS, ModelOptions
 from wordlens.options import config_values
-from wordlens.results import Figure, Run
+from wordlens.results import Figure, Result, Run
+from wordlens.stages import StageLog, failed_stage, recording, stage_failure
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -277,6 +278,7 @@ def run_method(
     *,
     progress: bool = False,
     status: Status = no_status,
+    stage_log: StageLog | None = None,
 ) -> tuple[Run, list[Path]]:
     """Run ``method`` and write its tables, ``run.json`` and ``report.html`` into ``out_dir``.
 
@@ -285,17 +287,32 @@ def run_method(
     what the method keeps in its :attr:`RunContext.out_dir` (asymmetry's resumable work list,
     the paper figures' PNG files) goes to a temporary directory, removed after the run.
 
+    The run's stages are recorded (:func:`wordlens.stages.recording`, announced on stderr with
+    ``progress``) into ``stage_log`` (a new log when None) and kept in the metadata as
+    ``stages``. When a stage fails, the tables the method finished before it
+    (:func:`wordlens.stages.keep_tables`) are written into ``out_dir`` with
+    :data:`FAILURE_MANIFEST` (never ``run.json``: the run is not complete), and the error is
+    raised on, marked with its stage (:func:`wordlens.stages.stage_failure`).
+
     Returns
     -------
     run, written
         The run, and the files written (none when the run is not complete, e.g. one shard, or
         without ``out_dir``).
     """
+    log = stage_log or StageLog(progress)
     if out_dir is None:
         with tempfile.TemporaryDirectory(prefix="wordlens-run-") as scratch:
-            return _run(method, model, config, RunContext(Path(scratch), progress, status)), []
+            context = RunContext(Path(scratch), progress, status)
+            return _run(method, model, config, context, log), []
     with new_output_dir(out_dir):
-        run = _run(method, model, config, RunContext(out_dir, progress, status))
+        try:
+            run = _run(method, model, config, RunContext(out_dir, progress, status), log)
+        except Exception as error:
+            with suppress(OutputError):  # a full disk must not hide the stage's own error
+                write_unfinished(method, log, error, out_dir)
+            raise
+    (out_dir / FAILURE_MANIFEST).unlink(missing_ok=True)
     if not run.complete:
         return run, []
     report = method.report(run)  # built once: its figures are written beside the tables
@@ -305,9 +322,45 @@ def run_method(
     return run, written
 
 
-def _run(method: Method[C], model: ModelOptions, config: C, context: RunContext) -> Run:
-    """``method.run``, its name and options recorded in the metadata."""
-    run = method.run(model, config, context)
+FAILURE_MANIFEST = "failure.json"
+"""What a failed run leaves beside the tables it finished: the failing stage, the error, the
+stages' costs and the tables kept (removed by the next run that completes)."""
+
+
+def write_unfinished(
+    method: Method[Any], log: StageLog, error: BaseException, out_dir: Path
+) -> Run:
+    """The tables finished before ``error`` as a run (method, tables, metadata: ``status``
+    ``failed``, ``failed_stage``, ``error``, ``stages``), written into ``out_dir`` with
+    :data:`FAILURE_MANIFEST` when it holds any table."""
+    metadata = {
+        "method": method.name,
+        "status": "failed",
+        "failed_stage": failed_stage(error),
+        "error": stage_failure(error),
+        "stages": log.as_metadata(),
+    }
+    unfinished = Run(method.name, dict(log.tables), metadata, complete=False)
+    if not unfinished.tables:
+        return unfinished
+    stems = {name: f"{method.prefix}{name}" for name in unfinished.tables}
+    for name, table in unfinished.tables.items():
+        Result(stems[name], table, metadata).write(out_dir)
+    manifest = {**metadata, "tables": stems}
+    atomic_write_text(
+        out_dir / FAILURE_MANIFEST, json.dumps(manifest, indent=2, default=str) + "\n"
+    )
+    return unfinished
+
+
+def _run(
+    method: Method[C], model: ModelOptions, config: C, context: RunContext, log: StageLog
+) -> Run:
+    """``method.run`` with its stages recorded into ``log``; its name, options and stages
+    recorded in the metadata."""
+    with recording(log):
+        run = method.run(model, config, context)
     run.metadata.setdefault("method", method.name)
     run.metadata.setdefault("options", config_values(config))
+    run.metadata["stages"] = log.as_metadata()
     return run

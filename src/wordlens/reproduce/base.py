@@ -452,11 +452,14 @@ class Reproduction:
     runs
         Experiment name → its run (the ones that ran).
     failures
-        Experiment name → why it did not run.
+        Experiment name → why it did not run or finish (``stage <name> failed: <reason>``).
     table
         One row per published item (module notes).
     findings
         One row per finding: ``finding``, ``claim``, ``location``, ``verdict``, ``evidence``.
+    unfinished
+        Experiment name → what a failed experiment finished: its tables before the failing
+        stage and the stages' costs (metadata ``stages``); not complete.
     """
 
     paper: PaperValues
@@ -467,6 +470,7 @@ class Reproduction:
     failures: dict[str, str]
     table: pd.DataFrame
     findings: pd.DataFrame
+    unfinished: dict[str, Run] = field(default_factory=dict)
 
 
 Runs = Mapping[str, Run]

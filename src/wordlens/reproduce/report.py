@@ -15,6 +15,7 @@ from rich.table import Table
 from wordlens.methods.registry import get_method
 from wordlens.report.html import Report
 from wordlens.reproduce.base import NAMED_MODEL_RULE, SMOKE_RULE, Experiment, Reproduction
+from wordlens.stages import stages_table
 
 _SCALES = {
     "paper": "paper: the paper's sample sizes",
@@ -115,6 +116,15 @@ def console_summary(reproduction: Reproduction, report: Path) -> str:
     unsupported = unsupported_findings(reproduction.findings)["finding"].tolist()
     if unsupported:
         lines.append(f"not supported by the paper's own numbers: {', '.join(unsupported)}")
+    for name, failure in reproduction.failures.items():
+        lines.append(f"experiment {name} failed: {failure}")
+    stages = experiment_stages(reproduction)
+    top = stages[stages["depth"] == 0]
+    for experiment, rows in top.groupby("experiment", sort=False):
+        lines.append(
+            f"{experiment}: {rows['wall_s'].sum():.1f} s (CPU {rows['cpu_s'].sum():.1f} s, "
+            f"peak RSS {rows['peak_rss_mib'].max():,.0f} MiB)"
+        )
     return "\n".join([*lines, f"report: {report}"])
 
 
@@ -207,7 +217,55 @@ def reproduction_report(reproduction: Reproduction) -> Report:
             ]
         )
     )
+    _unfinished(report, reproduction)
+    report.heading("Where the time went")
+    report.paragraph(
+        "Each experiment's stages: wall and CPU seconds (the process, every thread), peak "
+        "resident memory and, on a GPU, peak device memory. An indented stage runs inside the "
+        "one above it."
+    )
+    report.table(experiment_stages(reproduction))
     return report
+
+
+def experiment_stages(reproduction: Reproduction) -> pd.DataFrame:
+    """Every stage of every experiment that ran or failed part-way (:mod:`wordlens.stages`),
+    with the experiment's name first."""
+    runs = {**reproduction.runs, **reproduction.unfinished}
+    frames = [
+        stages_table(runs[e.name].metadata.get("stages", [])).assign(experiment=e.name)
+        for e in reproduction.experiments
+        if e.name in runs
+    ]
+    if not frames:
+        return stages_table([]).assign(experiment=[])
+    table = pd.concat(frames, ignore_index=True)
+    return table[["experiment", *table.columns[:-1]]]
+
+
+def _unfinished(report: Report, reproduction: Reproduction) -> None:
+    """The failed experiments: the failure, and the tables each finished before it (written
+    into its folder)."""
+    if not reproduction.failures:
+        return
+    report.heading("Failed experiments and what they kept")
+    rows = []
+    for name, failure in reproduction.failures.items():
+        unfinished = reproduction.unfinished.get(name)
+        kept = {} if unfinished is None else unfinished.tables
+        rows.append(
+            {
+                "experiment": name,
+                "failure": failure,
+                "tables kept": ", ".join(f"{t} ({len(frame):,} rows)" for t, frame in kept.items())
+                or "none",
+            }
+        )
+    report.table(pd.DataFrame(rows))
+    for name, unfinished in reproduction.unfinished.items():
+        for table_name, frame in unfinished.tables.items():
+            report.paragraph(f"{name}: {table_name} (kept; the first rows)")
+            report.table(frame.head(10))
 
 
 def unsupported_findings(findings: pd.DataFrame) -> pd.DataFrame:

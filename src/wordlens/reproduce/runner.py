@@ -58,6 +58,7 @@ from wordlens.reproduce.base import (
 )
 from wordlens.reproduce.published import PAPERS, PaperValues, PublishedItem, load_published
 from wordlens.results import Result, Run
+from wordlens.stages import StageLog, stage_failure
 
 if TYPE_CHECKING:  # imported where the tables are built: the command line imports this module
     import pandas as pd
@@ -219,21 +220,32 @@ def reproduce(
     output_dir(out_dir)
     runs: dict[str, Run] = {}
     failures: dict[str, str] = {}
+    unfinished: dict[str, Run] = {}
     for experiment in experiments:
         if on_experiment is not None:
             on_experiment(experiment)
         method = get_method(experiment.method)
         names = option_names(experiment.method)
         given = {name: value for name, value in (overrides or {}).items() if name in names}
+        log = StageLog(progress)
         try:
             config = config_from_values(method.config_type, {**experiment.options, **given})
             run, _ = run_method(
-                method, model, config, out_dir / experiment.name, progress=progress, status=status
+                method,
+                model,
+                config,
+                out_dir / experiment.name,
+                progress=progress,
+                status=status,
+                stage_log=log,
             )
         except DeviceError:
             raise  # every experiment would fail alike: stop at the first model load instead
-        except WordlensError as error:
-            failures[experiment.name] = str(error)
+        except Exception as error:  # a failed stage stops its experiment only
+            failures[experiment.name] = stage_failure(error)
+            unfinished[experiment.name] = Run(
+                experiment.method, dict(log.tables), {"stages": log.as_metadata()}, False
+            )
             continue
         runs[experiment.name] = run
     model_name = model.required_model()
@@ -249,7 +261,7 @@ def reproduce(
     )
     findings = _findings(published, definition, runs, table, scale, model_name)
     reproduction = Reproduction(
-        published, model_name, scale, experiments, runs, failures, table, findings
+        published, model_name, scale, experiments, runs, failures, table, findings, unfinished
     )
     _write(reproduction, out_dir)
     return reproduction
@@ -435,6 +447,13 @@ def _evaluated(check: Callable[[T], Check], on: T) -> Check:
         return Check("not measurable", f"the tables lack what it needs ({error})")
 
 
+def _stages_of(reproduction: Reproduction, experiment: str) -> list[dict[str, Any]]:
+    """The recorded stages of ``experiment`` (finished or failed part-way); none if it never
+    started one."""
+    run = reproduction.runs.get(experiment) or reproduction.unfinished.get(experiment)
+    return [] if run is None else list(run.metadata.get("stages", []))
+
+
 def _write(reproduction: Reproduction, out_dir: Path) -> list[Path]:
     from wordlens.reproduce.report import reproduction_report
 
@@ -451,6 +470,7 @@ def _write(reproduction: Reproduction, out_dir: Path) -> list[Path]:
                 "departure": e.departure,
                 "status": "failed" if e.name in reproduction.failures else "done",
                 "error": reproduction.failures.get(e.name),
+                "stages": _stages_of(reproduction, e.name),
             }
             for e in reproduction.experiments
         ],

@@ -120,7 +120,8 @@ from wordlens.options import config_values
 from wordlens.resources import load_similarity
 from wordlens.resources.association_norms import SWOW, AssociationNorms, load_association_norms
 from wordlens.resources.conceptnet import PAPER_RELATIONS, ConceptNet, open_conceptnet
-from wordlens.results import Run, Timings
+from wordlens.results import Run
+from wordlens.stages import Timings, keep_tables
 from wordlens.stats.asymmetry import (
     ConditionalSource,
     alar_by_relation,
@@ -344,10 +345,12 @@ def run_asymmetry(
             name: evocation_asymmetry(data, graph, include_negated=settings.include_negated)
             for name, data in evocation.items()
         }
-    tables = {
-        "data_alar": _data_alar(data_tables),
-        "relations": paper_relations(graph, data_tables),
-    }
+    tables = keep_tables(
+        {
+            "data_alar": _data_alar(data_tables),
+            "relations": paper_relations(graph, data_tables),
+        }
+    )
     if len(data_tables) >= 2:
         tables["table1"] = inter_dataset_table(data_tables)
     metadata: dict[str, Any] = {

@@ -93,7 +93,8 @@ from wordlens.resources import (
     load_lexicon,
     pleasant_unpleasant,
 )
-from wordlens.results import Run, Timings
+from wordlens.results import Run
+from wordlens.stages import Timings, keep_tables
 from wordlens.stats import (
     P_VALUE_RULE,
     PAIRED_P_VALUE_RULE,
@@ -566,7 +567,7 @@ def run_intersectional(
     if set(config.experiments) - {"valnorm"}:
         _require_contextual(model)
     timings = Timings()
-    tables: dict[str, pd.DataFrame] = {}
+    tables: dict[str, pd.DataFrame] = keep_tables({})
     sections: dict[str, Any] = {}
     if "valnorm" in config.experiments:
         with timings.stage("valnorm"):

@@ -41,7 +41,8 @@ from wordlens.methods.likelihood_bias.config import NAME, LikelihoodBiasConfig
 from wordlens.models.scoring import LMScorer, ScoringMethod, pass_groups
 from wordlens.resources.bias_benchmarks import COLUMNS, RESOURCES, load_bias_pairs
 from wordlens.resources.registry import get_resource
-from wordlens.results import Run, Timings
+from wordlens.results import Run
+from wordlens.stages import Timings
 from wordlens.stats.pairs import pair_bias_table
 
 METHOD = "Zhou, Kaneko & Bollegala (2022), likelihood bias score (eq. 6) on sentence pairs"

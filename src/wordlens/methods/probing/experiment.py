@@ -45,7 +45,8 @@ from wordlens.probing.model import EdgeProbe
 from wordlens.probing.representations import LEXICAL, Representation, parse_representations
 from wordlens.probing.retokenize import project_spans
 from wordlens.probing.train import ProbingSplit, TrainConfig, predict, train_probe
-from wordlens.results import Run, Timings
+from wordlens.results import Run
+from wordlens.stages import Timings
 
 SPLITS = ("train", "dev", "test")
 

@@ -102,7 +102,8 @@ from wordlens.resources.sense_assignments import (
     weat_sense_assignments,
 )
 from wordlens.resources.wordnet import WordNet, lemma_form, load_wordnet
-from wordlens.results import Run, Timings
+from wordlens.results import Run
+from wordlens.stages import Timings
 from wordlens.stats import (
     CorrelationResult,
     WeatResult,

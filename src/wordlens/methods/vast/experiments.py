@@ -58,7 +58,8 @@ from wordlens.resources import (
     load_similarity,
     load_weat_tests,
 )
-from wordlens.results import Run, Timings
+from wordlens.results import Run
+from wordlens.stages import Timings, keep_tables
 from wordlens.stats import correlation_by_layer, fit_principal_components, sc_weat, weat
 from wordlens.stats.bootstrap import weat_effect_size_interval
 
@@ -910,7 +911,7 @@ def run_vast(
         else []
     )
     _build_banks(study, weat_words)
-    tables: dict[str, pd.DataFrame] = {}
+    tables: dict[str, pd.DataFrame] = keep_tables({})
     with study.timings.stage("layers"):
         tables["layers"] = layers_experiment(study)
     pc_layers = nullification_layers(study, tables["layers"])

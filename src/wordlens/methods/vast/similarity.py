@@ -39,7 +39,8 @@ from wordlens.methods.vast.config import VAST_SETS
 from wordlens.models.base import Pooling, WordEmbedder
 from wordlens.models.cache import ActivationCache
 from wordlens.resources import SimilaritySet, load_similarity
-from wordlens.results import Result, Timings
+from wordlens.results import Result
+from wordlens.stages import Timings
 from wordlens.stats import correlation_by_layer, fit_principal_components
 from wordlens.stats.association import FloatArray
 

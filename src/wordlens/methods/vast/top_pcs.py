@@ -104,7 +104,8 @@ from wordlens.models.base import WordEmbedder
 from wordlens.models.cache import ActivationCache
 from wordlens.resources import PosTagger, load_cola, load_tagger
 from wordlens.resources.cola import ColaSplit
-from wordlens.results import Result, Timings
+from wordlens.results import Result
+from wordlens.stages import Timings
 from wordlens.stats import fit_principal_components
 from wordlens.stats.bootstrap import weighted_f1_interval
 

@@ -33,7 +33,8 @@ from wordlens.methods.association.vectors import refuse_twins
 from wordlens.methods.weat.config import WeatConfig
 from wordlens.models.base import WordEmbedder
 from wordlens.resources import WeatTest, WordSet, load_weat_tests
-from wordlens.results import Run, Timings
+from wordlens.results import Run
+from wordlens.stages import Timings
 from wordlens.stats import P_VALUE_RULE, WeatResult, weat
 from wordlens.stats.diagnostics import few_partitions_warning, nan_warning
 
