@@ -63,6 +63,10 @@ class StageRecord:
         Peak device memory allocated while it ran, MiB; None off CUDA.
     status
         ``done``, ``failed`` (it raised) or ``interrupted`` (Ctrl-C, a signal).
+    work
+        What the stage computed, counted where it is done (:func:`add_work`), its inner stages'
+        work included: ``forward_passes`` (model calls), ``sequences`` (rows of those calls),
+        ``token_positions`` (positions computed, padding included).
     """
 
     name: str
@@ -72,6 +76,7 @@ class StageRecord:
     peak_rss_mib: float
     peak_device_mib: float | None = None
     status: str = "done"
+    work: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -207,6 +212,7 @@ class Timings:
         if log is not None and log.announce:
             _say(f"{'  ' * depth}stage {name} …")
         meter = _Meter.start()
+        _OPEN.append(meter)
         token = _DEPTH.set(depth + 1)
         status = "done"
         try:
@@ -221,12 +227,29 @@ class Timings:
             raise
         finally:
             _DEPTH.reset(token)
+            _OPEN.remove(meter)
+            if _OPEN:  # the outer stage's work includes its inner stages'
+                add_work(**meter.work)
             record = meter.stop(name, depth, status)
             self.seconds[name] = self.seconds.get(name, 0.0) + record.wall_s
             if log is not None:
                 log.records.append(record)
                 if log.announce:
                     _say(f"{'  ' * depth}stage {name} {_ended(record)}")
+
+
+_OPEN: list[_Meter] = []
+"""The stages open now, innermost last: one list for the process, so that work counted in a
+worker thread (the extraction pipeline's) goes to the stage that started it."""
+
+
+def add_work(**counts: int) -> None:
+    """Count work done in the innermost open stage (``forward_passes=1, sequences=32,
+    token_positions=1024``); nothing outside any stage."""
+    if _OPEN:
+        work = _OPEN[-1].work
+        for name, count in counts.items():
+            work[name] = work.get(name, 0) + int(count)
 
 
 def _mark(error: BaseException, name: str) -> None:
@@ -259,6 +282,7 @@ class _Meter:
         self.high_water = _max_rss_bytes()
         self.peak_rss = _SAMPLER.open(self)
         self.peak_device = _device_peak_reset()
+        self.work: dict[str, int] = {}
 
     @classmethod
     def start(cls) -> _Meter:
@@ -282,6 +306,7 @@ class _Meter:
             peak_rss_mib=peak / _MIB,
             peak_device_mib=None if device is None else device / _MIB,
             status=status,
+            work=dict(self.work),
         )
 
 

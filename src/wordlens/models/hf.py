@@ -75,6 +75,7 @@ from wordlens.models.readable import unread_reasons
 from wordlens.models.spec import ModelSpec
 from wordlens.models.transfer import to_host
 from wordlens.progress import progress_bar
+from wordlens.stages import add_work
 
 #: A batch of texts that form a prefix tree holds up to this many token budgets over its passes
 #: (each pass within one budget): 4. A tree's tokens are spread over one pass per level, so at one
@@ -389,6 +390,8 @@ class HFEmbedder(WordEmbedder):
         outputs = self.model(
             input_ids=tree_pass.input_ids, attention_mask=tree_pass.attention_mask, **kwargs
         )
+        rows, width = tree_pass.input_ids.shape
+        add_work(forward_passes=1, sequences=rows, token_positions=rows * width)
         return tuple(outputs.hidden_states) if located is not None else None
 
     def embed(

@@ -94,6 +94,7 @@ from wordlens.models.hf import HFEmbedder
 from wordlens.models.loading import DType, LoadNoteWarning, load_model, quiet_transformers
 from wordlens.models.spec import ModelSpec
 from wordlens.progress import progress_bar
+from wordlens.stages import add_work
 
 ScoringMethod = Literal["aul", "aula", "pll", "causal_sum", "causal_mean"]
 MASKED_METHODS: tuple[ScoringMethod, ...] = ("aul", "aula", "pll")
@@ -702,6 +703,7 @@ class LMScorer:
         positions = torch.tensor([row.masked for row in rows])
         input_ids[torch.arange(len(rows)), positions] = cast(int, self.mask_token_id)
         targets = torch.tensor([row.targets[0] for row in rows], device=self.device)
+        add_work(forward_passes=1, sequences=len(rows), token_positions=input_ids.numel())
         logits = masked_position_logits(
             cast(BertStyleParts, self._bert_parts),
             input_ids.to(self.device),
@@ -727,6 +729,8 @@ class LMScorer:
         options: dict[str, Any] = {"output_attentions": True} if attentions else {}
         if self.info.kind == "causal":
             options["use_cache"] = False
+        rows, width = input_ids.shape
+        add_work(forward_passes=1, sequences=rows, token_positions=rows * width)
         if not select:
             outputs = self.model(input_ids=input_ids, attention_mask=attention_mask, **options)
             return outputs, outputs.logits[read_rows, read_columns]

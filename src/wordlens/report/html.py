@@ -160,12 +160,32 @@ class Report:
         self.parts.append(f"<dl>{rows}</dl>")
 
     def render(self) -> str:
-        body = "\n".join(self.parts)
+        """The page: the sections, then where the run's time went (when its metadata records
+        ``stages``, :mod:`wordlens.stages`), then the footer."""
+        body = "\n".join([*self.parts, *self._stages()])
         return (
             f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f"<title>{html.escape(self.title)}</title><style>{_STYLE}</style></head>"
             f"<body><h1>{html.escape(self.title)}</h1>\n{body}\n{self._footer()}</body></html>\n"
         )
+
+    def _stages(self) -> list[str]:
+        """The section "Where the time went": the run's stages, their wall and CPU seconds
+        and peak memory (none without recorded stages)."""
+        from wordlens.stages import stages_table, summary_line
+
+        stages = (self.metadata or {}).get("stages")
+        if not stages:
+            return []
+        section = Report(self.title)
+        section.heading("Where the time went")
+        section.paragraph(
+            "Each stage's wall and CPU seconds (the process, every thread), its peak resident "
+            "memory and, on a GPU, its peak device memory; an indented stage runs inside the "
+            "one above it. " + summary_line(stages)
+        )
+        section.table(stages_table(stages).drop(columns="depth"), float_format="{:,.2f}")
+        return section.parts
 
     def _footer(self) -> str:
         """Provenance: model, fingerprint, method, wordlens version and time of writing."""

@@ -224,7 +224,7 @@ def reproduction_report(reproduction: Reproduction) -> Report:
         "resident memory and, on a GPU, peak device memory. An indented stage runs inside the "
         "one above it."
     )
-    report.table(experiment_stages(reproduction))
+    report.table(experiment_stages(reproduction).drop(columns="depth"), float_format="{:,.2f}")
     return report
 
 

@@ -50,8 +50,6 @@ def build_asymmetry_report(run: Run) -> Report:
     if "similarity" in tables:
         _similarity_section(report, tables["similarity"])
     _coverage_section(report, tables, meta)
-    report.heading("Timings (seconds)")
-    report.table(pd.DataFrame(sorted(meta["timings_s"].items()), columns=["stage", "seconds"]))
     return report
 
 

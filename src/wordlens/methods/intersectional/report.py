@@ -32,8 +32,6 @@ def build_intersectional_report(run: Run) -> Report:
         )
     if "strongest_categories" in tables:
         _strongest_section(report, tables, meta["experiments"]["strongest"])
-    report.heading("Timings (seconds)")
-    report.table(pd.DataFrame(sorted(meta["timings_s"].items()), columns=["stage", "seconds"]))
     return report
 
 

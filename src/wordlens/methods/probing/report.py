@@ -44,8 +44,6 @@ def build_probing_report(run: Run) -> Report:
     if "mix_weights" in tables:
         _mix_section(report, tables["mix_weights"])
     _labels_section(report, tables["per_label"])
-    report.heading("Timings (seconds)")
-    report.table(pd.DataFrame(sorted(meta["timings_s"].items()), columns=["stage", "seconds"]))
     return report
 
 

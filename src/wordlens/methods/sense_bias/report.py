@@ -67,8 +67,6 @@ def build_sense_report(run: Run, figures: Mapping[str, MplFigure] | None = None)
         )
     if "gender_direction" in tables:
         _direction_section(report, tables["gender_direction"], top, figures)
-    report.heading("Timings (seconds)")
-    report.table(pd.DataFrame(sorted(meta["timings_s"].items()), columns=["stage", "seconds"]))
     return report
 
 

@@ -61,8 +61,6 @@ def build_vast_report(run: Run) -> Report:
         )
     _random_section(report, meta.get("contexts", {}))
     _left_out_section(report, meta.get("lexicon_words", {}))
-    report.heading("Timings (seconds)")
-    report.table(pd.DataFrame(sorted(meta["timings_s"].items()), columns=["stage", "seconds"]))
     return report
 
 
