@@ -92,6 +92,7 @@ bench: install
 	$(BIN)/python benchmarks/bench_intersectional.py
 	$(BIN)/python benchmarks/bench_pll.py
 	$(BIN)/python benchmarks/bench_asymmetry.py
+	$(BIN)/python benchmarks/bench_paper_scale.py --minutes 60
 	$(BIN)/python benchmarks/bench_probing.py
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_gpu.py prepare --folder build/bench-pipeline --eat-pairs 0

@@ -170,12 +170,13 @@ def run_paper(
     max_rss_mib: float | None,
     interval: float,
     extra: list[str],
+    scale: str = "paper",
 ) -> Outcome:
     """Run one paper's reproduction in a child and sample its tree's RSS until it ends."""
     outcome = Outcome(paper, model)
     log_path = out_dir / "child.log"
     command = [sys.executable, "-c", CLI, "reproduce", paper, "-m", model]
-    command += ["--scale", "paper", "--out", str(out_dir / "out"), *extra]
+    command += ["--scale", scale, "--out", str(out_dir / "out"), *extra]
     environment = os.environ | {
         "TTY_COMPATIBLE": "1",
         "TTY_INTERACTIVE": "1",
