@@ -42,7 +42,7 @@ from wordlens.models.scoring import LMScorer, ScoringMethod, pass_groups
 from wordlens.resources.bias_benchmarks import COLUMNS, RESOURCES, load_bias_pairs
 from wordlens.resources.registry import get_resource
 from wordlens.results import Run
-from wordlens.stages import Timings
+from wordlens.stages import Timings, keep_tables
 from wordlens.stats.pairs import pair_bias_table
 
 METHOD = "Zhou, Kaneko & Bollegala (2022), likelihood bias score (eq. 6) on sentence pairs"
@@ -133,6 +133,7 @@ def run_likelihood_bias(
         ],
         ignore_index=True,
     )
+    tables = keep_tables({"pair_scores": pair_scores})
     with timings.stage("bias_scores"):
         bias_scores = _bias_scores(pair_scores, n_resamples, confidence, seed)
     metadata = {
@@ -153,11 +154,7 @@ def run_likelihood_bias(
         "tie_rule": "ties (exactly equal scores) stay in N and do not count as stereo > anti",
         "interval": f"percentile bootstrap over pairs, {n_resamples} resamples, seed {seed}",
     }
-    tables = {
-        "pair_scores": pair_scores,
-        "bias_scores": bias_scores,
-        "table3": table3(bias_scores, chosen_methods),
-    }
+    tables |= {"bias_scores": bias_scores, "table3": table3(bias_scores, chosen_methods)}
     occupations = occupation_bias(pair_scores, n_resamples, confidence, seed)
     if not occupations.empty:
         tables["sssb_occupations"] = occupations
