@@ -154,13 +154,21 @@ def method_command(method: Method[Any]) -> Callable[..., None]:
     the results are."""
 
     def body(model: ModelOptions, config: Any, out_dir: Path) -> None:
+        from wordlens import plan as plans
         from wordlens.sweep import runner as sweeps
 
+        if model.plan and model.revisions is not None:
+            raise WordlensError("--plan plans one run: leave out --revisions")
         run, written = sweeps.run_or_sweep(
             method, model, config, out_dir, progress=True, status=errors.status,
             on_cell=lambda state: console.print(sweeps.checkpoint_started(state)),
             on_done=lambda record: console.print(sweeps.checkpoint_finished(record)),
         )  # fmt: skip
+        if "plan" in run.tables and not run.complete:
+            plan = run.metadata["plan"]
+            console.print(plans.console_table(plan, f"{method.title}: plan"))
+            console.print(plans.summary_line(plan), markup=False, highlight=False)
+            return
         swept = run if isinstance(run, sweeps.Sweep) else None
         for renderable in method.console(run) if swept is None else sweeps.sweep_console(swept):
             console.print(renderable)
@@ -241,6 +249,9 @@ def _reproduce(model: ModelOptions, options: ReproduceOptions, out: Path) -> Non
     from wordlens.reproduce.runner import reproduce
 
     papers = options.chosen()
+    if model.plan:
+        _plan_reproductions(model, options)
+        return
     for paper in papers:
         where = out / paper if len(papers) > 1 else out
         result = reproduce(
@@ -250,6 +261,28 @@ def _reproduce(model: ModelOptions, options: ReproduceOptions, out: Path) -> Non
         )  # fmt: skip
         console.print(findings_table(result))
         console.print(console_summary(result, where / "report.html"), highlight=False)
+
+
+def _plan_reproductions(model: ModelOptions, options: ReproduceOptions) -> None:
+    """Print each chosen paper's experiments' plans (or why one has none)."""
+    from wordlens import plan as plans
+    from wordlens.reproduce.runner import plan_reproduction
+
+    for paper in options.chosen():
+        planned = plan_reproduction(
+            paper, model, scale=options.scale, overrides=options.overrides(), status=errors.status
+        )
+        total = 0.0
+        for experiment, plan in planned.items():
+            if isinstance(plan, str):
+                console.print(f"{paper} / {experiment}: no plan ({plan})", markup=False)
+                continue
+            console.print(plans.console_table(plan, f"{paper} / {experiment}: plan"))
+            total += plan["total_s"]
+        console.print(
+            f"{paper}: estimated {plans.duration(total)} for the experiments planned",
+            markup=False,
+        )
 
 
 @handle_errors

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 from wordlens._files import atomic_write_text, ensure_writable_dir
-from wordlens.errors import OutputError
+from wordlens.errors import OutputError, WordlensError
 from wordlens.models.options import CACHE_OPTIONS, LOADING_OPTIONS, RUN_OPTIONS, ModelOptions
 from wordlens.options import config_values
 from wordlens.results import Figure, Result, Run
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from rich.console import RenderableType
 
+    from wordlens.plan import Plan
     from wordlens.report.html import Report
 
 C = TypeVar("C")
@@ -193,6 +194,22 @@ class Method(ABC, Generic[C]):
         """The run's HTML report (None: the method writes none)."""
         return None
 
+    def plan(self, model: ModelOptions, config: C, context: RunContext) -> Plan:
+        """The run's plan: its stages, their work and their time estimated on the model's
+        device from a short calibration (:mod:`wordlens.plan`), without running them.
+
+        Raises
+        ------
+        WordlensError
+            By default: the method states no plan yet.
+        """
+        raise no_plan_error(self.name)
+
+    @property
+    def can_plan(self) -> bool:
+        """Whether the method states its plan (overrides :meth:`plan`)."""
+        return type(self).plan is not Method.plan
+
     def headline(self, run: Run) -> dict[str, tuple[float, str]]:
         """The headline numbers of :meth:`summary`, each with what it measures."""
         summary = self.summary(run)
@@ -219,6 +236,18 @@ class Method(ABC, Generic[C]):
         for name, value in self.summary(run).headline.items():
             grid.add_row(name, f"{value:.4g}")
         return [grid]
+
+
+def no_plan_error(name: str) -> WordlensError:
+    """The error of ``--plan`` or ``--with-plan`` on a method that cannot plan, naming those
+    that can."""
+    from wordlens.methods.registry import registered_methods
+
+    planning = [method.name for method in registered_methods().values() if method.can_plan]
+    return WordlensError(
+        f"wordlens {name} cannot plan its run yet; --plan and --with-plan work on: "
+        f"{', '.join(planning)}"
+    )
 
 
 def output_dir(path: Path, option: str = "--out") -> Path:
@@ -287,6 +316,9 @@ def run_method(
     what the method keeps in its :attr:`RunContext.out_dir` (asymmetry's resumable work list,
     the paper figures' PNG files) goes to a temporary directory, removed after the run.
 
+    With ``model.plan`` nothing runs and nothing is written: the run (not complete) holds the
+    method's plan (:meth:`Method.plan`) as its table ``plan`` and metadata ``plan``.
+
     The run's stages are recorded (:func:`wordlens.stages.recording`, announced on stderr with
     ``progress``) into ``stage_log`` (a new log when None) and kept in the metadata as
     ``stages``. When a stage fails, the tables the method finished before it
@@ -301,6 +333,12 @@ def run_method(
         without ``out_dir``).
     """
     log = stage_log or StageLog(progress)
+    if model.plan:  # nothing runs, nothing is written
+        context = RunContext(out_dir or Path(tempfile.gettempdir()), progress, status)
+        plan = method.plan(model, config, context)
+        return Run(method.name, {"plan": plan.table()}, {"plan": plan.as_metadata()}, False), []
+    if model.with_plan and not method.can_plan:
+        raise no_plan_error(method.name)
     if out_dir is None:
         with tempfile.TemporaryDirectory(prefix="wordlens-run-") as scratch:
             context = RunContext(Path(scratch), progress, status)

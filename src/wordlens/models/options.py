@@ -51,8 +51,9 @@ LOADING_OPTIONS = (
 entry)."""
 CACHE_OPTIONS = ("no_cache", "cache_dir")
 """The activation-cache options (a study sets the cache for all its cells)."""
-RUN_OPTIONS = ("backend",)
-"""Where a command's runs go (a study has its own ``--backend``)."""
+RUN_OPTIONS = ("backend", "plan", "with_plan")
+"""Where a command's runs go and whether they are planned first (a study has its own
+``--backend`` and plans nothing)."""
 BackendName = Literal["local", "ray"]
 
 
@@ -80,6 +81,9 @@ class ModelOptions:
         sentence scores read sentences as given).
     backend
         ``local``, or ``ray`` (:mod:`wordlens.distributed`).
+    plan, with_plan
+        Print the run's plan (:mod:`wordlens.plan`) and stop; plan first, then run, keeping the
+        plan's estimates beside the measured times.
     no_cache, cache_dir
         The activation cache (:class:`wordlens.models.cache.ActivationCache`); every command
         that loads a model takes them, and those that score sentences (``likelihood-bias``,
@@ -127,6 +131,18 @@ class ModelOptions:
         "local",
         "Where it runs: local, or ray (a Ray started here; with --revisions each checkpoint is "
         "one Ray task, else forward passes run on Ray actors).",
+    )
+    plan: bool = option(
+        False,
+        "Print the stages, their work (texts, tokens, passes, permutations) and their time "
+        "estimated from a short calibration on the device, then stop without running them.",
+        flag="plan",
+    )
+    with_plan: bool = option(
+        False,
+        "Plan first (as --plan), then run: the report puts each stage's estimate beside its "
+        "measured time.",
+        flag="with-plan",
     )
 
     def __post_init__(self) -> None:

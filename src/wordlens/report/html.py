@@ -172,6 +172,8 @@ class Report:
     def _stages(self) -> list[str]:
         """The section "Where the time went": the run's stages, their wall and CPU seconds
         and peak memory (none without recorded stages)."""
+        from wordlens.plan import estimates_beside
+        from wordlens.plan import summary_line as summary
         from wordlens.stages import stages_table, summary_line
 
         stages = (self.metadata or {}).get("stages")
@@ -184,7 +186,12 @@ class Report:
             "memory and, on a GPU, its peak device memory; an indented stage runs inside the "
             "one above it. " + summary_line(stages)
         )
-        section.table(stages_table(stages).drop(columns="depth"), float_format="{:,.2f}")
+        table = stages_table(stages).drop(columns="depth")
+        plan = (self.metadata or {}).get("plan")
+        if plan is not None:  # planned with --with-plan: the estimate beside the measured time
+            table.insert(1, "estimate_s", estimates_beside(stages, plan))
+            section.paragraph(f"Planned before the run ({summary(plan)}).")
+        section.table(table, float_format="{:,.2f}")
         return section.parts
 
     def _footer(self) -> str:

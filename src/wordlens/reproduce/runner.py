@@ -30,7 +30,7 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -265,6 +265,35 @@ def reproduce(
     )
     _write(reproduction, out_dir)
     return reproduction
+
+
+def plan_reproduction(
+    paper: str,
+    model: ModelOptions,
+    *,
+    scale: Scale = "paper",
+    overrides: Mapping[str, Any] | None = None,
+    status: Status = _quiet,
+) -> dict[str, dict[str, Any] | str]:
+    """Each experiment's plan (:meth:`~wordlens.methods.base.Method.plan`, as
+    :meth:`~wordlens.plan.Plan.as_metadata`), or why it has none; nothing runs, nothing is
+    written."""
+    experiments = reproduction_of(paper).experiments(scale)
+    check_overrides(experiments, overrides or {})
+    planned = replace(model, plan=True)
+    plans: dict[str, dict[str, Any] | str] = {}
+    for experiment in experiments:
+        method = get_method(experiment.method)
+        names = option_names(experiment.method)
+        given = {name: value for name, value in (overrides or {}).items() if name in names}
+        config = config_from_values(method.config_type, {**experiment.options, **given})
+        try:
+            run, _ = run_method(method, planned, config, None, status=status)
+        except WordlensError as error:
+            plans[experiment.name] = str(error)
+            continue
+        plans[experiment.name] = run.metadata["plan"]
+    return plans
 
 
 def location_text(item: PublishedItem) -> str:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
 
     from wordlens.methods.vast.experiments import VastInputs
+    from wordlens.plan import Plan
     from wordlens.report.html import Report
 
 __all__ = ["Vast", "VastConfig"]
@@ -60,12 +61,27 @@ class Vast(Method[VastConfig]):
         experiment of ``config``."""
         from wordlens.conventions import bos_policy
         from wordlens.methods.vast.experiments import run_vast
+        from wordlens.methods.vast.plan import plan_vast
 
         inputs = self.read_inputs(config)
         bos = bos_policy("vast", config.conventions, model.bos)
         cache = model.cache()
         embedder = model.embedder(bos=bos, status=context.status)
-        return run_vast(embedder, config, inputs=inputs, cache=cache, progress=context.progress)
+        plan = plan_vast(embedder, config, inputs) if model.with_plan else None
+        run = run_vast(embedder, config, inputs=inputs, cache=cache, progress=context.progress)
+        if plan is not None:
+            run.metadata["plan"] = plan.as_metadata()
+        return run
+
+    def plan(self, model: ModelOptions, config: VastConfig, context: RunContext) -> Plan:
+        """VAST's stages and their estimated time (:func:`~wordlens.methods.vast.plan.
+        plan_vast`): the inputs are read and the model loaded, nothing else runs."""
+        from wordlens.conventions import bos_policy
+        from wordlens.methods.vast.plan import plan_vast
+
+        inputs = self.read_inputs(config)
+        bos = bos_policy("vast", config.conventions, model.bos)
+        return plan_vast(model.embedder(bos=bos, status=context.status), config, inputs)
 
     def summary(self, run: Run) -> Summary:
         from wordlens.methods.summaries import best, curves, n_layers, series
