@@ -61,10 +61,9 @@ def test_a_stage_measures_wall_cpu_and_its_own_peak_memory() -> None:
 
 def test_an_inner_stage_ends_first_and_its_peak_is_in_the_outer_one() -> None:
     timings = Timings()
-    with recording(StageLog()) as log, timings.stage("outer"):
-        with timings.stage("inner"):
-            block = np.ones(64 * MIB // 8)
-            del block
+    with recording(StageLog()) as log, timings.stage("outer"), timings.stage("inner"):
+        block = np.ones(64 * MIB // 8)
+        del block
     inner, outer = log.records
     assert (inner.name, inner.depth, outer.name, outer.depth) == ("inner", 1, "outer", 0)
     assert outer.peak_rss_mib >= inner.peak_rss_mib
@@ -76,9 +75,13 @@ def test_an_inner_stage_ends_first_and_its_peak_is_in_the_outer_one() -> None:
 
 def test_a_failing_stage_names_itself_the_innermost_one() -> None:
     timings = Timings()
-    with recording(StageLog()) as log, pytest.raises(ValueError) as raised:
-        with timings.stage("statistics"), timings.stage("correlation"):
-            raise ValueError("no pair of values")
+    with (
+        recording(StageLog()) as log,
+        pytest.raises(ValueError) as raised,
+        timings.stage("statistics"),
+        timings.stage("correlation"),
+    ):
+        raise ValueError("no pair of values")
     assert failed_stage(raised.value) == "correlation"
     assert stage_failure(raised.value) == "stage correlation failed: ValueError: no pair of values"
     assert [(r.name, r.status) for r in log.records] == [
@@ -94,17 +97,15 @@ def test_a_failing_stage_names_itself_the_innermost_one() -> None:
 
 
 def test_an_interrupted_stage_is_recorded_as_interrupted() -> None:
-    with recording(StageLog()) as log, pytest.raises(KeyboardInterrupt):
-        with Timings().stage("embed"):
-            raise KeyboardInterrupt
+    with recording(StageLog()) as log, pytest.raises(KeyboardInterrupt), Timings().stage("embed"):
+        raise KeyboardInterrupt
     assert log.records[0].status == "interrupted"
 
 
 def test_stages_announce_themselves_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
     timings = Timings()
-    with recording(StageLog(announce=True)), timings.stage("layers"):
-        with timings.stage("pca"):
-            pass
+    with recording(StageLog(announce=True)), timings.stage("layers"), timings.stage("pca"):
+        pass
     lines = capsys.readouterr().err.splitlines()
     assert lines[0] == "stage layers …"
     assert lines[1] == "  stage pca …"
@@ -165,7 +166,7 @@ def test_a_failed_stage_keeps_the_finished_tables_and_the_rerun_resumes_from_the
     shards = _cache_shards(tmp_path / "cache")
     assert shards
 
-    run, _ = run_method(method, model, config, out)
+    run_method(method, model, config, out)
     assert _cache_shards(tmp_path / "cache") == shards  # nothing computed again
     assert not (out / FAILURE_MANIFEST).exists()
     pd.testing.assert_frame_equal(Run.read(out).tables["layers"], kept)
