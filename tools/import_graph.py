@@ -28,7 +28,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "study": ("study", "sweep", "distributed", "reproduce"),
     "methods": ("methods",),
     "probing and reports": ("probing", "report", "export", "conventions"),
-    "models": ("models",),
+    "models": ("models", "plan"),
     "contexts and statistics": ("contexts", "stats"),
     "resources": ("resources",),
     "core": (
@@ -39,6 +39,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "_files",
         "_version",
         "progress",
+        "stages",
         "unicode_forms",
         "_plural",
     ),

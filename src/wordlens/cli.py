@@ -245,12 +245,22 @@ def _embed(model: ModelOptions, options: EmbedOptions, out: Path) -> None:
 
 def _reproduce(model: ModelOptions, options: ReproduceOptions, out: Path) -> None:
     """Run each chosen paper's reproduction and print its findings."""
-    from wordlens.reproduce.report import console_summary, experiment_announcer, findings_table
-    from wordlens.reproduce.runner import reproduce
+    from wordlens.reproduce.report import (
+        console_summary,
+        experiment_announcer,
+        findings_table,
+        plan_console,
+    )
+    from wordlens.reproduce.runner import plan_reproduction, reproduce
 
     papers = options.chosen()
+    for paper in papers if model.plan else ():  # each experiment's plan; nothing runs
+        plans = plan_reproduction(
+            paper, model, scale=options.scale, overrides=options.overrides(), status=errors.status
+        )
+        for renderable in plan_console(paper, plans):
+            console.print(renderable, markup=False, highlight=False)
     if model.plan:
-        _plan_reproductions(model, options)
         return
     for paper in papers:
         where = out / paper if len(papers) > 1 else out
@@ -261,28 +271,6 @@ def _reproduce(model: ModelOptions, options: ReproduceOptions, out: Path) -> Non
         )  # fmt: skip
         console.print(findings_table(result))
         console.print(console_summary(result, where / "report.html"), highlight=False)
-
-
-def _plan_reproductions(model: ModelOptions, options: ReproduceOptions) -> None:
-    """Print each chosen paper's experiments' plans (or why one has none)."""
-    from wordlens import plan as plans
-    from wordlens.reproduce.runner import plan_reproduction
-
-    for paper in options.chosen():
-        planned = plan_reproduction(
-            paper, model, scale=options.scale, overrides=options.overrides(), status=errors.status
-        )
-        total = 0.0
-        for experiment, plan in planned.items():
-            if isinstance(plan, str):
-                console.print(f"{paper} / {experiment}: no plan ({plan})", markup=False)
-                continue
-            console.print(plans.console_table(plan, f"{paper} / {experiment}: plan"))
-            total += plan["total_s"]
-        console.print(
-            f"{paper}: estimated {plans.duration(total)} for the experiments planned",
-            markup=False,
-        )
 
 
 @handle_errors

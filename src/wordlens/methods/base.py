@@ -210,6 +210,11 @@ class Method(ABC, Generic[C]):
         """Whether the method states its plan (overrides :meth:`plan`)."""
         return type(self).plan is not Method.plan
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "plan" in cls.__dict__:
+            _PLANNING.add(str(cls.__dict__.get("name", cls.__name__.lower())))
+
     def headline(self, run: Run) -> dict[str, tuple[float, str]]:
         """The headline numbers of :meth:`summary`, each with what it measures."""
         summary = self.summary(run)
@@ -238,15 +243,16 @@ class Method(ABC, Generic[C]):
         return [grid]
 
 
+_PLANNING: set[str] = set()
+"""The names of the method classes that state a plan (:meth:`Method.plan`)."""
+
+
 def no_plan_error(name: str) -> WordlensError:
     """The error of ``--plan`` or ``--with-plan`` on a method that cannot plan, naming those
     that can."""
-    from wordlens.methods.registry import registered_methods
-
-    planning = [method.name for method in registered_methods().values() if method.can_plan]
     return WordlensError(
         f"wordlens {name} cannot plan its run yet; --plan and --with-plan work on: "
-        f"{', '.join(planning)}"
+        f"{', '.join(sorted(_PLANNING))}"
     )
 
 

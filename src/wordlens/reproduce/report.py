@@ -8,11 +8,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 from rich.table import Table
 
 from wordlens.methods.registry import get_method
+from wordlens.plan import console_table, duration
 from wordlens.report.html import Report
 from wordlens.reproduce.base import NAMED_MODEL_RULE, SMOKE_RULE, Experiment, Reproduction
 from wordlens.stages import stages_table
@@ -126,6 +128,20 @@ def console_summary(reproduction: Reproduction, report: Path) -> str:
             f"peak RSS {rows['peak_rss_mib'].max():,.0f} MiB)"
         )
     return "\n".join([*lines, f"report: {report}"])
+
+
+def plan_console(paper: str, plans: dict[str, dict[str, Any] | str]) -> list[Table | str]:
+    """What ``reproduce --plan`` prints of ``paper``: each experiment's plan
+    (:func:`wordlens.plan.console_table`) or why it has none, then the estimated total."""
+    shown: list[Table | str] = []
+    for experiment, plan in plans.items():
+        if isinstance(plan, str):
+            shown.append(f"{paper} / {experiment}: no plan ({plan})")
+        else:
+            shown.append(console_table(plan, f"{paper} / {experiment}: plan"))
+    total = sum(plan["total_s"] for plan in plans.values() if not isinstance(plan, str))
+    shown.append(f"{paper}: estimated {duration(total)} for the experiments planned")
+    return shown
 
 
 def _counts(verdicts: pd.Series) -> str:
