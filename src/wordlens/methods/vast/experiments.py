@@ -620,8 +620,7 @@ def nullification_experiment(study: _Study, layers_table: pd.DataFrame) -> pd.Da
                 key = (population, setting, layer)
                 if key not in fits:  # one fit per population, setting and layer (not per lexicon)
                     fit_on = population_vectors(study, population, setting, layer)
-                    k_max = min(study.config.max_pcs, fit_on.shape[0] - 2, fit_on.shape[1] - 1)
-                    fits[key] = fit_principal_components(fit_on, k_max), fit_on.shape[0]
+                    fits[key] = _fit_top_pcs(fit_on, study.config.max_pcs), fit_on.shape[0]
                 fitted, n_fit = fits[key]
                 column = bank.layers.index(layer)
                 vectors = np.concatenate(  # lexicon words, then polar words: transformed together
@@ -652,6 +651,13 @@ def nullification_experiment(study: _Study, layers_table: pd.DataFrame) -> pd.Da
                             n_fit=n_fit,
                         )
     return pd.DataFrame(rows)
+
+
+def _fit_top_pcs(fit_on: npt.ArrayLike, max_pcs: int) -> PrincipalComponents:
+    """The mean and top ``K = min(max_pcs, n - 2, d - 1)`` PCs of ``fit_on`` ``[n, d]``: K is
+    capped so that a small population still fits (:func:`fit_principal_components`)."""
+    n, d = np.shape(fit_on)
+    return fit_principal_components(fit_on, min(max_pcs, n - 2, d - 1))
 
 
 def _sweep_versions(k_max: int) -> list[tuple[str, int, int]]:
@@ -731,6 +737,13 @@ def weat_experiment(study: _Study, layers: Sequence[int]) -> pd.DataFrame:
     population_bank = study.population_bank("bleached")
     population = study.population_for(study.lexica[0])
     fit_words = study.present(population.words)
+    fits = {  # one fit per layer, for every test
+        layer: _fit_top_pcs(
+            population_bank.get(fit_words, pooling)[:, population_bank.layers.index(layer)],
+            study.config.max_pcs,
+        )
+        for layer in layers
+    }
     rows: list[dict[str, Any]] = []
     for test in load_weat_tests():
         # words told apart within the test (its four sets together), as in ``wordlens weat``
@@ -742,14 +755,12 @@ def weat_experiment(study: _Study, layers: Sequence[int]) -> pd.DataFrame:
         versions: list[tuple[str, list[int], list[int], list[FloatArray]]] = [
             ("raw", list(bank.layers), [0] * len(bank.layers), raw)
         ]
-        for layer in layers:
+        for layer, fitted in fits.items():
             column = bank.layers.index(layer)
-            fit_on = population_bank.get(fit_words, pooling)[:, population_bank.layers.index(layer)]
-            k_max = min(study.config.max_pcs, fit_on.shape[0] - 2, fit_on.shape[1] - 1)
-            fitted = fit_principal_components(fit_on, k_max)
+            k_max = fitted.n_components
             # the k versions side by side on the layer axis: one permutation test per set of k
             swept = [
-                np.stack([fitted.remove(vectors[:, column], k) for k in range(k_max + 1)], axis=1)
+                np.stack([removed for _, removed in fitted.sweep(vectors[:, column])], axis=1)
                 for vectors in raw
             ]
             versions.append(("nullified", [layer] * (k_max + 1), list(range(k_max + 1)), swept))
