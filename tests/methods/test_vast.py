@@ -152,11 +152,16 @@ def test_glove_layers_table_against_numpy_and_scipy(shared: Path, glove_run: obj
 
 
 def _numpy_nullification_r(
-    shared: Path, fit_words: list[str], polar_again: list[str], k: int
+    shared: Path,
+    fit_words: list[str],
+    polar_again: list[str],
+    k: int,
+    representation: str = "nullified",
 ) -> tuple[float, int]:
     """Bellezza valence VAST after nullifying k PCs fitted by hand on ``fit_words`` plus the
-    ``polar_again`` vectors (VAST.py:362-365; helper_functions.py:164-179), from raw GloVe,
-    numpy and scipy; and the number of fit vectors."""
+    ``polar_again`` vectors (VAST.py:362-365; helper_functions.py:164-179), or with the top k
+    PCs only (``representation="top"``), from raw GloVe, numpy and scipy, one projection per k;
+    and the number of fit vectors."""
     from scipy.stats import pearsonr
 
     lexicon = _bellezza_csv(shared)
@@ -167,7 +172,8 @@ def _numpy_nullification_r(
 
     def transform(x: np.ndarray) -> np.ndarray:
         centered = x - mean
-        return centered - centered @ directions[:k].T @ directions[:k]
+        top = centered @ directions[:k].T @ directions[:k]
+        return centered - top if representation == "nullified" else top
 
     scores = _sc_weat_numpy(
         transform(_glove_vectors(list(lexicon["word"]))),
@@ -177,11 +183,11 @@ def _numpy_nullification_r(
     return float(pearsonr(scores, lexicon["valence"]).statistic), len(fit)
 
 
-def _nullified_r(table: pd.DataFrame, k: int) -> float:
+def _nullified_r(table: pd.DataFrame, k: int, representation: str = "nullified") -> float:
     row = table[
         (table["lexicon"] == "bellezza")
         & (table["dimension"] == "valence")
-        & (table["representation"] == "nullified")
+        & (table["representation"] == representation)
         & (table["k"] == k)
     ]
     assert len(row) == 1
@@ -230,6 +236,23 @@ def test_nullification_fits_on_the_authors_population(
     meta = glove_run.metadata["pc_population"]  # type: ignore[attr-defined]
     assert meta["name"] == "authors" and meta["n_words"] == 14_071
     assert meta["missing"] == missing and meta["n_missing"] == len(missing) > 0
+
+
+def test_the_batched_sweep_equals_one_projection_per_k(shared: Path, glove_run: object) -> None:
+    """The sweep (one fit per layer, incremental projections, every k's SC-WEAT in one array)
+    gives each Bellezza row, nullified k = 0..4 and top k = 1..4, as numpy's brute force does:
+    an SVD, a projection per k, SC-WEAT and scipy's Pearson r, to 1e-10."""
+    table = glove_run.tables["nullification"]  # type: ignore[attr-defined]
+    population = authors_population(_all_polar_words())
+    fit = (list(population.words), list(population.polar_words))
+    versions = [("nullified", k) for k in range(5)] + [("top", k) for k in range(1, 5)]
+    for representation, k in versions:
+        direct, _ = _numpy_nullification_r(shared, *fit, k, representation)
+        assert _nullified_r(table, k, representation) == pytest.approx(direct, abs=1e-10)
+    bellezza = table[table["lexicon"] == "bellezza"]
+    assert list(zip(bellezza["representation"], bellezza["k"], strict=True)) == [
+        ("nullified", 0), *((name, k) for k in range(1, 5) for name in ("nullified", "top"))
+    ]  # fmt: skip
 
 
 def test_lexicon_population_is_the_old_fit(shared: Path, glove: WordEmbedder) -> None:

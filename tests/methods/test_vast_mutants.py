@@ -132,3 +132,36 @@ def test_a_user_lexicon_is_read_in_the_configured_encoding(tmp_path: Path) -> No
     )
     (loaded,) = vast_experiments.read_vast_inputs(config).lexica
     assert list(loaded.data["word"]) == ["café", "résumé", "naïve"]
+
+
+def test_a_top_pc_without_scores_is_a_nan_row_with_its_reason(
+    glove: WordEmbedder, tmp_path: Path
+) -> None:
+    """A lexicon of number words on GloVe, PCs fitted on it and the polar words: every polar
+    word lies on one side of PC 1, so with the top PC only (k = 1) every SC-WEAT is 0/0. The
+    run completes; that row is NaN with its reason, the others are scored (this aborted the
+    whole experiment with "no pair of values without NaN to correlate")."""
+    numbers = "one two three four five six seven eight nine ten eleven twelve twenty thirty"
+    words = [*numbers.split(), *map(str, range(1, 60))]
+    path = tmp_path / "numbers.csv"
+    ratings = [5.0 + 0.01 * (index % 7) for index in range(len(words))]
+    path.write_text(
+        "word,valence\n" + "".join(f"{w},{r}\n" for w, r in zip(words, ratings, strict=True)),
+        encoding="utf-8",
+    )
+    config = VastConfig(
+        lexica=(str(path),),
+        tokenization=False,
+        similarity=(),
+        weat=False,
+        probes=False,
+        max_pcs=2,
+        pc_population="lexicon",
+    )
+    table = run_vast(glove, config).tables["nullification"]
+    top_one = table[(table["representation"] == "top") & (table["k"] == 1)]
+    assert len(top_one) == 1 and np.isnan(top_one["r"].iloc[0]) and top_one["n"].iloc[0] == 0
+    reason = f"0 of {len(words)} pair(s) without NaN: a correlation needs at least 3"
+    assert top_one["reason"].iloc[0] == reason
+    scored = table.drop(top_one.index)
+    assert len(scored) == 4 and scored["r"].notna().all() and scored["reason"].isna().all()

@@ -12,10 +12,18 @@ from scipy import stats
 from wordlens.errors import EmptyInputError, WordlensError
 from wordlens.models.base import WordEmbedder
 from wordlens.resources import load_lexicon, pleasant_unpleasant
-from wordlens.stats import CorrelationResult, correlation_by_layer, pearson, sc_weat, spearman
+from wordlens.stats import (
+    CorrelationResult,
+    correlation_by_layer,
+    fit_principal_components,
+    pearson,
+    sc_weat,
+    spearman,
+)
 from wordlens.stats.correlation import Method, fisher_interval
 
 Correlate = Callable[..., CorrelationResult]
+NUMBER_WORDS = [str(number) for number in range(1, 91)]
 RNG = np.random.default_rng(99)
 
 
@@ -192,3 +200,41 @@ def test_the_reason_names_which_input_is_constant() -> None:
 def test_all_pairs_with_nan_name_nan_in_the_error() -> None:
     with pytest.raises(EmptyInputError, match=r"^no pair of values without NaN to correlate$"):
         pearson([np.nan, 1.0, 2.0], [1.0, np.nan, np.nan])
+
+
+def test_a_layer_without_pairs_is_nan_with_its_reason_and_the_others_are_scored(
+    glove: WordEmbedder,
+) -> None:
+    """Real GloVe SC-WEAT of Bellezza's words beside two undefined layers: every score NaN and a
+    constant one. Those layers are NaN with the reason, not an error; the defined layer is
+    scipy's r. ``pearson`` alone still refuses the all-NaN input.
+
+    The NaN layer is VAST's top-PC representation at k = 1 with the PC fitted on numbers and
+    the polar words (as ``pc_population="lexicon"`` on a lexicon of numbers): every polar word
+    lies on one side of PC 1, so each word's cosines with them are all +1 or all -1 and SC-WEAT
+    (eq. 1) is 0/0 for every word."""
+    lexicon = load_lexicon("bellezza").data
+    polar = pleasant_unpleasant()
+    words, pleasant, unpleasant, numbers = (
+        glove.embed_words(list(group)).at_layer(0)
+        for group in (lexicon["word"], polar.pleasant, polar.unpleasant, NUMBER_WORDS)
+    )
+    ratings = lexicon["valence"].to_numpy()
+    fitted = fit_principal_components(np.concatenate([numbers, pleasant, unpleasant]), 1)
+    rank_one = [fitted.top(group, 1) for group in (words, pleasant, unpleasant)]
+    undefined = sc_weat(*rank_one)
+    assert np.isnan(undefined).all()
+    defined = sc_weat(words, pleasant, unpleasant)
+    scores = np.stack([defined, undefined, np.full_like(defined, 0.25)], axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        first, empty, constant = correlation_by_layer(scores, ratings)
+    assert first.r == pytest.approx(stats.pearsonr(defined, ratings).statistic, abs=1e-12)
+    assert first.reason is None and first.n == 399
+    assert np.isnan([empty.r, empty.p_value, empty.ci_low, empty.ci_high]).all()
+    assert (empty.n, empty.method) == (0, "pearson")
+    assert empty.reason == "0 of 399 pair(s) without NaN: a correlation needs at least 3"
+    assert np.isnan(constant.r) and constant.n == 399
+    assert constant.reason == "constant input (x): the correlation is undefined"
+    with pytest.raises(EmptyInputError, match=r"^no pair of values without NaN to correlate$"):
+        pearson(undefined, ratings)

@@ -109,6 +109,8 @@ def test_sweep_equals_one_at_a_time(glove_ws353: Array, minilm_rg65: Array) -> N
         assert [k for k, _ in swept] == list(range(k_max + 1))
         for k, removed in swept:
             np.testing.assert_allclose(removed, fitted.remove(vectors, k), atol=1e-11)
+        for k, top in fitted.sweep(vectors, part="top"):  # the part nullification removes
+            np.testing.assert_allclose(top, fitted.top(vectors, k), atol=1e-11)
     fitted = fit_principal_components(glove_ws353, 10)
     sweep = fitted.sweep(glove_ws353, k_max=3)
     _, first = next(sweep)
@@ -169,6 +171,8 @@ def test_k_above_the_fit_is_refused(glove_ws353: Array) -> None:
         fitted.remove(glove_ws353, 4)
     with pytest.raises(WordlensError, match="from 0 to 3"):
         fitted.sweep(glove_ws353, k_max=4)  # raised at the call, before iterating
+    with pytest.raises(WordlensError, match="part must be 'removed' or 'top'"):
+        fitted.sweep(glove_ws353, part="scores")  # type: ignore[arg-type]
 
 
 def test_constant_and_repeated_vectors(glove: WordEmbedder) -> None:

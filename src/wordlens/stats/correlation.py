@@ -25,6 +25,10 @@ from wordlens.errors import EmptyInputError, WordlensError
 
 Method = Literal["pearson", "spearman"]
 NanPolicy = Literal["omit", "raise"]
+TooFew = Literal["raise", "nan"]
+
+MIN_PAIRS = 3
+"""Pairs a correlation needs: its p-value is undefined below 3 (``n - 2`` degrees of freedom)."""
 
 
 @dataclass(frozen=True)
@@ -201,12 +205,16 @@ def correlation_by_layer(
     Returns
     -------
     list of CorrelationResult
-        One per layer, in layer order.
+        One per layer, in layer order. A layer with fewer than :data:`MIN_PAIRS` pairs without
+        NaN (e.g. every score NaN: SC-WEAT is undefined for a word whose cosines with all polar
+        words are equal, as on a random model's collinear top PC) gives r, p and interval NaN
+        with the reason, as a constant layer does; the other layers are correlated all the same.
 
     Raises
     ------
     WordlensError
-        If `scores` is not 2-D with one row per reference value, or as :func:`pearson`.
+        If `scores` is not 2-D with one row per reference value, a value is NaN with
+        ``nan_policy="raise"``, or `confidence` is not in (0, 1).
     """
     score_matrix = np.asarray(scores, dtype=np.float64)
     reference_values = np.asarray(reference, dtype=np.float64)
@@ -216,32 +224,45 @@ def correlation_by_layer(
             f"{score_matrix.shape} and {reference_values.shape}"
         )
     return [
-        _correlate(column, reference_values, method, nan_policy, confidence)
+        _correlate(column, reference_values, method, nan_policy, confidence, too_few="nan")
         for column in score_matrix.T
     ]
 
 
 def _correlate(
-    x: npt.ArrayLike, y: npt.ArrayLike, method: Method, nan_policy: NanPolicy, confidence: float
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    method: Method,
+    nan_policy: NanPolicy,
+    confidence: float,
+    *,
+    too_few: TooFew = "raise",
 ) -> CorrelationResult:
-    """Shared body of :func:`pearson` and :func:`spearman`."""
+    """Shared body of :func:`pearson`, :func:`spearman` and :func:`correlation_by_layer`.
+
+    ``too_few="nan"`` gives fewer than :data:`MIN_PAIRS` pairs without NaN a NaN result with the
+    reason instead of raising (one layer of many: :func:`correlation_by_layer`).
+    """
     from scipy import stats  # imported here: scipy.stats takes 0.4 s, most commands never use it
 
-    xs, ys = _paired(x, y, nan_policy)
+    xs, ys = _paired(x, y, nan_policy, too_few)
     if not 0.0 < confidence < 1.0:
         raise WordlensError(f"confidence must be in (0, 1); got {confidence}")
     n = len(xs)
+    if n < MIN_PAIRS:
+        return _undefined(
+            n,
+            method,
+            confidence,
+            f"{n} of {np.size(x)} pair(s) without NaN: a correlation needs at least {MIN_PAIRS}",
+        )
     constant = [name for name, values in (("x", xs), ("y", ys)) if np.ptp(values) == 0]
     if constant:
-        return CorrelationResult(
-            r=np.nan,
-            p_value=np.nan,
-            ci_low=np.nan,
-            ci_high=np.nan,
-            n=n,
-            method=method,
-            confidence=confidence,
-            reason=f"constant input ({', '.join(constant)}): the correlation is undefined",
+        return _undefined(
+            n,
+            method,
+            confidence,
+            f"constant input ({', '.join(constant)}): the correlation is undefined",
         )
     if method == "pearson":
         pearson_result = stats.pearsonr(xs, ys)
@@ -261,10 +282,25 @@ def _correlate(
     )
 
 
+def _undefined(n: int, method: Method, confidence: float, reason: str) -> CorrelationResult:
+    """A correlation over ``n`` pairs that is undefined: r, p and interval NaN, with `reason`."""
+    return CorrelationResult(
+        r=np.nan,
+        p_value=np.nan,
+        ci_low=np.nan,
+        ci_high=np.nan,
+        n=n,
+        method=method,
+        confidence=confidence,
+        reason=reason,
+    )
+
+
 def _paired(
-    x: npt.ArrayLike, y: npt.ArrayLike, nan_policy: NanPolicy
+    x: npt.ArrayLike, y: npt.ArrayLike, nan_policy: NanPolicy, too_few: TooFew
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Validate two 1-D inputs and drop (or reject) pairs with NaN; at least 3 pairs remain."""
+    """Validate two 1-D inputs and drop (or reject) pairs with NaN; with ``too_few="raise"``,
+    at least :data:`MIN_PAIRS` pairs remain."""
     xs = np.asarray(x, dtype=np.float64)
     ys = np.asarray(y, dtype=np.float64)
     if xs.ndim != 1 or xs.shape != ys.shape:
@@ -276,10 +312,11 @@ def _paired(
     keep = ~(np.isnan(xs) | np.isnan(ys))
     if nan_policy == "raise" and not keep.all():
         raise WordlensError(f"{np.count_nonzero(~keep)} pair(s) contain NaN (nan_policy='raise')")
-    if not keep.any():
+    if too_few == "raise" and not keep.any():
         raise EmptyInputError("no pair of values without NaN to correlate")
-    if np.count_nonzero(keep) < 3:
+    if too_few == "raise" and np.count_nonzero(keep) < MIN_PAIRS:
         raise WordlensError(
-            f"a correlation needs at least 3 pairs; got {np.count_nonzero(keep)} without NaN"
+            f"a correlation needs at least {MIN_PAIRS} pairs; got {np.count_nonzero(keep)} "
+            "without NaN"
         )
     return xs[keep], ys[keep]

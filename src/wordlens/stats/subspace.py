@@ -48,12 +48,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from wordlens.errors import WordlensError
 from wordlens.stats.association import FloatArray, _layers_first
+
+Part = Literal["removed", "top"]
+"""A part of the centred vectors: what nullification leaves, or the top PCs it removes."""
 
 
 @dataclass(frozen=True)
@@ -143,13 +147,15 @@ class PrincipalComponents:
         return self._restore(centered - self._top(centered, self._checked(k)))
 
     def sweep(
-        self, vectors: npt.ArrayLike, k_max: int | None = None
+        self, vectors: npt.ArrayLike, k_max: int | None = None, *, part: Part = "removed"
     ) -> Iterator[tuple[int, FloatArray]]:
-        r"""All-but-the-top vectors for ``k = 0, 1, ..., k_max``, one at a time.
+        r"""All-but-the-top vectors (or the top part) for ``k = 0, 1, ..., k_max``, one at a time.
 
         Each step adds one rank-one projection to the running top part,
-        :math:`T_k = T_{k-1} + (\tilde{Y} u_k) u_k^\top`, and yields :math:`\tilde{Y} - T_k`; the
-        coordinates :math:`\tilde{Y} U_K` are computed once and the fit's SVDs are reused.
+        :math:`T_k = T_{k-1} + (\tilde{Y} u_k) u_k^\top`, and yields :math:`\tilde{Y} - T_k`
+        (``part="removed"``) or :math:`T_k` (``part="top"``); the coordinates
+        :math:`\tilde{Y} U_K` are computed once and the fit's SVDs are reused, so a sweep costs
+        one projection, not ``k_max`` of them (VAST's k = 0..12 nullification sweep).
 
         Parameters
         ----------
@@ -157,23 +163,30 @@ class PrincipalComponents:
             As the fit vectors.
         k_max : int, optional
             Last ``k``; default ``n_components``.
+        part : {"removed", "top"}, default "removed"
+            Which part to yield: :meth:`remove`'s or :meth:`top`'s.
 
         Yields
         ------
         (int, FloatArray)
-            ``k`` and ``remove(vectors, k)`` (a fresh array, shape as `vectors`).
+            ``k`` and ``remove(vectors, k)`` or ``top(vectors, k)`` (a fresh array, shape as
+            `vectors`), equal to them up to float rounding.
         """
         last = self.n_components if k_max is None else self._checked(k_max)
+        if part not in ("removed", "top"):
+            raise WordlensError(f"part must be 'removed' or 'top'; got {part!r}")
         centered = self._centered(vectors)  # validated now, not at the first next()
-        return self._sweep(centered, last)
+        return self._sweep(centered, last, part)
 
-    def _sweep(self, centered: FloatArray, last: int) -> Iterator[tuple[int, FloatArray]]:
+    def _sweep(
+        self, centered: FloatArray, last: int, part: Part
+    ) -> Iterator[tuple[int, FloatArray]]:
         coordinates = self._scores(centered, last)  # [L, m, last]
         top = np.zeros_like(centered)  # running projection on the first k directions
-        yield 0, self._restore(centered.copy())
-        for k in range(1, last + 1):
-            top += coordinates[:, :, k - 1, np.newaxis] * self.components[:, np.newaxis, k - 1]
-            yield k, self._restore(centered - top)
+        for k in range(last + 1):
+            if k:
+                top += coordinates[:, :, k - 1, np.newaxis] * self.components[:, np.newaxis, k - 1]
+            yield k, self._restore(centered - top if part == "removed" else top.copy())
 
     def _checked(self, k: int) -> int:
         return _checked_count(k, self.n_components, "the n_components fitted; fit more to go on")

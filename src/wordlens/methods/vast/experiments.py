@@ -62,6 +62,7 @@ from wordlens.results import Run
 from wordlens.stages import Timings, keep_tables
 from wordlens.stats import correlation_by_layer, fit_principal_components, sc_weat, weat
 from wordlens.stats.bootstrap import weat_effect_size_interval
+from wordlens.stats.subspace import Part, PrincipalComponents
 
 Dimension = Literal["valence", "dominance", "arousal"]
 
@@ -174,7 +175,8 @@ def vast_scores(
 def correlation_rows(
     results: Iterable[Any], layers: Sequence[int], **keys: Any
 ) -> list[dict[str, Any]]:
-    """Tidy rows (one per layer) from correlation results, with identifying ``keys``."""
+    """Tidy rows (one per layer) from correlation results, with identifying ``keys``; ``reason``
+    says why ``r`` is NaN (None where it is not)."""
     return [
         {
             **keys,
@@ -184,6 +186,7 @@ def correlation_rows(
             "ci_high": result.ci_high,
             "p": result.p_value,
             "n": result.n,
+            "reason": result.reason,
         }
         for layer, result in zip(layers, results, strict=True)
     ]
@@ -310,6 +313,7 @@ class _Study:
     population_banks: dict[Setting, VectorBank] = field(default_factory=dict)
     population_info: dict[str, Any] = field(default_factory=dict)
     reports: dict[str, Any] = field(default_factory=dict)
+    present_words: dict[tuple[tuple[str, ...], bool], list[str]] = field(default_factory=dict)
 
     @property
     def static(self) -> bool:
@@ -357,9 +361,11 @@ class _Study:
         holds the words of several experiments and asks with ``tell_apart=False``: "bill" in a
         lexicon and "Bill" among WEAT's names are two words on an uncased model only when they
         meet in one experiment, which then leaves both out."""
-        distinct = list(dict.fromkeys(words))
-        missing = set(self.model.missing_words(distinct, tell_apart=tell_apart))
-        return [word for word in distinct if word not in missing]
+        distinct = tuple(dict.fromkeys(words))
+        if (distinct, tell_apart) not in self.present_words:  # each list once: it tokenizes all
+            missing = set(self.model.missing_words(distinct, tell_apart=tell_apart))
+            self.present_words[distinct, tell_apart] = [w for w in distinct if w not in missing]
+        return list(self.present_words[distinct, tell_apart])
 
     def cover(self, lexicon: Lexicon) -> None:
         """Record the lexicon's words the model lacks (left out of every score); refuse a
@@ -591,58 +597,128 @@ def nullification_experiment(study: _Study, layers_table: pd.DataFrame) -> pd.Da
     equal those of the PC scores the authors use. ``k = 0`` is the mean-centred input (cosines
     change, so the score may differ from the raw one). The SC-WEAT (eq. 1) of each transformed
     lexicon word against the transformed polar words is correlated with the ratings (Pearson).
+
+    One fit serves every lexicon with the same population at a setting and layer; the k = 0..K
+    versions come from one incremental sweep (:meth:`PrincipalComponents.sweep
+    <wordlens.stats.subspace.PrincipalComponents.sweep>`), their SC-WEAT stacked as columns and
+    correlated column by column (:func:`~wordlens.stats.correlation_by_layer`): a version whose
+    every SC-WEAT is undefined (a random model's top PC with all polar words on one side) is a
+    NaN row with its ``reason``.
     """
     pooling = primary_pooling(study.poolings)
     rows: list[dict[str, Any]] = []
     top = study.bank("bleached").layers[-1]
+    polar_words = study.present(w for p in study.polar.values() for w in p.words)
+    fits: dict[tuple[PopulationWords, Setting, int], tuple[PrincipalComponents, int]] = {}
     for lexicon in study.lexica:
         best = best_layer(layers_table, lexicon.name, "bleached", pooling)
         population = study.population_for(lexicon)
+        lexicon_words = study.present(lexicon.data["word"].astype(str))
+        scored = _scored_rows(study, lexicon, lexicon_words, polar_words)
         for setting in study.settings:
             bank, polar_bank = study.bank(setting), study.polar_bank(setting)
-            polar_words = study.present(w for p in study.polar.values() for w in p.words)
-            lexicon_words = study.present(lexicon.data["word"].astype(str))
-            row_of = {w: i for i, w in enumerate(lexicon_words)}
-            polar_row = {w: i for i, w in enumerate(polar_words)}
             for layer in dict.fromkeys((top, best)):
-                fit_on = population_vectors(study, population, setting, layer)
+                key = (population, setting, layer)
+                if key not in fits:  # one fit per population, setting and layer (not per lexicon)
+                    fit_on = population_vectors(study, population, setting, layer)
+                    fits[key] = _fit_top_pcs(fit_on, study.config.max_pcs), fit_on.shape[0]
+                fitted, n_fit = fits[key]
                 column = bank.layers.index(layer)
-                own = bank.get(lexicon_words, pooling)[:, column]
-                polar_vectors = polar_bank.get(polar_words, pooling)[:, column]
-                k_max = min(study.config.max_pcs, fit_on.shape[0] - 2, fit_on.shape[1] - 1)
-                fitted = fit_principal_components(fit_on, k_max)
-                for k in range(k_max + 1):
-                    for representation in ("nullified", "top") if k else ("nullified",):
-                        transform = fitted.remove if representation == "nullified" else fitted.top
-                        lexicon_t = transform(own, k)
-                        polar_t = transform(polar_vectors, k)
-                        for dimension in _dimensions(lexicon):
-                            rated = _rated(study, lexicon, dimension)
-                            pair = study.polar[dimension]
-                            results = vast_scores(
-                                lexicon_t[[row_of[w] for w in rated["word"]]][:, None],
-                                rated[dimension].to_numpy(),
-                                polar_t[[polar_row[w] for w in study.present(pair.positive)]][
-                                    :, None
-                                ],
-                                polar_t[[polar_row[w] for w in study.present(pair.negative)]][
-                                    :, None
-                                ],
-                            )
-                            rows += correlation_rows(
-                                results,
-                                [layer],
-                                lexicon=lexicon.name,
-                                dimension=dimension,
-                                setting=setting,
-                                pooling=pooling,
-                                layer_role="top" if layer == top else "best",
-                                representation=representation,
-                                k=k,
-                                pc_population=population.name,
-                                n_fit=fit_on.shape[0],
-                            )
+                vectors = np.concatenate(  # lexicon words, then polar words: transformed together
+                    [
+                        bank.get(lexicon_words, pooling)[:, column],
+                        polar_bank.get(polar_words, pooling)[:, column],
+                    ]
+                ).astype(np.float64)
+                results = {  # per dimension, one per column of _swept_sc_weat
+                    dimension: correlation_by_layer(
+                        _swept_sc_weat(fitted, vectors, words, positive, negative), ratings
+                    )
+                    for dimension, (words, ratings, positive, negative) in scored.items()
+                }
+                for representation, k, index in _sweep_versions(fitted.n_components):
+                    for dimension, by_version in results.items():
+                        rows += correlation_rows(
+                            [by_version[index]],
+                            [layer],
+                            lexicon=lexicon.name,
+                            dimension=dimension,
+                            setting=setting,
+                            pooling=pooling,
+                            layer_role="top" if layer == top else "best",
+                            representation=representation,
+                            k=k,
+                            pc_population=population.name,
+                            n_fit=n_fit,
+                        )
     return pd.DataFrame(rows)
+
+
+def _fit_top_pcs(fit_on: npt.ArrayLike, max_pcs: int) -> PrincipalComponents:
+    """The mean and top ``K = min(max_pcs, n - 2, d - 1)`` PCs of ``fit_on`` ``[n, d]``: K is
+    capped so that a small population still fits (:func:`fit_principal_components`)."""
+    n, d = np.shape(fit_on)
+    return fit_principal_components(fit_on, min(max_pcs, n - 2, d - 1))
+
+
+def _sweep_versions(k_max: int) -> list[tuple[str, int, int]]:
+    """The rows' order of the sweep's versions, ``(representation, k, column)``: k = 0..K, the
+    nullified version, then (k >= 1) the top one; ``column`` is the version's column of
+    :func:`_swept_sc_weat` (nullified k at k, top k at K + k)."""
+    return [
+        (representation, k, column)
+        for k in range(k_max + 1)
+        for representation, column in (("nullified", k), ("top", k_max + k))
+        if representation == "nullified" or k
+    ]
+
+
+ScoredRows = dict[Dimension, tuple[npt.NDArray[np.intp], FloatArray, list[int], list[int]]]
+
+
+def _scored_rows(
+    study: _Study, lexicon: Lexicon, lexicon_words: Sequence[str], polar_words: Sequence[str]
+) -> ScoredRows:
+    """Per dimension of ``lexicon``: the rows of its rated words among ``lexicon_words``, their
+    ratings, and the rows of the dimension's positive and negative polar words among the rows
+    that follow (``lexicon_words`` then ``polar_words``)."""
+    row_of = {w: i for i, w in enumerate(lexicon_words)}
+    polar_row = {w: len(lexicon_words) + i for i, w in enumerate(polar_words)}
+    scored: ScoredRows = {}
+    for dimension in _dimensions(lexicon):
+        rated = _rated(study, lexicon, dimension)
+        pair = study.polar[dimension]
+        scored[dimension] = (
+            np.array([row_of[w] for w in rated["word"]], dtype=np.intp),
+            rated[dimension].to_numpy(dtype=np.float64),
+            [polar_row[w] for w in study.present(pair.positive)],
+            [polar_row[w] for w in study.present(pair.negative)],
+        )
+    return scored
+
+
+def _swept_sc_weat(
+    fitted: PrincipalComponents,
+    vectors: FloatArray,
+    words: npt.NDArray[np.intp],
+    positive: Sequence[int],
+    negative: Sequence[int],
+) -> FloatArray:
+    r"""SC-WEAT (eq. 1) of the rows ``words`` of ``vectors`` ``[m, d]`` against the rows
+    ``positive`` and ``negative``, after nullifying k = 0..K top PCs and with the top k = 1..K
+    PCs only: ``[n_words, 2K + 1]``, the nullified versions first.
+
+    One incremental sweep per part (:meth:`PrincipalComponents.sweep`: the coordinates
+    :math:`\tilde Y U_K` once, one rank-one update per k) instead of a projection per k.
+    """
+    parts: tuple[tuple[Part, int], ...] = (("removed", 0), ("top", 1))  # (part, first k)
+    columns = [
+        sc_weat(transformed[words], transformed[positive], transformed[negative])
+        for part, first in parts
+        for k, transformed in fitted.sweep(vectors, part=part)
+        if k >= first
+    ]
+    return np.stack(columns, axis=1)
 
 
 def weat_experiment(study: _Study, layers: Sequence[int]) -> pd.DataFrame:
@@ -662,6 +738,13 @@ def weat_experiment(study: _Study, layers: Sequence[int]) -> pd.DataFrame:
     population_bank = study.population_bank("bleached")
     population = study.population_for(study.lexica[0])
     fit_words = study.present(population.words)
+    fits = {  # one fit per layer, for every test
+        layer: _fit_top_pcs(
+            population_bank.get(fit_words, pooling)[:, population_bank.layers.index(layer)],
+            study.config.max_pcs,
+        )
+        for layer in layers
+    }
     rows: list[dict[str, Any]] = []
     for test in load_weat_tests():
         # words told apart within the test (its four sets together), as in ``wordlens weat``
@@ -673,14 +756,12 @@ def weat_experiment(study: _Study, layers: Sequence[int]) -> pd.DataFrame:
         versions: list[tuple[str, list[int], list[int], list[FloatArray]]] = [
             ("raw", list(bank.layers), [0] * len(bank.layers), raw)
         ]
-        for layer in layers:
+        for layer, fitted in fits.items():
             column = bank.layers.index(layer)
-            fit_on = population_bank.get(fit_words, pooling)[:, population_bank.layers.index(layer)]
-            k_max = min(study.config.max_pcs, fit_on.shape[0] - 2, fit_on.shape[1] - 1)
-            fitted = fit_principal_components(fit_on, k_max)
+            k_max = fitted.n_components
             # the k versions side by side on the layer axis: one permutation test per set of k
             swept = [
-                np.stack([fitted.remove(vectors[:, column], k) for k in range(k_max + 1)], axis=1)
+                np.stack([removed for _, removed in fitted.sweep(vectors[:, column])], axis=1)
                 for vectors in raw
             ]
             versions.append(("nullified", [layer] * (k_max + 1), list(range(k_max + 1)), swept))
