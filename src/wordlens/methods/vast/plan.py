@@ -14,8 +14,9 @@ the experiments estimated by their work only (``tokenization``, ``similarity``, 
   texts;
 - ``layers``: one :func:`~wordlens.methods.vast.experiments.vast_scores` call on random vectors of
   the largest lexicon's size at every layer, × lexica, dimensions, settings and poolings;
-- ``nullification``: one PC fit of the population's size and one single-layer score, × the
-  layers (the top and each lexicon's best: at most 1 + lexica), settings, k and dimensions;
+- ``nullification``: one PC fit of the population's size (× the populations, settings and
+  layers: the top and each lexicon's best, at most 1 + lexica) and one single-layer score per
+  word, × the words, dimensions, settings, layers and the 2K + 1 versions;
 - ``weat``: each WEAT test's permutation test on random vectors of its sizes with 1,000
   permutations, scaled to ``permutations``, plus its bootstrap interval, × its versions.
 """
@@ -226,7 +227,9 @@ def _nullification(
     k_max = max(0, min(config.max_pcs, n_fit - 2, dim - 1))
     fit_on = rng.standard_normal((n_fit, dim))
     fit_s = seconds_per_call(lambda: fit_principal_components(fit_on, k_max), repeats=1)
-    fits = len(lexica) * n_settings * pc_layers
+    # one fit per population, setting and layer: the authors' population serves every lexicon
+    populations = 1 if config.pc_population == "authors" else len(lexica)
+    fits = populations * n_settings * pc_layers
     scored_words = sum(len(_dimensions(lx)) * len(lx.data) for lx in lexica)
     largest = max(len(lx.data) for lx in lexica)
     score_s = seconds_per_call(lambda: _scores(rng, largest, 1, dim))
