@@ -21,20 +21,22 @@ from wordlens.contexts.paragraphs import ParagraphIndex, build_paragraph_index
 from wordlens.errors import EmptyInputError, TargetError, WordlensError
 from wordlens.models import contextual_conditionals as conditionals
 from wordlens.models.contextual_conditionals import (
+    PassRows,
     WorkList,
     build_worklist,
     estimate_conditionals,
     load_worklist,
     merge_shards,
-    model_rows,
     paragraph_texts,
+    pass_rows,
     per_pair_conditionals,
     run_shard,
     shard_bounds,
     single_token_words,
 )
-from wordlens.models.scoring import LMScorer, load_scorer
+from wordlens.models.scoring import LMScorer, ReadBatch, load_scorer
 from wordlens.resources import load_corpus
+from wordlens.resources.association_norms import load_association_norms
 from wordlens.resources.corpora import Corpus, Document
 
 MLM_DIR = shared_dir() / "models" / "minilm-l6-mlm"
@@ -233,27 +235,30 @@ def test_interrupted_shard_resumes_without_recomputing(
     work: WorkList, one_run: Any, mlm: LMScorer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, single = one_run
-    real = LMScorer.read_log_probs
+    real = LMScorer.batch_log_probs
     rows_run: list[int] = []
 
-    def counting(self: LMScorer, rows: Any, *, weighted: bool = False) -> Any:
+    def counting(self: LMScorer, batch: ReadBatch) -> Any:
         if fail_after is not None and len(rows_run) == fail_after:
             raise KeyboardInterrupt
-        rows_run.append(len(rows))
-        return real(self, rows, weighted=weighted)
+        rows_run.append(len(batch.lengths))
+        return real(self, batch)
 
-    monkeypatch.setattr(LMScorer, "read_log_probs", counting)
-    monkeypatch.setattr(mlm, "token_budget", 150)  # several batches
+    monkeypatch.setattr(LMScorer, "batch_log_probs", counting)
+    monkeypatch.setattr(mlm, "token_budget", 75)  # several batches (PLL's budget: 150 tokens)
+    monkeypatch.setattr(conditionals, "CHUNK_SECONDS", 3600.0)  # written when interrupted
     fail_after: int | None = 2
     with pytest.raises(KeyboardInterrupt):
         run_shard(work, 0, 1, mlm, tmp_path)
     assert not (tmp_path / "shard-00000-of-00001.parquet").exists()
+    assert len(list(tmp_path.glob("*.partial/chunk-*.parquet"))) == 1  # both batches, one file
     first = list(rows_run)
     fail_after = None
     monkeypatch.setattr(mlm, "token_budget", 10_000)  # the stored plan wins
+    monkeypatch.setattr(conditionals, "CHUNK_SECONDS", 0.0)  # a chunk per batch
     resumed = run_shard(work, 0, 1, mlm, tmp_path)
     assert resumed.batches_reused == 2
-    assert resumed.batches_computed >= 1
+    assert resumed.batches_computed >= 2
     assert resumed.rows_computed == sum(rows_run[2:]) == len(work.passes) - sum(first)
     assert sum(rows_run) == len(work.passes)  # every pass computed exactly once in all
     merged = merge_shards(work, tmp_path, 1)
@@ -261,32 +266,46 @@ def test_interrupted_shard_resumes_without_recomputing(
     assert not list(tmp_path.glob("*.partial"))
 
 
+def rows_of(scorer: LMScorer, rows: PassRows) -> list[tuple[list[int], list[int], list[int]]]:
+    """Each row of ``rows`` as the model reads it: its ids (masks in place), reads, targets."""
+    found = []
+    for row in range(len(rows)):
+        batch = rows.batch(np.array([row]), scorer.pad_token_id, scorer.mask_token_id)
+        found.append(
+            (batch.input_ids[0].tolist(), batch.read_columns.tolist(), batch.targets.tolist())
+        )
+    return found
+
+
 def test_long_paragraphs_are_windowed(
     work: WorkList, mlm: LMScorer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     paragraphs = paragraph_texts(work.paragraphs)
-    full = model_rows(mlm, work.passes, paragraphs)
+    full = rows_of(mlm, pass_rows(mlm, work.passes, paragraphs))
     monkeypatch.setattr(mlm, "max_length", 24)
-    windowed = model_rows(mlm, work.passes, paragraphs)
+    windowed = rows_of(mlm, pass_rows(mlm, work.passes, paragraphs))
     tokenizer = mlm.tokenizer
-    assert max(len(row.ids) for row in full) > 24
-    for long, short in zip(full, windowed, strict=True):
-        assert len(short.ids) <= 24
-        assert short.ids[0] == tokenizer.cls_token_id and short.ids[-1] == tokenizer.sep_token_id
-        assert short.targets == long.targets
-        assert all(short.ids[p] == tokenizer.mask_token_id for p in short.reads)
-        (read,) = long.reads
-        shift = read - short.reads[0]
-        window = long.ids[1 + shift : len(short.ids) - 1 + shift]
-        assert np.array_equal(short.ids[1 : len(window) + 1], window)
+    assert max(len(ids) for ids, _, _ in full) > 24
+    for (long, long_reads, long_targets), (short, reads, targets) in zip(
+        full, windowed, strict=True
+    ):
+        assert len(short) <= 24
+        assert short[0] == tokenizer.cls_token_id and short[-1] == tokenizer.sep_token_id
+        assert targets == long_targets
+        assert all(short[p] == tokenizer.mask_token_id for p in reads)
+        (read,) = long_reads
+        shift = read - reads[0]
+        window = long[1 + shift : len(short) - 1 + shift]
+        assert short[1 : len(window) + 1] == window
 
 
-def left_contexts(rows: list[Any]) -> dict[int, tuple[tuple[int, ...], int]]:
+def left_contexts(scorer: LMScorer, rows: PassRows) -> dict[int, tuple[tuple[int, ...], int]]:
     """Per pass, the input ids up to its first read and the token expected there."""
     found = {}
-    for row in rows:
-        for number, read, target in zip(row.passes, row.reads, row.targets, strict=True):
-            found.setdefault(number, (tuple(row.ids[: read + 1].tolist()), target))
+    for row, (ids, reads, targets) in enumerate(rows_of(scorer, rows)):
+        passes = rows.read_passes[rows.read_starts[row] : rows.read_starts[row + 1]]
+        for number, read, target in zip(passes.tolist(), reads, targets, strict=True):
+            found.setdefault(number, (tuple(ids[: read + 1]), target))
     return found
 
 
@@ -294,12 +313,14 @@ def test_long_left_contexts_keep_their_end(
     work: WorkList, causal: LMScorer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     paragraphs = paragraph_texts(work.paragraphs)
-    full = model_rows(causal, work.passes, paragraphs)
+    full = pass_rows(causal, work.passes, paragraphs)
     monkeypatch.setattr(causal, "max_length", 12)
-    windowed = model_rows(causal, work.passes, paragraphs)
+    windowed = pass_rows(causal, work.passes, paragraphs)
     assert len(full) < len(windowed)
-    assert all(len(row.ids) <= 12 and row.ids[0] == causal.bos_token_id for row in windowed)
-    long, short = left_contexts(full), left_contexts(windowed)
+    assert all(
+        len(ids) <= 12 and ids[0] == causal.bos_token_id for ids, _, _ in rows_of(causal, windowed)
+    )
+    long, short = left_contexts(causal, full), left_contexts(causal, windowed)
     assert sorted(long) == sorted(short) == list(range(len(work.passes)))
     cut = 0
     for number, (context, target) in short.items():
@@ -334,11 +355,7 @@ def test_causal_estimator(index: ParagraphIndex, causal: LMScorer, tmp_path: Pat
     expected = sum(float(log_probs[p - 1, ids[p]]) for p in covering)
     got = scores.table.set_index("pass").loc[last["pass"], "log_prob"]
     assert got == pytest.approx(expected, abs=1e-3)
-    rows = model_rows(
-        causal,
-        work.passes,
-        paragraph_texts(work.paragraphs),
-    )
+    rows = pass_rows(causal, work.passes, paragraph_texts(work.paragraphs))
     assert len(rows) == work.passes["paragraph"].nunique() < len(work.passes)
 
 
@@ -386,3 +403,68 @@ def test_pairs_that_never_meet(index: ParagraphIndex, mlm: LMScorer, tmp_path: P
     assert np.isnan(estimates.loc[1, "p_cue_given_response"])
     assert estimates["pair_contexts"].tolist() == [0, 0]
     assert estimates["mean_distance"].isna().all()
+
+
+@torch.inference_mode()
+def brute_force(model: Any, tokenizer: Any, text: str, ends: Any, start: int, end: int) -> float:
+    """log P(the word at ``[start, end)`` | its paragraph with it masked), one forward pass of
+    the plain transformers model over ``[CLS] s_1 [SEP] ... s_n [SEP]``: the sum over the
+    word's subtokens (each sentence tokenized on its own)."""
+    ids, masked, previous = [tokenizer.cls_token_id], [], 0
+    for sentence_end in ends:
+        encoded = tokenizer(
+            text[previous:sentence_end], add_special_tokens=False, return_offsets_mapping=True
+        )
+        for token, (a, b) in zip(encoded["input_ids"], encoded["offset_mapping"], strict=True):
+            if b > a and previous + a < end and previous + b > start:
+                masked.append(len(ids))
+            ids.append(token)
+        ids.append(tokenizer.sep_token_id)
+        previous = sentence_end
+    inputs = torch.tensor([ids])
+    inputs[0, masked] = tokenizer.mask_token_id
+    hidden = model.base_model(input_ids=inputs).last_hidden_state[0, masked]
+    log_probs = torch.log_softmax(model.cls(hidden).float(), dim=-1)  # the masked-LM head
+    return float(sum(log_probs[i, ids[p]] for i, p in enumerate(masked)))
+
+
+def test_batched_passes_equal_one_pass_each(index: ParagraphIndex, tmp_path: Path) -> None:
+    """The shard's array-built, batched masked passes (float32, as the experiment runs them)
+    against one plain transformers forward pass per masked occurrence, on EAT pairs."""
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    if not MLM_DIR.is_dir():
+        pytest.skip(f"masked-LM fixture not found at {MLM_DIR}")
+    scorer = load_scorer(str(MLM_DIR))
+    edges = load_association_norms("eat").edges
+    words = sorted(set(edges["cue"]) | set(edges["response"]))
+    single = {w for w, keep in zip(words, single_token_words(scorer, words), strict=True) if keep}
+    pairs = []
+    edges = edges.sample(frac=1.0, random_state=0)  # not only the first cues ("a")
+    for cue, response in zip(edges["cue"], edges["response"], strict=True):
+        chosen = cue != response and {cue, response} <= single and (cue + response).isalpha()
+        if chosen and index.paragraph_ids(cue, response).size:
+            pairs.append((cue, response))
+        if len(pairs) == 20:
+            break
+    work = build_worklist(pairs, index, tmp_path / "work", max_contexts=4)
+    run_shard(work, 0, 1, scorer, tmp_path / "scores")
+    scores = merge_shards(work, tmp_path / "scores", 1).table
+    model = AutoModelForMaskedLM.from_pretrained(MLM_DIR).eval()
+    tokenizer = AutoTokenizer.from_pretrained(MLM_DIR)
+    paragraphs = work.paragraphs.set_index("paragraph")
+    expected = [
+        brute_force(
+            model,
+            tokenizer,
+            paragraphs.loc[paragraph, "text"],
+            paragraphs.loc[paragraph, "sentence_ends"],
+            start,
+            end,
+        )
+        for paragraph, start, end in zip(
+            work.passes["paragraph"], work.passes["start"], work.passes["end"], strict=True
+        )
+    ]
+    assert len(expected) > 80 and work.passes["paragraph"].nunique() >= 40
+    np.testing.assert_allclose(scores["log_prob"], expected, rtol=0, atol=1e-5)

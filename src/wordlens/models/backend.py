@@ -21,8 +21,9 @@ as the driver's loop planned it; each lives beside the model code it runs:
 
 - :func:`wordlens.models.hf.embed_batch` — word vectors (:class:`~wordlens.models.hf.HFEmbedder`);
 - :func:`wordlens.models.scoring.log_probs_batch` — masked/causal scoring passes
-  (:class:`~wordlens.models.scoring.LMScorer`,
-  :func:`wordlens.models.contextual_conditionals.run_shard`);
+  (:class:`~wordlens.models.scoring.LMScorer`);
+- :func:`wordlens.models.scoring.read_batch_log_probs` — the same passes given as arrays
+  (:func:`wordlens.models.contextual_conditionals.run_shard`);
 - :func:`wordlens.probing.features.feature_batch` — probing features.
 
 Layering: this module imports nothing from :mod:`wordlens.models` (the model modules import it)

@@ -45,6 +45,15 @@ Long paragraphs
     A masked input longer than the model's maximum is cut to a window of ``max_length - 2``
     tokens centred on the masked word, between ``[CLS]`` and ``[SEP]``.
 
+Batches
+    The passes' rows are built as arrays (:func:`pass_rows`): the paragraphs are tokenized in
+    one call and stored once, and a batch's inputs, masks and read positions are gathered by
+    indexing. A masked model's rows are masked copies read at one position, batched as PLL's
+    (:func:`~wordlens.models.scoring.pll_token_budget`) and run through
+    :meth:`~wordlens.models.scoring.LMScorer.batch_log_probs`: for BERT-style models the last
+    layer and the vocabulary projection (with its log-softmax) are computed at the masked
+    positions only.
+
 Causal language models
     ``P(b | c)`` is ``P(b | tokens of c before b)`` (left context only, BOS first; the text after
     ``b`` is not seen). A left context longer than the model's maximum keeps its last tokens. As
@@ -59,13 +68,14 @@ The shared pass and the work list
     (paragraph, character span, word) in a self-contained directory (Parquet files with the
     paragraph texts, pairs and contexts, then ``manifest.json`` last: a work list without it is
     incomplete). :func:`run_shard` runs one of N contiguous shards (one process each), writing
-    each finished batch atomically and the shard's results file at the end; a rerun skips
-    finished shards and resumes an interrupted one from its finished batches, using the batch
-    plan stored with them. :func:`merge_shards` then :func:`estimate_conditionals` give ``P(b|a)``
-    and ``P(a|b)`` per pair with ``|C(a)|``, ``|C(b)|``, ``|C(a,b)|`` and the distance in words
-    between ``a`` and ``b`` (per context the smallest one, then the mean over contexts: the two
-    factors of the paper's Figure 2). :func:`per_pair_conditionals` is the paper's procedure, each
-    pair with its own passes, the reference the shared passes are tested against.
+    finished batches atomically, many to a file, and the shard's results file at the end; a
+    rerun skips finished shards and resumes an interrupted one from its finished batches, using
+    the batch plan stored with them. :func:`merge_shards` then :func:`estimate_conditionals`
+    give ``P(b|a)`` and ``P(a|b)`` per pair with ``|C(a)|``, ``|C(b)|``, ``|C(a,b)|`` and the
+    distance in words between ``a`` and ``b`` (per context the smallest one, then the mean over
+    contexts: the two factors of the paper's Figure 2). :func:`per_pair_conditionals` is the
+    paper's procedure, each pair with its own passes, the reference the shared passes are tested
+    against.
 
 References
 ----------
@@ -77,12 +87,14 @@ the Implications to Representation Learning. *AAAI 2021* (section 4, eqs. 6 and 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import shutil
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -96,13 +108,14 @@ from wordlens.contexts.paragraphs import Hit, ParagraphIndex, index_word, word_t
 from wordlens.errors import EmptyInputError, ModelFilesError, TargetError, WordlensError
 from wordlens.models.align import subtoken_span
 from wordlens.models.backend import current_backend
+from wordlens.models.hf import tokenize
 from wordlens.models.scoring import (
     LMScorer,
-    LogProbBatch,
-    ModelRow,
+    ReadBatch,
     length_batches,
     load_scorer,
-    log_probs_batch,
+    pll_token_budget,
+    read_batch_log_probs,
 )
 from wordlens.progress import progress_bar
 
@@ -328,22 +341,93 @@ def load_worklist(directory: Path) -> WorkList:
 # --- model rows ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class PassRow:
-    """One row of a forward pass: input ids, the positions read, the token expected at each, and
-    the pass (position in the pass list being run) each read belongs to."""
+@dataclass(frozen=True, eq=False)
+class PassRows:
+    """The forward-pass rows that score a list of passes, as arrays (see the module notes): for a
+    masked model one row per pass and subtoken (a word of ``k`` subtokens is masked whole in
+    ``k`` identical rows, each read at one of them), for a causal one a row per paragraph and one
+    per left window.
 
-    ids: npt.NDArray[np.int64]
-    reads: tuple[int, ...]
-    targets: tuple[int, ...]
-    passes: tuple[int, ...]
+    Rows share their tokens: a masked row is its paragraph's encoding, with the mask placed when
+    a batch is built (:meth:`batch`), so a paragraph is stored once however many passes it has.
+
+    Attributes
+    ----------
+    tokens
+        int64 ``[n_tokens]``: the encoded paragraphs one after another, then the windows of the
+        rows cut to the model's maximum length.
+    offsets, lengths
+        int64 ``[n_rows]``: row ``r`` is ``tokens[offsets[r] : offsets[r] + lengths[r]]``.
+    masked
+        int64 ``[n_rows, 2]``: the positions ``[first, last)`` of the row replaced by the mask
+        token (``[0, 0)``, none, for causal models).
+    read_starts
+        int64 ``[n_rows + 1]``: row ``r`` reads ``read_columns[read_starts[r]:read_starts[r + 1]]``.
+    read_columns, targets, read_passes
+        int64 ``[n_reads]``: the position read, the token expected there and the pass (row of the
+        pass list) each read belongs to; a pass's log-probability is the sum of its reads.
+    """
+
+    tokens: npt.NDArray[np.int64]
+    offsets: npt.NDArray[np.int64]
+    lengths: npt.NDArray[np.int64]
+    masked: npt.NDArray[np.int64]
+    read_starts: npt.NDArray[np.int64]
+    read_columns: npt.NDArray[np.int64]
+    targets: npt.NDArray[np.int64]
+    read_passes: npt.NDArray[np.int64]
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def reads(self, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.int64]:
+        """The read indices ``[n_reads of rows]`` of ``rows``, row after row."""
+        first = self.read_starts[rows]
+        counts = self.read_starts[rows + 1] - first
+        before = np.cumsum(counts) - counts
+        return np.repeat(first - before, counts) + np.arange(int(counts.sum()))
+
+    def batch(
+        self, rows: npt.NDArray[np.intp], pad_token_id: int, mask_token_id: int | None
+    ) -> ReadBatch:
+        """``rows`` as one right-padded forward pass, masks in place (vectorised: no Python step
+        per row)."""
+        lengths = self.lengths[rows]
+        columns = np.arange(int(lengths.max()))
+        within = columns < lengths[:, None]  # [rows, width]
+        at = np.minimum(self.offsets[rows, None] + columns, len(self.tokens) - 1)
+        input_ids = np.where(within, self.tokens[at], pad_token_id)
+        first, last = self.masked[rows, :1], self.masked[rows, 1:]
+        if mask_token_id is not None:
+            input_ids[(columns >= first) & (columns < last)] = mask_token_id
+        reads = self.reads(rows)
+        counts = self.read_starts[rows + 1] - self.read_starts[rows]
+        return ReadBatch(
+            input_ids,
+            lengths,
+            np.repeat(np.arange(len(rows), dtype=np.int64), counts),
+            self.read_columns[reads],
+            self.targets[reads],
+        )
+
+    def pass_sums(
+        self, values: npt.NDArray[np.float64], n_passes: int
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+        """Each pass's log-probability (the sum of its reads' ``values [n_reads]``, in read order)
+        and its number of subtokens, ``[n_passes]`` each."""
+        sums = np.bincount(self.read_passes, weights=values, minlength=n_passes).astype(np.float64)
+        return sums, np.bincount(self.read_passes, minlength=n_passes).astype(np.int64)
 
 
-def model_rows(
+def pass_rows(
     scorer: LMScorer, passes: pd.DataFrame, paragraphs: Mapping[int, tuple[str, tuple[int, ...]]]
-) -> list[PassRow]:
-    """The forward-pass rows that score ``passes`` (one per pass for masked models, one per
-    paragraph for causal ones; see the module notes). Pass ``i`` is row ``i`` of ``passes``.
+) -> PassRows:
+    """The forward-pass rows that score ``passes`` (see :class:`PassRows`). Pass ``i`` is row
+    ``i`` of ``passes``.
+
+    The paragraphs are tokenized in one call, the ``[SEP]`` of each sentence end and the masks
+    placed by array indexing, and each pass aligned to its subtokens by a sorted search over the
+    tokens' character offsets: no Python step per pass or token.
 
     Parameters
     ----------
@@ -354,152 +438,263 @@ def model_rows(
     paragraphs
         Paragraph id -> (text, sentence ends).
     """
-    rows: list[PassRow] = []
-    starts, ends = passes["start"].to_numpy(), passes["end"].to_numpy()
-    groups: dict[int, list[int]] = {}
-    for number, paragraph in enumerate(passes["paragraph"].tolist()):
-        groups.setdefault(int(paragraph), []).append(number)
-    for paragraph, numbers in groups.items():
-        text, sentence_ends = paragraphs[paragraph]
-        ids, offsets = _encode(scorer, text, sentence_ends)
-        spans = [
-            (n, *subtoken_span(Target(text, int(starts[n]), int(ends[n])), offsets))
-            for n in numbers
-        ]
-        if scorer.info.kind == "causal":
-            rows.extend(_causal_rows(ids, spans, scorer.max_length))
-        else:
-            rows.extend(_masked_row(scorer, ids, *span) for span in spans)
-    return rows
+    if len(passes) == 0:
+        empty = np.empty(0, dtype=np.int64)
+        return PassRows(
+            empty,
+            empty,
+            empty,
+            np.empty((0, 2), np.int64),
+            np.zeros(1, np.int64),
+            empty,
+            empty,
+            empty,
+        )
+    ids, where = np.unique(passes["paragraph"].to_numpy(dtype=np.int64), return_inverse=True)
+    texts = [paragraphs[int(paragraph)][0] for paragraph in ids]
+    encoded = _encode(scorer, texts, [paragraphs[int(paragraph)][1] for paragraph in ids])
+    spans = _token_spans(
+        encoded, texts, where, passes["start"].to_numpy(), passes["end"].to_numpy()
+    )
+    if scorer.info.kind == "causal":
+        return _causal_rows(encoded, where, spans, scorer.max_length)
+    return _masked_rows(encoded, where, spans, scorer.max_length)
 
 
-def _encode(
-    scorer: LMScorer, text: str, ends: Sequence[int]
-) -> tuple[npt.NDArray[np.int64], list[tuple[int, int]]]:
-    """A paragraph's input ids and character offsets (``(0, 0)`` for special tokens): masked
-    models ``[CLS] s_1 [SEP] ... s_n [SEP]``; causal models as the scorer encodes sentences."""
+@dataclass(frozen=True, eq=False)
+class _Encoded:
+    """Paragraphs encoded one after another: ``tokens`` and character ``offsets`` ``[n_tokens]``
+    and ``[n_tokens, 2]`` (``(0, 0)`` for special tokens), paragraph ``p`` being
+    ``[starts[p], starts[p + 1])``."""
+
+    tokens: npt.NDArray[np.int64]
+    offsets: npt.NDArray[np.int64]
+    starts: npt.NDArray[np.int64]
+
+
+def _flat(nested: Sequence[Sequence[Any]], width: int = 1) -> npt.NDArray[np.int64]:
+    """Lists of ints (or of ``width``-tuples) concatenated into ``[total]`` (or
+    ``[total, width]``), and nothing copied through Python objects per item."""
+    total = sum(map(len, nested))
+    items = itertools.chain.from_iterable(nested)
+    if width > 1:
+        items = itertools.chain.from_iterable(items)
+    flat = np.fromiter(items, dtype=np.int64, count=total * width)
+    return flat.reshape(-1, width) if width > 1 else flat
+
+
+def _encode(scorer: LMScorer, texts: Sequence[str], ends: Sequence[Sequence[int]]) -> _Encoded:
+    """The paragraphs' input ids and character offsets: masked models
+    ``[CLS] s_1 [SEP] ... s_n [SEP]``; causal models as the scorer encodes sentences."""
     tokenizer = scorer.tokenizer
     if scorer.info.kind == "causal":
-        encoded = tokenizer(
-            text,
-            add_special_tokens=True,
-            return_offsets_mapping=True,
-            return_special_tokens_mask=True,
-        )
-        ids, offsets = list(encoded["input_ids"]), [tuple(o) for o in encoded["offset_mapping"]]
-        special = list(encoded["special_tokens_mask"])
-        if scorer.bos_token_id is not None:
-            ids, offsets, special = [scorer.bos_token_id, *ids], [(0, 0), *offsets], [1, *special]
-        if not special[0]:
-            raise ModelFilesError(
-                f"{scorer.info.name} starts a text with no special token: the first word of a "
-                "paragraph would have no left context"
-            )
-        return np.array(ids, dtype=np.int64), offsets
+        return _encode_causal(scorer, texts)
+    raw_ids, raw_offsets = tokenize(tokenizer, list(texts), add_special_tokens=False)
+    counts = np.fromiter(map(len, raw_ids), dtype=np.int64, count=len(texts))
+    raw, offsets = _flat(raw_ids), _flat(raw_offsets, 2)
     cls, sep = tokenizer.cls_token_id, tokenizer.sep_token_id
     if cls is None or sep is None:
         raise ModelFilesError(f"the tokenizer of {scorer.info.name} has no [CLS] or [SEP] token")
-    encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
-    ids, offsets, sentence = [cls], [(0, 0)], 0
-    for token, (start, end) in zip(encoded["input_ids"], encoded["offset_mapping"], strict=True):
-        while sentence < len(ends) - 1 and start >= ends[sentence]:
-            ids.append(sep)
-            offsets.append((0, 0))
-            sentence += 1
-        ids.append(token)
-        offsets.append((start, end))
-    return np.array([*ids, sep], dtype=np.int64), [*offsets, (0, 0)]
+    owner = np.repeat(np.arange(len(texts)), counts)  # [raw tokens]: paragraph
+    index = np.arange(len(raw)) - np.repeat(np.cumsum(counts) - counts, counts)
+    # [SEP]s before a token: the ends of the paragraph's sentences but the last at or before it
+    # (a running count, as a token never moves a sentence back)
+    span = int(offsets[:, 1].max(initial=0)) + max((e for p in ends for e in p), default=0) + 1
+    inner = [paragraph[:-1] for paragraph in ends]
+    end_keys = np.repeat(np.arange(len(texts)), list(map(len, inner))) * span + _flat(inner)
+    seps = np.searchsorted(end_keys, owner * span + offsets[:, 0], side="right")
+    seps = np.maximum.accumulate(seps) - np.searchsorted(end_keys, owner * span)
+    last = np.cumsum(counts) - 1  # [paragraphs]: its last raw token (if any)
+    sizes = counts + 2 + np.where(counts > 0, seps[np.maximum(last, 0)], 0)
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    tokens = np.full(int(starts[-1]), sep, dtype=np.int64)
+    tokens[starts[:-1]] = cls
+    placed = starts[owner] + 1 + index + seps
+    tokens[placed] = raw
+    char_offsets = np.zeros((len(tokens), 2), dtype=np.int64)
+    char_offsets[placed] = offsets
+    return _Encoded(tokens, char_offsets, starts)
 
 
-def _masked_row(
-    scorer: LMScorer, ids: npt.NDArray[np.int64], number: int, first: int, last: int
-) -> PassRow:
-    """The paragraph with subtokens ``[first, last)`` masked, cut to a window if too long."""
-    assert scorer.mask_token_id is not None  # LMScorer refuses masked models without one
-    row = ids.copy()
-    row[first:last] = scorer.mask_token_id
-    shift = 0
-    if scorer.max_length is not None and len(row) > scorer.max_length:
-        row, shift = _window(row, first, last, scorer.max_length, int(ids[-1]))
-    return PassRow(
-        row,
-        tuple(range(first - shift, last - shift)),
-        tuple(int(token) for token in ids[first:last]),
-        (number,) * (last - first),
+def _encode_causal(scorer: LMScorer, texts: Sequence[str]) -> _Encoded:
+    """The paragraphs as the causal scorer encodes sentences: the tokenizer's special tokens,
+    then BOS first when the scorer adds one (the first token must be special: it is the left
+    context of the first word)."""
+    batch = scorer.tokenizer(
+        list(texts),
+        add_special_tokens=True,
+        return_offsets_mapping=True,
+        return_special_tokens_mask=True,
     )
+    counts = np.fromiter(map(len, batch["input_ids"]), dtype=np.int64, count=len(texts))
+    raw, offsets = _flat(batch["input_ids"]), _flat(batch["offset_mapping"], 2)
+    special = _flat(batch["special_tokens_mask"])
+    if scorer.bos_token_id is not None:
+        before = np.cumsum(counts) - counts
+        raw = np.insert(raw, before, scorer.bos_token_id)
+        offsets = np.insert(offsets, before, 0, axis=0)
+        special = np.insert(special, before, 1)
+        counts = counts + 1
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    if (counts == 0).any() or not special[starts[:-1]].all():
+        raise ModelFilesError(
+            f"{scorer.info.name} starts a text with no special token: the first word of a "
+            "paragraph would have no left context"
+        )
+    return _Encoded(raw, offsets, starts)
 
 
-def _window(
-    row: npt.NDArray[np.int64], first: int, last: int, max_length: int, sep: int
-) -> tuple[npt.NDArray[np.int64], int]:
-    """``[CLS]`` and ``max_length - 2`` tokens centred on ``[first, last)``, then ``[SEP]`` unless
-    the window ends with one; and the shift of positions (new = old - shift)."""
-    body = row[1:]
-    budget = max_length - 2
-    centre = (first + last) // 2 - 1
-    low = min(max(centre - budget // 2, 0), len(body) - budget)
-    window = body[low : low + budget]
-    closing = [] if window[-1] == sep else [sep]
-    return np.concatenate([row[:1], window, closing]).astype(np.int64), low
+def _token_spans(
+    encoded: _Encoded,
+    texts: Sequence[str],
+    paragraph: npt.NDArray[np.intp],
+    start: npt.NDArray[np.int64],
+    end: npt.NDArray[np.int64],
+) -> npt.NDArray[np.int64]:
+    """Each pass's subtokens ``[first, last)`` ``[n_passes, 2]``, positions in its paragraph's
+    encoding: the tokens whose offsets overlap its characters ``[start, end)`` in paragraph
+    ``paragraph`` (an index of ``texts``), as :func:`~wordlens.models.align.subtoken_span`
+    finds them.
+
+    The tokens with characters (special tokens have none) are searched by character: the first
+    that ends after ``start``, the last that starts before ``end``. A pass whose tokens are not
+    contiguous, reach past its span into more than whitespace, or are absent, and every pass
+    when the offsets of a paragraph go backwards, is handed to ``subtoken_span`` (which
+    raises its error, or gives the span).
+    """
+    has_characters = np.flatnonzero(encoded.offsets[:, 1] > encoded.offsets[:, 0])
+    owner = np.repeat(np.arange(len(texts)), np.diff(encoded.starts))[has_characters]
+    offsets = encoded.offsets[has_characters]  # [tokens with characters, 2]
+    span = int(max(offsets.max(initial=0), end.max(initial=0))) + 1
+    start_keys, end_keys = owner * span + offsets[:, 0], owner * span + offsets[:, 1]
+    first = np.searchsorted(end_keys, paragraph * span + start, side="right")
+    last = np.searchsorted(start_keys, paragraph * span + end, side="left") - 1
+    found = (last >= first) & (first < len(has_characters))
+    first_at, last_at = np.minimum(first, len(has_characters) - 1), np.maximum(last, 0)
+    spans = (
+        np.stack([has_characters[first_at], has_characters[last_at] + 1], axis=1)
+        - encoded.starts[paragraph, None]
+    )
+    contiguous = found & (has_characters[last_at] - has_characters[first_at] == last - first)
+    reach = np.where(
+        contiguous, (offsets[first_at, 0] < start) | (offsets[last_at, 1] > end), False
+    )
+    monotone = bool((np.diff(start_keys) >= 0).all() and (np.diff(end_keys) >= 0).all())
+    checked = np.arange(len(start)) if not monotone else np.flatnonzero(~contiguous | reach)
+    for number in checked.tolist():
+        p = int(paragraph[number])
+        s, e = int(start[number]), int(end[number])
+        text = texts[p]
+        if contiguous[number] and monotone:  # tokens reach past the span: only whitespace?
+            r0, r1 = int(offsets[first_at[number], 0]), int(offsets[last_at[number], 1])
+            if not (text[r0:s].strip() or text[e:r1].strip()):
+                continue
+        bounds = slice(encoded.starts[p], encoded.starts[p + 1])
+        paragraph_offsets = [(int(a), int(b)) for a, b in encoded.offsets[bounds]]
+        spans[number] = subtoken_span(Target(text, s, e), paragraph_offsets)
+    return spans
+
+
+def _masked_rows(
+    encoded: _Encoded,
+    paragraph: npt.NDArray[np.intp],
+    spans: npt.NDArray[np.int64],
+    max_length: int | None,
+) -> PassRows:
+    """One row per pass and subtoken: the pass's paragraph with its subtokens ``spans [passes,
+    2]`` masked, read at one of them; a paragraph longer than ``max_length`` cut to ``[CLS]``,
+    the ``max_length - 2`` tokens centred on the word, and ``[SEP]`` unless the window ends
+    with one."""
+    n_subtokens = spans[:, 1] - spans[:, 0]
+    row_pass = np.repeat(np.arange(len(spans)), n_subtokens)  # [rows]
+    within = np.arange(len(row_pass)) - np.repeat(np.cumsum(n_subtokens) - n_subtokens, n_subtokens)
+    columns = spans[row_pass, 0] + within
+    offsets = encoded.starts[paragraph]  # [passes]
+    lengths = np.diff(encoded.starts)[paragraph]
+    targets = encoded.tokens[offsets[row_pass] + columns]
+    shift = np.zeros(len(spans), dtype=np.int64)
+    tokens = encoded.tokens
+    long = np.flatnonzero(lengths > max_length) if max_length is not None else np.empty(0, int)
+    if len(long):
+        assert max_length is not None
+        budget = max_length - 2
+        cls, sep = encoded.tokens[offsets[long]], encoded.tokens[offsets[long] + lengths[long] - 1]
+        centre = (spans[long, 0] + spans[long, 1]) // 2 - 1
+        low = np.minimum(np.maximum(centre - budget // 2, 0), lengths[long] - 1 - budget)
+        window = np.full((len(long), max_length), sep[:, None])  # [long passes, max_length]
+        window[:, 0] = cls
+        window[:, 1 : budget + 1] = tokens[(offsets[long] + 1 + low)[:, None] + np.arange(budget)]
+        closing = window[:, budget] != sep
+        shift[long] = low
+        offsets = offsets.copy()
+        offsets[long] = len(tokens) + max_length * np.arange(len(long))
+        lengths = lengths.copy()
+        lengths[long] = budget + 1 + closing
+        tokens = np.concatenate([tokens, window.ravel()])
+    masked = (spans - shift[:, None])[row_pass]
+    return PassRows(
+        tokens,
+        offsets[row_pass],
+        lengths[row_pass],
+        masked,
+        np.arange(len(row_pass) + 1, dtype=np.int64),
+        columns - shift[row_pass],
+        targets,
+        row_pass,
+    )
 
 
 def _causal_rows(
-    ids: npt.NDArray[np.int64], spans: Sequence[tuple[int, int, int]], max_length: int | None
-) -> list[PassRow]:
-    """One row over the paragraph's start for the occurrences within ``max_length`` tokens (the
-    token at ``p`` is read at ``p - 1``), one left window each for the others."""
-    limit = max_length if max_length is not None else np.inf
-    fits = [span for span in spans if span[2] - 1 <= limit]
-    rows = []
-    if fits:
-        end = max(last for _, _, last in fits) - 1
-        rows.append(_causal_row(ids[:end], ids, fits, 0))
-    for span in (span for span in spans if span[2] - 1 > limit):
-        start = span[2] - int(limit)  # keep BOS, then the last max_length - 1 tokens
-        window = np.concatenate([ids[:1], ids[start : span[2] - 1]])
-        rows.append(_causal_row(window, ids, [span], start - 1))
-    return rows
-
-
-def _causal_row(
-    row: npt.NDArray[np.int64],
-    ids: npt.NDArray[np.int64],
-    spans: Sequence[tuple[int, int, int]],
-    shift: int,
-) -> PassRow:
-    """A causal row: ``row`` holds ``ids`` from position ``shift + 1`` on (after its first token);
-    each subtoken ``p`` of the ``spans`` is read at ``p - 1``."""
-    reads = [(number, p) for number, first, last in spans for p in range(first, last)]
-    return PassRow(
-        row,
-        tuple(p - 1 - shift for _, p in reads),
-        tuple(int(ids[p]) for _, p in reads),
-        tuple(number for number, _ in reads),
+    encoded: _Encoded,
+    paragraph: npt.NDArray[np.intp],
+    spans: npt.NDArray[np.int64],
+    max_length: int | None,
+) -> PassRows:
+    """A row over each paragraph's start for its passes within ``max_length`` tokens (the token at
+    ``p`` is read at ``p - 1``), and for each other pass a left window: the first token (BOS),
+    then the last ``max_length - 1`` tokens before the word's last subtoken."""
+    limit = max_length if max_length is not None else np.iinfo(np.int64).max
+    n_subtokens = spans[:, 1] - spans[:, 0]
+    read_pass = np.repeat(np.arange(len(spans)), n_subtokens)  # [reads]
+    within = np.arange(len(read_pass)) - np.repeat(
+        np.cumsum(n_subtokens) - n_subtokens, n_subtokens
     )
-
-
-def _score_rows(
-    scorer: LMScorer, rows: Sequence[PassRow]
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64]]:
-    """One forward pass over ``rows``: the passes they hold, each pass's summed log-probability
-    (float64) and its number of subtokens."""
-    return _pass_sums(rows, scorer.read_log_probs(_model_rows(rows)))
-
-
-def _model_rows(rows: Sequence[PassRow]) -> tuple[ModelRow, ...]:
-    """The rows as :meth:`~wordlens.models.scoring.LMScorer.read_log_probs` reads them."""
-    return tuple(ModelRow(tuple(row.ids.tolist()), row.reads, row.targets) for row in rows)
-
-
-def _pass_sums(
-    rows: Sequence[PassRow], values: npt.NDArray[np.float64]
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64]]:
-    """The passes that ``rows`` hold, each pass's sum of the read ``values`` (float64, in read
-    order) and its number of subtokens."""
-    passes, inverse = np.unique(np.concatenate([row.passes for row in rows]), return_inverse=True)
-    sums = np.zeros(len(passes), dtype=np.float64)
-    np.add.at(sums, inverse, values)
-    return passes.astype(np.int64), sums, np.bincount(inverse).astype(np.int64)
+    position = spans[read_pass, 0] + within  # the token read, in its paragraph's encoding
+    targets = encoded.tokens[encoded.starts[paragraph[read_pass]] + position]
+    fits = spans[:, 1] - 1 <= limit  # [passes]
+    # paragraph rows: one per paragraph with a pass that fits, as long as its last such read
+    fitting = np.unique(paragraph[fits])
+    row_of = np.full(len(encoded.starts) - 1, -1, dtype=np.int64)
+    row_of[fitting] = np.arange(len(fitting))
+    ends = np.zeros(len(fitting), dtype=np.int64)
+    np.maximum.at(ends, row_of[paragraph[fits]], spans[fits, 1] - 1)
+    # window rows: BOS, then tokens [last - limit, last - 1) of the paragraph
+    long = np.flatnonzero(~fits)
+    window_start = spans[long, 1] - limit  # [long passes]
+    windows = np.empty(0, dtype=np.int64)  # [long passes * limit]
+    if len(long):  # then there is a max_length
+        bos = encoded.tokens[encoded.starts[paragraph[long]]]
+        body = (encoded.starts[paragraph[long]] + window_start)[:, None] + np.arange(limit - 1)
+        windows = np.concatenate([bos[:, None], encoded.tokens[body]], axis=1).ravel()
+    window_row = np.full(len(spans), -1, dtype=np.int64)
+    window_row[long] = len(fitting) + np.arange(len(long))
+    read_row = np.where(fits[read_pass], row_of[paragraph[read_pass]], window_row[read_pass])
+    shift = np.zeros(len(spans), dtype=np.int64)  # [passes]: position in paragraph - in row
+    shift[long] = window_start - 1
+    order = np.argsort(read_row, kind="stable")
+    n_rows = len(fitting) + len(long)
+    return PassRows(
+        np.concatenate([encoded.tokens, windows]),
+        np.concatenate(
+            [encoded.starts[fitting], len(encoded.tokens) + limit * np.arange(len(long))]
+        ),
+        np.concatenate([ends, np.full(len(long), limit)]).astype(np.int64),
+        np.zeros((n_rows, 2), dtype=np.int64),
+        np.concatenate([[0], np.cumsum(np.bincount(read_row, minlength=n_rows))]),
+        (position - 1 - shift[read_pass])[order],
+        targets[order],
+        read_pass[order],
+    )
 
 
 def paragraph_texts(paragraphs: pd.DataFrame) -> dict[int, tuple[str, tuple[int, ...]]]:
@@ -576,7 +771,9 @@ def run_shard(
 
     A finished shard is skipped (the model is not even loaded). An interrupted one resumes: its
     finished batches sit in ``<results file stem>.partial/`` with the batch plan, and only the
-    others are run. Run each shard in one process at a time.
+    others are run. Finished batches are written together, one file (a "chunk") at least every
+    :data:`CHUNK_SECONDS` and when the run stops, interrupted or not, so a run loses at most the
+    batch in flight. Run each shard in one process at a time.
 
     Parameters
     ----------
@@ -605,39 +802,91 @@ def run_shard(
         return ShardRun(shard, n_shards, path, stop - start, 0, 0, 0, 0)
     scorer = model if isinstance(model, LMScorer) else load_scorer(model)
     passes = work.passes.iloc[start:stop].reset_index(drop=True)
-    rows = model_rows(scorer, passes, paragraph_texts(work.paragraphs))
+    read = work.paragraphs[work.paragraphs["paragraph"].isin(passes["paragraph"])]
+    rows = pass_rows(scorer, passes, paragraph_texts(read))
     partial = path.with_name(f"{path.stem}.partial")
-    batches = _batch_plan(partial, work, scorer, rows)
-    todo = [n for n in range(len(batches)) if not _batch_file(partial, n).is_file()]
-    payloads = [LogProbBatch(_model_rows([rows[i] for i in batches[n]])) for n in todo]
-    computed = {"passes": 0, "rows": 0, "batches": 0}
-    with progress_bar(progress, len(batches), f"shard {shard}/{n_shards}") as advance:
-        advance(len(batches) - len(todo))
-        # the batches run on the current backend; this process writes each batch's file
-        for index, values in current_backend().map(log_probs_batch, scorer, payloads):
-            number = todo[index]
-            found, log_probs, n_subtokens = _pass_sums([rows[i] for i in batches[number]], values)
-            table = _results_table(passes["pass"].to_numpy()[found], log_probs, n_subtokens)
-            with atomic_writer(_batch_file(partial, number)) as out:
-                pq.write_table(table, out)
-            computed = {
-                "passes": computed["passes"] + len(found),
-                "rows": computed["rows"] + len(batches[number]),
-                "batches": computed["batches"] + 1,
-            }
-            advance(1)
-    _finish_shard(path, partial, len(batches), work, scorer)
-    reused = len(batches) - computed["batches"]
+    plan = _batch_plan(partial, work, scorer, rows)
+    chunks = _Chunks(partial)
+    todo = [n for n in range(len(plan)) if n not in chunks.finished]
+    computed = np.zeros(len(rows), dtype=np.bool_)
+    with progress_bar(progress, len(plan), f"shard {shard}/{n_shards}") as advance:
+        advance(len(plan) - len(todo))
+        try:
+            for window in range(0, len(todo), _WINDOW_BATCHES):
+                numbers = todo[window : window + _WINDOW_BATCHES]
+                payloads = [
+                    rows.batch(plan[n], scorer.pad_token_id, scorer.mask_token_id) for n in numbers
+                ]
+                # the batches run on the current backend; this process writes the chunks
+                for index, values in current_backend().map(read_batch_log_probs, scorer, payloads):
+                    chunks.add(numbers[index], values)
+                    computed[plan[numbers[index]]] = True
+                    advance(1)
+        finally:
+            chunks.write()
+    _finish_shard(path, partial, rows, plan, passes["pass"].to_numpy(), work, scorer)
+    batches_computed = len(todo)
     return ShardRun(
         shard,
         n_shards,
         path,
         stop - start,
-        computed["passes"],
-        computed["rows"],
-        computed["batches"],
-        reused,
+        len(np.unique(rows.read_passes[rows.reads(np.flatnonzero(computed))])),
+        int(computed.sum()),
+        batches_computed,
+        len(plan) - batches_computed,
     )
+
+
+#: Finished batches are written to one file at least this often (seconds of the run), and when
+#: it stops: a chunk's write (an ``fsync``) then costs little beside its passes, and an
+#: interruption loses at most the batch in flight.
+CHUNK_SECONDS = 10.0
+
+#: Batches handed to the backend at once (the payloads of a window are built together; a
+#: backend that spreads batches over workers keeps that many busy).
+_WINDOW_BATCHES = 64
+
+
+class _Chunks:
+    """The finished batches of an unfinished shard in ``partial/chunk-*.parquet``, each file a
+    table of ``batch`` (its number in the plan) and ``log_prob`` (its reads', in order), batch
+    after batch; new batches are held, then written (atomically) as one more chunk."""
+
+    def __init__(self, partial: Path) -> None:
+        self.partial = partial
+        files = sorted(partial.glob("chunk-*.parquet"))
+        self.finished: set[int] = set()
+        for file in files:
+            self.finished.update(pq.read_table(file, columns=["batch"])["batch"].to_pylist())
+        self.next = int(files[-1].stem.split("-")[1]) + 1 if files else 0
+        self.held: list[tuple[int, npt.NDArray[np.float64]]] = []
+        self.written = time.monotonic()
+
+    def add(self, batch: int, values: npt.NDArray[np.float64]) -> None:
+        """Hold a finished batch (its reads' log-probabilities ``[n_reads]``); write the chunk
+        when :data:`CHUNK_SECONDS` have passed since the last one."""
+        self.held.append((batch, values))
+        if time.monotonic() - self.written >= CHUNK_SECONDS:
+            self.write()
+
+    def write(self) -> None:
+        """Write the held batches as one chunk (nothing when none is held)."""
+        if self.held:
+            numbers = [number for number, _ in self.held]
+            values = [batch_values for _, batch_values in self.held]
+            table = pa.table(
+                {
+                    "batch": pa.array(np.repeat(numbers, list(map(len, values))), pa.int64()),
+                    "log_prob": pa.array(np.concatenate(values), pa.float64()),
+                }
+            )
+            with atomic_writer(self.partial / f"chunk-{self.next:06d}.parquet") as out:
+                pq.write_table(table, out)
+            self.finished.update(numbers)
+            self.next += 1
+            self.held = []
+        self.written = time.monotonic()
 
 
 def _results_table(
@@ -654,43 +903,70 @@ def _results_table(
     )
 
 
-def _batch_file(partial: Path, number: int) -> Path:
-    """Where a finished batch of an unfinished shard is kept."""
-    return partial / f"batch-{number:06d}.parquet"
-
-
 def _batch_plan(
-    partial: Path, work: WorkList, scorer: LMScorer, rows: Sequence[PassRow]
-) -> list[list[int]]:
+    partial: Path, work: WorkList, scorer: LMScorer, rows: PassRows
+) -> list[npt.NDArray[np.intp]]:
     """The shard's batches (row indices): those stored with finished batches of the same work
     list, model and rows, else a new plan under the scorer's token budget (stale batches of
     another plan are removed)."""
-    key = {"worklist": work.identity, "model": scorer.info.fingerprint, "rows": len(rows)}
+    key = {
+        "format": _PARTIAL_FORMAT,
+        "worklist": work.identity,
+        "model": scorer.info.fingerprint,
+        "rows": len(rows),
+    }
     plan_file = partial / "plan.json"
     try:
         stored = json.loads(plan_file.read_text())
         if stored["key"] == key:
-            return [list(batch) for batch in stored["batches"]]
+            order = np.array(stored["order"], dtype=np.intp)
+            return np.split(order, stored["bounds"][1:-1])
     except (OSError, ValueError, KeyError):
         pass
     shutil.rmtree(partial, ignore_errors=True)
-    batches = [
-        [int(i) for i in batch]
-        for batch in length_batches([len(row.ids) for row in rows], scorer.token_budget)
-    ]
+    batches = length_batches(rows.lengths, _row_budget(scorer))
+    bounds = np.cumsum([0, *map(len, batches)]).tolist()
     partial.mkdir(parents=True)
-    atomic_write_text(plan_file, json.dumps({"key": key, "batches": batches}))
+    order = np.concatenate(batches) if batches else np.empty(0, np.intp)
+    atomic_write_text(
+        plan_file, json.dumps({"key": key, "order": order.tolist(), "bounds": bounds})
+    )
     return batches
 
 
+def _row_budget(scorer: LMScorer) -> int:
+    """Padded tokens per batch of :class:`PassRows`: a masked model's rows are masked copies read
+    at one position, batched as PLL's (:func:`~wordlens.models.scoring.pll_token_budget`)."""
+    if scorer.info.kind == "masked":
+        return pll_token_budget(scorer.token_budget)
+    return scorer.token_budget
+
+
+#: The layout of a ``.partial`` directory (chunks of reads); a directory of another layout is
+#: started again.
+_PARTIAL_FORMAT = 2
+
+
 def _finish_shard(
-    path: Path, partial: Path, n_batches: int, work: WorkList, scorer: LMScorer
+    path: Path,
+    partial: Path,
+    rows: PassRows,
+    plan: Sequence[npt.NDArray[np.intp]],
+    pass_ids: npt.NDArray[np.int64],
+    work: WorkList,
+    scorer: LMScorer,
 ) -> None:
-    """Gather the batch files into the shard's results file (atomically), then drop them."""
-    files = [_batch_file(partial, number) for number in range(n_batches)]
-    tables = [pq.read_table(file) for file in files]
-    empty = _results_table(np.empty(0, np.int64), np.empty(0), np.empty(0, np.int64))
-    table = pa.concat_tables([empty, *tables]).sort_by("pass")
+    """Gather the chunks into the shard's results file (atomically), then drop them: each pass's
+    log-probability is the sum of its reads (in read order, whatever batch computed them)."""
+    values = np.zeros(len(rows.read_passes), dtype=np.float64)  # [n_reads]
+    for file in sorted(partial.glob("chunk-*.parquet")):
+        table = pq.read_table(file)
+        batches = table["batch"].to_numpy()
+        numbers = batches[np.flatnonzero(np.diff(batches, prepend=-1))]  # in the file's order
+        reads = rows.reads(np.concatenate([plan[number] for number in numbers]))
+        values[reads] = table["log_prob"].to_numpy()
+    log_probs, n_subtokens = rows.pass_sums(values, len(pass_ids))
+    table = _results_table(pass_ids, log_probs, n_subtokens)
     metadata = {
         "worklist": work.identity,
         "model": scorer.info.fingerprint,
@@ -932,12 +1208,12 @@ def _score_passes(
     frame = pd.DataFrame(passes, columns=["paragraph", "start", "end", "word"])
     ends = index.sentence_ends([hit.paragraph for hit in hits])
     paragraphs = {hit.paragraph: (hit.text, end) for hit, end in zip(hits, ends, strict=True)}
-    rows = model_rows(scorer, frame, paragraphs)
-    log_probs = np.empty(len(frame), dtype=np.float64)
-    for batch in length_batches([len(row.ids) for row in rows], scorer.token_budget):
-        found, values, _ = _score_rows(scorer, [rows[i] for i in batch])
-        log_probs[found] = values
-    return log_probs, len(rows)
+    rows = pass_rows(scorer, frame, paragraphs)
+    values = np.empty(len(rows.read_passes), dtype=np.float64)
+    for batch in length_batches(rows.lengths, _row_budget(scorer)):
+        payload = rows.batch(batch, scorer.pad_token_id, scorer.mask_token_id)
+        values[rows.reads(batch)] = scorer.batch_log_probs(payload)
+    return rows.pass_sums(values, len(frame))[0], len(rows)
 
 
 # --- the vocabulary filter (eq. 9) ---------------------------------------------------------------

@@ -132,9 +132,10 @@ def plan_batches(
 
 
 def tokenize(
-    tokenizer: Any, texts: list[str]
+    tokenizer: Any, texts: list[str], *, add_special_tokens: bool = True
 ) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
-    """Token ids (special tokens added) and offset mappings of ``texts``, in one call.
+    """Token ids (special tokens added unless ``add_special_tokens`` is false) and offset
+    mappings of ``texts``, in one call.
 
     The Rust tokenizer behind a fast tokenizer (``backend_tokenizer``) is called directly when it
     neither pads nor truncates: it gives the ids and offsets transformers would, without the
@@ -144,9 +145,9 @@ def tokenize(
     """
     backend = getattr(tokenizer, "backend_tokenizer", None)
     if backend is not None and backend.padding is None and backend.truncation is None:
-        encodings = backend.encode_batch(texts, add_special_tokens=True)
+        encodings = backend.encode_batch(texts, add_special_tokens=add_special_tokens)
         return [e.ids for e in encodings], [e.offsets for e in encodings]
-    batch = tokenizer(texts, add_special_tokens=True, return_offsets_mapping=True)
+    batch = tokenizer(texts, add_special_tokens=add_special_tokens, return_offsets_mapping=True)
     return batch["input_ids"], batch["offset_mapping"]
 
 

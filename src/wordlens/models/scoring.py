@@ -71,7 +71,7 @@ import hashlib
 import json
 import warnings
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast, get_args
 
@@ -190,6 +190,56 @@ class LogProbBatch:
     weighted: bool = False
 
 
+@dataclass(frozen=True, eq=False)
+class ReadBatch:
+    """One forward pass as arrays, the payload of :func:`read_batch_log_probs` (what
+    :meth:`LMScorer.batch_log_probs` reads; built without a Python step per row by
+    :mod:`wordlens.models.contextual_conditionals`, from :class:`ModelRow` by :func:`read_batch`).
+
+    Attributes
+    ----------
+    input_ids
+        int64 ``[rows, width]``: the rows' token ids, right-padded, mask tokens already in place.
+    lengths
+        int64 ``[rows]``: each row's real tokens (``<= width``).
+    read_rows, read_columns
+        int64 ``[n_reads]``: the positions whose output distributions are read, row-major.
+    targets
+        int64 ``[n_reads]``: the token scored at each read position (a causal LM predicts
+        position ``p`` at ``p - 1``: the caller shifts ``read_columns``).
+    """
+
+    input_ids: npt.NDArray[np.int64]
+    lengths: npt.NDArray[np.int64]
+    read_rows: npt.NDArray[np.int64]
+    read_columns: npt.NDArray[np.int64]
+    targets: npt.NDArray[np.int64]
+
+
+def read_batch(rows: Sequence[ModelRow], pad_token_id: int, mask_token_id: int | None) -> ReadBatch:
+    """The rows as one right-padded :class:`ReadBatch`, each row's ``masked`` position replaced
+    by ``mask_token_id``."""
+    lengths = np.fromiter((len(row.input_ids) for row in rows), dtype=np.int64, count=len(rows))
+    width = int(lengths.max())
+    pad = (pad_token_id,)
+    input_ids = np.array(
+        [row.input_ids + pad * (width - len(row.input_ids)) for row in rows], dtype=np.int64
+    )  # [rows, width]
+    masked = [(slot, row.masked) for slot, row in enumerate(rows) if row.masked is not None]
+    if masked:
+        slots, positions = np.array(masked, dtype=np.int64).T
+        input_ids[slots, positions] = cast(int, mask_token_id)
+    n_reads = np.fromiter((len(row.reads) for row in rows), dtype=np.int64, count=len(rows))
+    total = int(n_reads.sum())
+    return ReadBatch(
+        input_ids,
+        lengths,
+        np.repeat(np.arange(len(rows), dtype=np.int64), n_reads),
+        np.fromiter((c for row in rows for c in row.reads), dtype=np.int64, count=total),
+        np.fromiter((t for row in rows for t in row.targets), dtype=np.int64, count=total),
+    )
+
+
 def pass_groups(methods: Sequence[ScoringMethod]) -> list[list[ScoringMethod]]:
     """The methods grouped by the forward passes they read, in first-appearance order (repeats
     dropped): ``causal_sum`` and ``causal_mean`` share theirs; every masked method has its own."""
@@ -199,7 +249,16 @@ def pass_groups(methods: Sequence[ScoringMethod]) -> list[list[ScoringMethod]]:
     return list(groups.values())
 
 
-def length_batches(lengths: Sequence[int], token_budget: int) -> list[npt.NDArray[np.intp]]:
+def pll_token_budget(token_budget: int) -> int:
+    """Padded tokens per batch of masked copies read at one position (PLL, the masked passes of
+    eq. 6 in :mod:`wordlens.models.contextual_conditionals`): :data:`PLL_BUDGET_SCALE` times the
+    token budget, of at most :data:`PLL_ACCELERATOR_BUDGET`."""
+    return min(token_budget, PLL_ACCELERATOR_BUDGET) * PLL_BUDGET_SCALE
+
+
+def length_batches(
+    lengths: Sequence[int] | npt.NDArray[np.int64], token_budget: int
+) -> list[npt.NDArray[np.intp]]:
     """Row indices per batch: rows sorted longest first (stable), each batch as many rows as fit
     ``rows * longest <= token_budget`` (at least one).
 
@@ -580,9 +639,7 @@ class LMScorer:
             rows.extend(item_rows)
             row_sentences.extend([index] * len(item_rows))
         totals = np.zeros(len(encoded), dtype=np.float64)
-        budget = self.token_budget
-        if method == "pll":
-            budget = min(budget, PLL_ACCELERATOR_BUDGET) * PLL_BUDGET_SCALE
+        budget = pll_token_budget(self.token_budget) if method == "pll" else self.token_budget
         batches = length_batches([len(row.input_ids) for row in rows], budget)
         payloads = [
             LogProbBatch(tuple(rows[index] for index in batch), weighted=method == "aula")
@@ -643,76 +700,87 @@ class LMScorer:
         WordlensError
             If ``weighted`` and the model returns no attention weights.
         """
-        if not weighted and self._runs_pll_layers(rows):
-            return self._pll_log_probs(rows)
-        width = max(len(row.input_ids) for row in rows)
-        input_ids = torch.full((len(rows), width), self.pad_token_id, dtype=torch.long)
-        attention_mask = torch.zeros((len(rows), width), dtype=torch.long)
-        for slot, row in enumerate(rows):
-            ids = row.input_ids
-            input_ids[slot, : len(ids)] = torch.tensor(ids)
-            attention_mask[slot, : len(ids)] = 1
-            if row.masked is not None:
-                input_ids[slot, row.masked] = cast(int, self.mask_token_id)
-        read_rows = torch.repeat_interleave(
-            torch.arange(len(rows)), torch.tensor([len(row.reads) for row in rows])
-        ).to(self.device)
-        read_columns = torch.tensor([c for row in rows for c in row.reads], device=self.device)
-        targets = torch.tensor([t for row in rows for t in row.targets], device=self.device)
-        attention_mask = attention_mask.to(self.device)
-        attention: AbstractContextManager[None] = (
-            _eager_attention(self.model) if weighted else nullcontext()
-        )
-        with attention:
+        batch = read_batch(rows, self.pad_token_id, self.mask_token_id)
+        if not weighted:
+            return self.batch_log_probs(batch)
+        input_ids, attention_mask, read_rows, read_columns, targets = self._tensors(batch)
+        with _eager_attention(self.model):
             outputs, logits = self._forward(
-                input_ids.to(self.device),
+                input_ids,
                 attention_mask,
                 read_rows,
                 read_columns,
                 select=self.projects_read_positions,
-                attentions=weighted,
+                attentions=True,
             )
-        log_probs = torch.log_softmax(logits.float(), dim=-1).gather(1, targets[:, None])[:, 0]
-        values = log_probs.cpu().double()
-        if weighted:
-            if not outputs.attentions:
-                raise WordlensError(f"{self.info.name} does not return attention weights (AULA)")
-            weights = attention_received(outputs.attentions, attention_mask)
-            values = values * weights[read_rows, read_columns].cpu().double()
+        if not outputs.attentions:
+            raise WordlensError(f"{self.info.name} does not return attention weights (AULA)")
+        weights = attention_received(outputs.attentions, attention_mask)[read_rows, read_columns]
+        values = _target_log_probs(logits, targets).cpu().double() * weights.cpu().double()
         result: npt.NDArray[np.float64] = values.numpy()
         return result
 
-    def _runs_pll_layers(self, rows: Sequence[ModelRow]) -> bool:
-        """Whether ``rows`` go through :func:`masked_position_logits`: the fast path is on and
-        they are PLL copies, each read at its masked position."""
+    @torch.inference_mode()
+    def batch_log_probs(self, batch: ReadBatch) -> npt.NDArray[np.float64]:
+        """One forward pass over a :class:`ReadBatch`: ``log P(target)`` at every read position
+        ``[n_reads]`` float64 (log-softmax in float32, over the vocabulary at the read positions
+        only).
+
+        Masked copies read once each at a mask token (PLL, the masked passes of eq. 6 in
+        :mod:`wordlens.models.contextual_conditionals`) run :func:`masked_position_logits` when
+        :attr:`pll_fast_path` is on; other rows the model's forward pass.
+        """
+        input_ids, attention_mask, read_rows, read_columns, targets = self._tensors(batch)
+        if self._reads_masked_copies(input_ids, read_rows, read_columns):
+            rows, width = input_ids.shape
+            add_work(forward_passes=1, sequences=rows, token_positions=rows * width)
+            lengths = torch.from_numpy(batch.lengths).to(self.device)
+            logits = masked_position_logits(
+                cast(BertStyleParts, self._bert_parts),
+                input_ids,
+                read_columns,
+                None if bool((lengths == input_ids.shape[1]).all()) else lengths,
+            )
+        else:
+            _, logits = self._forward(
+                input_ids,
+                attention_mask,
+                read_rows,
+                read_columns,
+                select=self.projects_read_positions,
+            )
+        result: npt.NDArray[np.float64] = _target_log_probs(logits, targets).cpu().double().numpy()
+        return result
+
+    def _tensors(
+        self, batch: ReadBatch
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``input_ids`` and ``attention_mask`` ``[rows, width]``, ``read_rows``, ``read_columns``
+        and ``targets`` ``[n_reads]`` of a batch, on the scorer's device."""
+        width = batch.input_ids.shape[1]
+        attention_mask = torch.from_numpy(np.arange(width) < batch.lengths[:, None]).long()
+        device = self.device
+        return (
+            torch.from_numpy(batch.input_ids).to(device),
+            attention_mask.to(device),
+            torch.from_numpy(batch.read_rows).to(device),
+            torch.from_numpy(batch.read_columns).to(device),
+            torch.from_numpy(batch.targets).to(device),
+        )
+
+    def _reads_masked_copies(
+        self, input_ids: torch.Tensor, read_rows: torch.Tensor, read_columns: torch.Tensor
+    ) -> bool:
+        """Whether a batch goes through :func:`masked_position_logits`: the fast path is on and
+        every row is read once, in order, at a mask token."""
+        rows = input_ids.shape[0]
         return (
             self.pll_fast_path
             and self.projects_read_positions
-            and all(row.masked is not None and row.reads == (row.masked,) for row in rows)
+            and len(read_rows) == rows
+            and torch.equal(read_rows, torch.arange(rows, device=read_rows.device))
+            and bool(input_ids[read_rows, read_columns].eq(cast(int, self.mask_token_id)).all())
         )
-
-    def _pll_log_probs(self, rows: Sequence[ModelRow]) -> npt.NDArray[np.float64]:
-        """``log P(target)`` at each PLL copy's masked position ``[rows]`` float64, from
-        :func:`masked_position_logits` (see :meth:`_runs_pll_layers`)."""
-        lengths = torch.tensor([len(row.input_ids) for row in rows])
-        width = int(lengths.max())
-        pad = (self.pad_token_id,)
-        input_ids = torch.tensor(
-            [row.input_ids + pad * (width - len(row.input_ids)) for row in rows]
-        )
-        positions = torch.tensor([row.masked for row in rows])
-        input_ids[torch.arange(len(rows)), positions] = cast(int, self.mask_token_id)
-        targets = torch.tensor([row.targets[0] for row in rows], device=self.device)
-        add_work(forward_passes=1, sequences=len(rows), token_positions=input_ids.numel())
-        logits = masked_position_logits(
-            cast(BertStyleParts, self._bert_parts),
-            input_ids.to(self.device),
-            positions.to(self.device),
-            None if bool((lengths == width).all()) else lengths.to(self.device),
-        )
-        log_probs = torch.log_softmax(logits.float(), dim=-1).gather(1, targets[:, None])[:, 0]
-        result: npt.NDArray[np.float64] = log_probs.cpu().double().numpy()
-        return result
 
     def _forward(
         self,
@@ -810,6 +878,18 @@ def log_probs_batch(scorer: LMScorer, payload: LogProbBatch) -> npt.NDArray[np.f
     at every read position of the rows, in row order ``[n_reads]``
     (:meth:`LMScorer.read_log_probs`)."""
     return scorer.read_log_probs(payload.rows, weighted=payload.weighted)
+
+
+def read_batch_log_probs(scorer: LMScorer, payload: ReadBatch) -> npt.NDArray[np.float64]:
+    """The backend operation of scoring passes given as arrays (:mod:`wordlens.models.backend`):
+    ``log P(target)`` at every read position ``[n_reads]`` (:meth:`LMScorer.batch_log_probs`)."""
+    return scorer.batch_log_probs(payload)
+
+
+def _target_log_probs(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """``log_softmax(logits)[i, targets[i]]`` ``[n_reads]`` in float32, from logits
+    ``[n_reads, vocabulary]``."""
+    return torch.log_softmax(logits.float(), dim=-1).gather(1, targets[:, None])[:, 0]
 
 
 def _check_sentences(sentences: Sequence[str]) -> None:
