@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_cli_json import run_wordlens
+from tests.test_stages import QUICK_VAST, small_lexicon
 from wordlens.methods.base import run_method
 from wordlens.methods.registry import get_method
 from wordlens.methods.vast.config import VastConfig
@@ -18,17 +19,6 @@ from wordlens.models.options import ModelOptions
 from wordlens.options import config_from_values
 from wordlens.plan import LinearCost, estimates_beside, forward_passes
 from wordlens.reproduce.runner import plan_reproduction
-
-SMALL_VAST = {
-    "lexica": ["bellezza"],
-    "settings": ["bleached"],
-    "tokenization": False,
-    "similarity": [],
-    "weat": False,
-    "probes": False,
-    "max_pcs": 2,
-    "pc_population": "lexicon",
-}
 
 
 def test_the_linear_cost_fit_recovers_a_known_fixed_and_per_unit_cost() -> None:
@@ -72,7 +62,9 @@ def test_a_vast_plan_states_the_work_the_run_then_does(tmp_path: Path, shared: P
     positions they compute (the plan counts from a 32-word sample, the passes pad) and its
     passes a lower bound within a factor of 2."""
     method = get_method("vast")
-    config = config_from_values(VastConfig, SMALL_VAST)
+    config = config_from_values(
+        VastConfig, {**QUICK_VAST, "lexica": [str(small_lexicon(tmp_path))]}
+    )
     model = ModelOptions("minilm-l6", no_cache=True, with_plan=True)
     run, _ = run_method(method, model, config, tmp_path / "out")
     planned = {stage["name"]: stage for stage in run.metadata["plan"]["stages"]}
@@ -96,7 +88,8 @@ def test_a_vast_plan_states_the_work_the_run_then_does(tmp_path: Path, shared: P
 @pytest.mark.slow
 def test_plan_prints_the_stages_and_writes_nothing(tmp_path: Path, shared: Path) -> None:
     out = tmp_path / "out"
-    args = ["vast", "-m", "minilm-l6", "--lexica", "bellezza", "--settings", "bleached"]
+    lexicon = str(small_lexicon(tmp_path))
+    args = ["vast", "-m", "minilm-l6", "--lexica", lexicon, "--settings", "bleached"]
     args += ["--no-tokenization", "--similarity", "none", "--no-weat", "--no-probes"]
     done = run_wordlens(*args, "--plan", "--out", str(out))
     assert done.returncode == 0, done.stderr

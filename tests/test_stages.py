@@ -121,8 +121,16 @@ def _cache_shards(cache: Path) -> dict[str, float]:
     return {str(p): p.stat().st_mtime for p in cache.rglob("shard-*.safetensors")}
 
 
+def small_lexicon(folder: Path, n_words: int = 80) -> Path:
+    """The first ``n_words`` of Bellezza's lexicon as a lexicon file (a short VAST run)."""
+    from wordlens.resources import load_lexicon
+
+    path = folder / "bellezza80.csv"
+    load_lexicon("bellezza").data[["word", "valence"]].head(n_words).to_csv(path, index=False)
+    return path
+
+
 QUICK_VAST = {
-    "lexica": ["bellezza"],
     "settings": ["bleached"],
     "tokenization": False,
     "similarity": [],
@@ -142,7 +150,9 @@ def test_a_failed_stage_keeps_the_finished_tables_and_the_rerun_resumes_from_the
     from wordlens.methods.vast import experiments
 
     method = get_method("vast")
-    config = config_from_values(VastConfig, QUICK_VAST)
+    config = config_from_values(
+        VastConfig, {**QUICK_VAST, "lexica": [str(small_lexicon(tmp_path))]}
+    )
     model = ModelOptions("minilm-l6", cache_dir=tmp_path / "cache")
     out = tmp_path / "out"
 
