@@ -8,7 +8,7 @@ by every representation (top, cat, mix, single layers, lexical, CNN) and every r
 
 The features of one call are written to disk as its batches are read or computed, layer-major:
 one memory-mapped file per layer (:mod:`wordlens.probing.layer_files`), so RAM holds one batch,
-never the split x the layers (smollm2-135m on the UD EWT training split: 10 GB). With a cache,
+never the split x the layers (smollm2-135m on the UD EWT training split: 8.7 GiB). With a cache,
 the files stay in ``<cache>/<fingerprint>/probing-features/<key>`` (removed with the cache entry
 by ``wordlens cache clear``), named by a digest of the model fingerprint, the layers and every
 sentence's input ids, and a rerun reads them without touching the activation cache; a folder
@@ -27,10 +27,10 @@ The lexical layer (the ``lex``, ``cat`` and CNN representations,
 :data:`~wordlens.probing.representations.LEXICAL`) is not a hidden state: it is the word-piece
 embedding rows without position and token-type embeddings (:func:`lexical_vectors`). It is
 appended after the hidden states when asked for (``lexical=True``) and is computed from the input
-ids on every call (one table lookup and a normalization: milliseconds for UD EWT), never read
-from or written to the cache. The cache holds hidden states only, keyed by hidden-state layer, so
-the embedding output (hidden state 0, which adds position and token-type embeddings) can never
-stand in for the lexical vectors.
+ids whenever the layer files are built (one table lookup and a normalization: milliseconds for UD
+EWT), never read from or written to the activation cache. The cache holds hidden states only,
+keyed by hidden-state layer, so the embedding output (hidden state 0, which adds position and
+token-type embeddings) can never stand in for the lexical vectors.
 
 The randomized encoder (:func:`randomize_encoder`, paper Section 4 "Randomized ELMo") keeps the
 lexical layer and replaces every weight matrix above it with a random orthonormal matrix.

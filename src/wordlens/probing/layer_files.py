@@ -2,7 +2,7 @@
 
 Edge probing reads every subtoken's vector at every layer of a split (Tenney et al. 2019,
 Section 3). Held in RAM they grow with the split times the layers: smollm2-135m on the UD EWT
-training split is about 270K subtoken rows x 32 layers x 576 dimensions in float16, 10 GB. So
+training split is 253K subtoken rows x 32 layers x 576 dimensions in float16, 8.7 GiB. So
 :func:`wordlens.probing.features.sentence_features` writes them to disk as batches of sentences
 are embedded, one file per layer (:class:`LayerFile`, ``[n_rows, dim]`` float16, a layer's rows
 contiguous), and the probe reads the rows of each batch from the files of the layers it uses
