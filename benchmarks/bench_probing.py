@@ -4,11 +4,14 @@ Stages, each in its own process (peak RSS from ``ru_maxrss``), all with one fres
 cache:
 
 - ``extract``: the subtoken vectors of every train, dev and test sentence at all 7 layers
-  (computed and written to the cache);
-- ``reuse``: the same vectors again (read from the cache: nothing is recomputed);
+  (computed, written to the cache and to layer files in the cache's folder,
+  :mod:`wordlens.probing.layer_files`);
+- ``reuse``: the same vectors again (the layer files are complete: nothing is recomputed or
+  read from the cache);
 - ``probe <repr>``: a whole :func:`wordlens.methods.probing.experiment.run_probing` of one
-  representation (vectors from the cache, probe trained with the Appendix C schedule, scored on
-  test), with the dev micro-F1 along training.
+  representation (vectors from the layer files, built from the cache when the representation
+  needs the lexical layer; probe trained with the Appendix C schedule, scored on test), with the
+  dev micro-F1 along training.
 
 Target (issue 7): extraction + training of POS under 20 minutes on 2 CPU cores. Training runs
 30,000 steps by default (``--max-steps``; 0 for the task's own cap, jiant's 250 validations =
@@ -64,7 +67,7 @@ def run_step(step: str, args: argparse.Namespace) -> dict[str, Any]:
             )
             counts[split] = {
                 "sentences": len(examples[split]),
-                "subtokens": len(features.vectors),
+                "subtokens": features.n_rows,
                 "computed": features.computed,
             }
         result: dict[str, Any] = {"seconds": time.perf_counter() - start, "splits": counts}
@@ -123,11 +126,11 @@ def report(steps: dict[str, dict[str, Any]], cache_mib: float, max_steps: int) -
     print(
         f"  extraction: {sentences:,} sentences, {subtokens:,} subtokens, "
         f"{extract['seconds']:.1f} s ({sentences / extract['seconds']:.0f} sentences/s), "
-        f"cache {cache_mib:.0f} MiB, peak RSS {extract['peak_rss_mib']:.0f} MiB"
+        f"cache and layer files {cache_mib:.0f} MiB, peak RSS {extract['peak_rss_mib']:.0f} MiB"
     )
     recomputed = sum(split["computed"] for split in reuse["splits"].values())
     print(
-        f"  reuse from the cache: {reuse['seconds']:.1f} s, {recomputed} sentences recomputed, "
+        f"  reuse of the layer files: {reuse['seconds']:.1f} s, {recomputed} sentences recomputed, "
         f"peak RSS {reuse['peak_rss_mib']:.0f} MiB"
     )
     print(

@@ -34,6 +34,7 @@ import argparse
 import json
 import math
 import os
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -153,8 +154,10 @@ def run_cell(cell: str, model: Any, args: argparse.Namespace) -> list[float]:
     from wordlens.resources.tagger import load_ewt
 
     sentences = [[form for form, _ in s] for s in load_ewt("dev")[: args.sentences]]
-    vectors = sentence_features(model, sentences).vectors.astype(np.float32)
-    return [float(x) for x in vectors[:, :, :8].ravel()]
+    with tempfile.TemporaryDirectory(prefix="bench-ray-") as folder:
+        features = sentence_features(model, sentences, folder=Path(folder))
+        vectors = np.stack([file[:][:, :8] for file in features.files], axis=1).astype(np.float32)
+    return [float(x) for x in vectors.ravel()]
 
 
 def run_backend(name: str, args: argparse.Namespace) -> dict[str, Any]:

@@ -103,14 +103,15 @@ def test_weat_per_layer_on_minilm_equals_local(minilm: Any, backend: RayBackend)
 
 
 def test_probing_features_equal_local(
-    minilm: Any, backend: RayBackend, sentences: list[list[str]], monkeypatch: Any
+    minilm: Any, backend: RayBackend, sentences: list[list[str]], tmp_path: Path, monkeypatch: Any
 ) -> None:
     monkeypatch.setattr(minilm, "token_budget", 120)  # several batches; the workers use it too
-    local = sentence_features(minilm, sentences)
+    local = sentence_features(minilm, sentences, folder=tmp_path / "local")
     with use_backend(backend):
-        remote = sentence_features(minilm, sentences)
+        remote = sentence_features(minilm, sentences, folder=tmp_path / "remote")
     np.testing.assert_array_equal(remote.sentence_offsets, local.sentence_offsets)
-    np.testing.assert_array_equal(remote.vectors, local.vectors)
+    for remote_layer, local_layer in zip(remote.files, local.files, strict=True):
+        np.testing.assert_array_equal(remote_layer[:], local_layer[:])
     assert remote.computed == len(sentences)
 
 
@@ -118,14 +119,16 @@ def test_a_cached_rerun_on_ray_computes_nothing(
     minilm: Any, backend: RayBackend, sentences: list[list[str]], tmp_path: Path, monkeypatch: Any
 ) -> None:
     monkeypatch.setattr(minilm, "token_budget", 120)
-    cache = ActivationCache(tmp_path)
+    cache = ActivationCache(tmp_path / "cache")
     recording = Recording(backend)
     with use_backend(recording):
         first = sentence_features(minilm, sentences, cache=cache)
-        again = sentence_features(minilm, sentences, cache=cache)
+        # new layer files elsewhere: built from the cache
+        again = sentence_features(minilm, sentences, cache=cache, folder=tmp_path / "again")
     assert recording.payloads[0] >= 2 and recording.payloads[1] == 0
     assert (first.computed, again.computed) == (len(sentences), 0)
-    np.testing.assert_array_equal(again.vectors, first.vectors)
+    for again_layer, first_layer in zip(again.files, first.files, strict=True):
+        np.testing.assert_array_equal(again_layer[:], first_layer[:])
 
 
 def test_an_error_on_a_worker_is_raised_plainly_and_the_workers_go_on(

@@ -163,13 +163,13 @@ def test_report_and_tables_are_written(run: Any, tmp_path: Path) -> None:
     assert len(scores) == 4
 
 
-def test_bad_configurations_are_refused(minilm: Any) -> None:
+def test_bad_configurations_are_refused(minilm: Any, tmp_path: Path) -> None:
     with pytest.raises(WordlensError, match="unknown"):
         ProbeConfig(task="ner").check()
     with pytest.raises(WordlensError, match="train_sentences"):
         ProbeConfig(task="pos", train_sentences=0).check()
     examples = load_probing_task("pos", "dev")[:2]
-    features = sentence_features(minilm, [example.tokens for example in examples])
+    features = sentence_features(minilm, [example.tokens for example in examples], folder=tmp_path)
     (lex,) = parse_representations("lex", 7)
     with pytest.raises(WordlensError, match=r"lex reads layer\(s\) \[-1\]"):
         probing_split(examples, features, lex, ["NOUN"])

@@ -4,6 +4,7 @@ against a plain recount from the examples (issue 28's 'no tests' mutants)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -59,17 +60,16 @@ def test_a_tiny_run_counts_the_test_labels_of_its_examples(shared: Any, minilm: 
     assert run.tables["by_distance"]["n_targets"].sum() == targets
 
 
-def test_probing_split_spans_labels_and_distances(shared: Any, minilm: Any) -> None:
+def test_probing_split_spans_labels_and_distances(shared: Any, minilm: Any, tmp_path: Path) -> None:
     examples = [e for e in load_probing_task("dep", "dev") if e.targets][:3]
-    features = sentence_features(minilm, [example.tokens for example in examples])
+    features = sentence_features(minilm, [example.tokens for example in examples], folder=tmp_path)
     (top,) = parse_representations("top", minilm.info.n_layers)
     label_names = ["det", "nsubj", "punct", "root"]
     split = probing_split(examples, features, top, label_names)
     targets = [t for e in examples for t in e.targets]
-    assert split.features.shape[0] == features.vectors.shape[0]
-    np.testing.assert_array_equal(
-        split.features[:, 0], features.vectors[:, features.layers.index(top.layers[0])]
-    )
+    # the probe reads the top layer's file, no other
+    assert split.features == (features.files[features.layers.index(top.layers[0])],)
+    assert split.features[0].path.name == f"layer-{top.layers[0]}.npy"
     expected = np.array([[name in t.labels for name in label_names] for t in targets])
     np.testing.assert_array_equal(split.labels, expected)
     assert split.labels.sum() > 0

@@ -14,7 +14,12 @@ from wordlens.errors import TargetError, WordlensError
 from wordlens.models.cache import ActivationCache
 from wordlens.models.hf import HFEmbedder
 from wordlens.models.loading import load_model
-from wordlens.probing.features import lexical_layer, randomize_encoder, sentence_features
+from wordlens.probing.features import (
+    SentenceFeatures,
+    lexical_layer,
+    randomize_encoder,
+    sentence_features,
+)
 from wordlens.probing.representations import LEXICAL, parse_representations
 from wordlens.resources.tagger import load_ewt
 
@@ -24,22 +29,30 @@ def sentences() -> list[list[str]]:
     return [[form for form, _ in sentence] for sentence in load_ewt("dev")[:12]]
 
 
+def stacked(features: SentenceFeatures) -> np.ndarray:
+    """Every layer file read back, ``[rows, layers, dim]`` float16."""
+    return np.stack([file[:] for file in features.files], axis=1)
+
+
 def _direct(model: HFEmbedder, input_ids: tuple[int, ...]) -> torch.Tensor:
     with torch.inference_mode():
         out = model.model(input_ids=torch.tensor([input_ids]), output_hidden_states=True)
     return torch.stack(out.hidden_states)[:, 0].permute(1, 0, 2)  # [rows, layers, dim]
 
 
-def test_vectors_are_the_models_hidden_states(minilm: Any, sentences: list[list[str]]) -> None:
-    features = sentence_features(minilm, sentences)
+def test_vectors_are_the_models_hidden_states(
+    minilm: Any, sentences: list[list[str]], tmp_path: Path
+) -> None:
+    features = sentence_features(minilm, sentences, folder=tmp_path)
     lengths = [len(item.input_ids) for item in features.retokenized]
     np.testing.assert_array_equal(np.diff(features.sentence_offsets), lengths)
-    assert features.vectors.shape == (sum(lengths), 7, 384)
-    assert features.vectors.dtype == np.float16 and features.layers == tuple(range(7))
+    vectors = stacked(features)
+    assert vectors.shape == (sum(lengths), 7, 384)
+    assert vectors.dtype == np.float16 and features.layers == tuple(range(7))
     for number in (0, 5, 11):  # batched and padded vs alone: float16 rounding apart
         rows = slice(features.sentence_offsets[number], features.sentence_offsets[number + 1])
         alone = _direct(minilm, features.retokenized[number].input_ids).numpy()
-        np.testing.assert_allclose(features.vectors[rows], alone, atol=2e-2, rtol=1e-2)
+        np.testing.assert_allclose(vectors[rows], alone, atol=2e-2, rtol=1e-2)
     assert features.computed == len(sentences)
 
 
@@ -50,7 +63,7 @@ def test_cache_reuses_and_resumes_bit_identically(
     full = sentence_features(minilm, sentences, cache=ActivationCache(tmp_path / "full"))
     again = sentence_features(minilm, sentences, cache=ActivationCache(tmp_path / "full"))
     assert again.computed == 0
-    np.testing.assert_array_equal(again.vectors, full.vectors)
+    np.testing.assert_array_equal(stacked(again), stacked(full))
 
     cache = ActivationCache(tmp_path / "interrupted")
     real = HFEmbedder.hidden_states
@@ -68,7 +81,7 @@ def test_cache_reuses_and_resumes_bit_identically(
     monkeypatch.setattr(HFEmbedder, "hidden_states", real)
     resumed = sentence_features(minilm, sentences, cache=cache)
     assert resumed.computed == len(sentences) - sum(calls) > 0
-    np.testing.assert_array_equal(resumed.vectors, full.vectors)
+    np.testing.assert_array_equal(stacked(resumed), stacked(full))
 
 
 def _ids(features: Any) -> torch.Tensor:
@@ -87,7 +100,7 @@ def test_lexical_layer_is_layernorm_of_the_word_embeddings(
     with torch.inference_mode():
         by_hand = embeddings.LayerNorm(embeddings.word_embeddings(_ids(features))).numpy()
     # [rows, 384]: the same float32 computation, stored as float16
-    np.testing.assert_array_equal(features.vectors[:, -1], by_hand.astype(np.float16))
+    np.testing.assert_array_equal(features.layer(LEXICAL)[:], by_hand.astype(np.float16))
     # hidden state 0 adds the position and token-type (0) embeddings before the LayerNorm
     # (BertEmbeddings.forward), which the lexical layer leaves out: derive it by hand too
     positions = torch.tensor(
@@ -100,34 +113,42 @@ def test_lexical_layer_is_layernorm_of_the_word_embeddings(
             + embeddings.token_type_embeddings(torch.zeros_like(positions))
         )
         state_0 = embeddings.LayerNorm(summed).numpy()
-    got = features.vectors[:, 0].astype(np.float32)
+    got = features.layer(0)[:].astype(np.float32)
     np.testing.assert_allclose(got, state_0, rtol=2e-3, atol=2e-3)  # float16 storage
     assert not np.allclose(got, by_hand, atol=0.1)  # the two layers differ
     assert features.lexical_layer == "embeddings.LayerNorm(embeddings.word_embeddings(ids))"
 
 
-def test_lexical_layer_of_a_causal_lm_is_its_input_embeddings(smollm2: Any) -> None:
-    features = sentence_features(smollm2, [["The", "cat", "sat", "."]], lexical=True)
+def test_lexical_layer_of_a_causal_lm_is_its_input_embeddings(smollm2: Any, tmp_path: Path) -> None:
+    features = sentence_features(
+        smollm2, [["The", "cat", "sat", "."]], folder=tmp_path, lexical=True
+    )
     assert features.layers[-1] == LEXICAL and len(features.layers) == 32
     table = smollm2.model.get_input_embeddings().weight.detach()
     expected = table[_ids(features)].to(torch.float16).numpy()
-    np.testing.assert_array_equal(features.vectors[:, -1], expected)
+    np.testing.assert_array_equal(features.layer(LEXICAL)[:], expected)
     assert lexical_layer(smollm2.model).startswith("embed_tokens(ids): the input-embedding rows")
 
 
-def test_too_long_sentence_is_named(minilm: Any) -> None:
+def test_too_long_sentence_is_named(minilm: Any, tmp_path: Path) -> None:
     with pytest.raises(TargetError, match="sentence 1"):
-        sentence_features(minilm, [["fine"], ["word"] * 600])
+        sentence_features(minilm, [["fine"], ["word"] * 600], folder=tmp_path)
+    with pytest.raises(WordlensError, match="a folder or an activation cache"):
+        sentence_features(minilm, [["fine"]])
 
 
-def test_randomized_encoder_keeps_the_lexical_layer_only(sentences: list[list[str]]) -> None:
+def test_randomized_encoder_keeps_the_lexical_layer_only(
+    sentences: list[list[str]], tmp_path: Path
+) -> None:
     trained = load_model("minilm-l6")
     assert isinstance(trained, HFEmbedder)
     first = randomize_encoder(load_model("minilm-l6"), seed=3)  # type: ignore[arg-type]
     second = randomize_encoder(load_model("minilm-l6"), seed=3)  # type: ignore[arg-type]
     assert first.info.fingerprint == f"{trained.info.fingerprint}-random3"
     a, b, c = (
-        sentence_features(m, sentences[:4], lexical=True).vectors.astype(np.float32)
+        stacked(sentence_features(m, sentences[:4], folder=tmp_path, lexical=True)).astype(
+            np.float32
+        )
         for m in (trained, first, second)
     )
     np.testing.assert_array_equal(a[:, 0], b[:, 0])  # hidden state 0 is kept

@@ -51,8 +51,9 @@ def _pos_split(model: Any, sentences: list[TaggedSentence], tags: list[str]) -> 
             target_sentence.append(number)
             spans.append([positions[0], positions[-1] + 1])
             labels.append(np.array(tags) == tag)
+    vectors = np.concatenate([layers[i, :n] for i, n in enumerate(lengths)]).astype(np.float16)
     return ProbingSplit(
-        features=np.concatenate([layers[i, :n] for i, n in enumerate(lengths)]).astype(np.float16),
+        features=tuple(np.ascontiguousarray(vectors[:, layer]) for layer in range(7)),
         sentence_offsets=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
         target_sentence=np.array(target_sentence, dtype=np.int64),
         span1=np.array(spans, dtype=np.int64),
@@ -87,7 +88,8 @@ def test_batches_hold_whole_sentences_and_their_targets(pos: tuple[ProbingSplit,
     assert first.features.shape == (2, lengths.max(), 7, 384)
     np.testing.assert_array_equal(first.mask.sum(dim=1).numpy(), lengths)
     rows = slice(train.sentence_offsets[5], train.sentence_offsets[6])
-    np.testing.assert_array_equal(first.features[0, : lengths[0]].numpy(), train.features[rows])
+    by_layer = np.stack([layer[rows] for layer in train.features], axis=1)  # [rows, 7, 384]
+    np.testing.assert_array_equal(first.features[0, : lengths[0]].numpy(), by_layer)
     assert not first.features[1, lengths[1] :].any()  # padding is zero
     expected_targets = np.flatnonzero(np.isin(train.target_sentence, [5, 0]))
     np.testing.assert_array_equal(np.sort(first.target_index), expected_targets)
@@ -192,6 +194,8 @@ def test_bad_splits_and_settings_raise(pos: tuple[ProbingSplit, ...]) -> None:
         replace(train, span1=np.where(np.arange(train.n_targets)[:, None] == 1, 0, train.span1))
     with pytest.raises(WordlensError, match="sentence_offsets"):
         replace(train, sentence_offsets=train.sentence_offsets[:-1])
+    with pytest.raises(WordlensError, match="layers of one shape"):
+        replace(train, features=(train.features[0], train.features[1][:-1]))
     with pytest.raises(WordlensError, match="labels must be bool"):
         replace(train, labels=train.labels.astype(np.int64))
     with pytest.raises(TargetError, match="target_sentence"):

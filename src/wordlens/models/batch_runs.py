@@ -2,7 +2,8 @@
 
 The extraction loops (:meth:`wordlens.models.hf.HFEmbedder.embed_poolings`,
 :func:`wordlens.probing.features.sentence_features`) plan their batches over all their units
-(targets, sentences), cached or not, then hand the batches that miss something to
+(targets, sentences), cached or not, then hand the batches that miss something (the probing
+features: every batch, whose cached sentences are read into its layer files) to
 :func:`run_batches`. Per batch it takes the batch's claim (:meth:`~wordlens.models.cache.
 CacheStore.claim`), looks the batch up in the cache again (another process may have written it
 since the run began), computes what is still missing and writes it, then releases the claim. A
@@ -68,7 +69,9 @@ def run_batches(
     model
         The caller's model.
     batches
-        The planned batches that missed something when the run began, in plan order.
+        The planned batches that missed something when the run began, in plan order (or every
+        planned batch, when the extraction reads cached units a batch at a time too:
+        :func:`wordlens.probing.features.sentence_features`).
     work
         The extraction's claims, look-ups, payloads and results.
     launch

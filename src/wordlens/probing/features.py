@@ -6,23 +6,31 @@ in the activation cache (:mod:`wordlens.models.cache`, a ``subtokens-float16`` s
 row per subtoken, keyed by the sha256 of the sentence's input ids and the position) and reused
 by every representation (top, cat, mix, single layers, lexical, CNN) and every rerun.
 
+The features of one call are written to disk as its batches are read or computed, layer-major:
+one memory-mapped file per layer (:mod:`wordlens.probing.layer_files`), so RAM holds one batch,
+never the split x the layers (smollm2-135m on the UD EWT training split: 8.7 GiB). With a cache,
+the files stay in ``<cache>/<fingerprint>/probing-features/<key>`` (removed with the cache entry
+by ``wordlens cache clear``), named by a digest of the model fingerprint, the layers and every
+sentence's input ids, and a rerun reads them without touching the activation cache; a folder
+left incomplete by an interrupted run is rebuilt from the cache.
+
 An interrupted extraction resumes: batches are planned over all sentences, cached or not, and a
 batch is written as one shard, so a rerun computes exactly the missing batches, with the same
 composition, and its vectors are bit-identical to an uninterrupted run's. Each batch is claimed
 in the cache before it is computed, so two extractions on one cache compute it once
 (:mod:`wordlens.models.batch_runs`).
 
-Vectors are stored in float16 (half the memory of float32: UD EWT train with minilm-l6 is
+Vectors are stored in float16 (half the space of float32: UD EWT train with minilm-l6 is
 285K subtoken rows x 7 layers x 384, 1.5 GB); the probe reads them as float32.
 
 The lexical layer (the ``lex``, ``cat`` and CNN representations,
 :data:`~wordlens.probing.representations.LEXICAL`) is not a hidden state: it is the word-piece
 embedding rows without position and token-type embeddings (:func:`lexical_vectors`). It is
 appended after the hidden states when asked for (``lexical=True``) and is computed from the input
-ids on every call (one table lookup and a normalization: milliseconds for UD EWT), never read
-from or written to the cache. The cache holds hidden states only, keyed by hidden-state layer, so
-the embedding output (hidden state 0, which adds position and token-type embeddings) can never
-stand in for the lexical vectors.
+ids whenever the layer files are built (one table lookup and a normalization: milliseconds for UD
+EWT), never read from or written to the activation cache. The cache holds hidden states only,
+keyed by hidden-state layer, so the embedding output (hidden state 0, which adds position and
+token-type embeddings) can never stand in for the lexical vectors.
 
 The randomized encoder (:func:`randomize_encoder`, paper Section 4 "Randomized ELMo") keeps the
 lexical layer and replaces every weight matrix above it with a random orthonormal matrix.
@@ -35,6 +43,7 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -44,29 +53,33 @@ from wordlens.errors import EmptyInputError, TargetError, WordlensError
 from wordlens.models.batch_runs import BatchWork, run_batches
 from wordlens.models.cache import ActivationCache, CacheStore, Claim, batch_name
 from wordlens.models.hf import Encoded, HFEmbedder, batches_by_token_budget
+from wordlens.probing.layer_files import LayerFile, spill, spill_key
 from wordlens.probing.representations import LEXICAL
 from wordlens.probing.retokenize import Retokenized, retokenize
 from wordlens.progress import progress_bar
 
 #: The activation-cache "pooling" of per-subtoken rows (its store holds float16 vectors).
 SUBTOKEN_STORE = "subtokens"
-#: Input ids per lookup of :func:`lexical_vectors` (bounds its float32 working memory).
+#: Input ids per call of :func:`lexical_vectors` (bounds its float32 working memory).
 LEXICAL_CHUNK = 65536
+#: The folder of layer files in a model's activation-cache entry.
+FEATURES_FOLDER = "probing-features"
 
 
 @dataclass(frozen=True)
 class SentenceFeatures:
-    """Every sentence's subtoken vectors, sentences back to back.
+    """Every sentence's subtoken vectors, sentences back to back, one file per layer.
 
     Attributes
     ----------
-    vectors
-        ``[n_rows, n_layers, dim]`` float16: row ``sentence_offsets[i] + p`` is subtoken ``p`` of
-        sentence ``i`` (special tokens and BOS included, as the model read it).
+    files
+        Per layer of ``layers``, its vectors ``[n_rows, dim]`` float16 on disk
+        (:class:`~wordlens.probing.layer_files.LayerFile`): row ``sentence_offsets[i] + p`` is
+        subtoken ``p`` of sentence ``i`` (special tokens and BOS included, as the model read it).
     sentence_offsets
         ``[n_sentences + 1]`` int64.
     layers
-        The layers of axis 1: hidden-state indices (0 = the embedding output), then
+        The layers of ``files``: hidden-state indices (0 = the embedding output), then
         :data:`~wordlens.probing.representations.LEXICAL` when the lexical layer was asked for.
     retokenized
         Per sentence, its input ids and each source token's subtoken range.
@@ -77,12 +90,33 @@ class SentenceFeatures:
         How the lexical layer was computed (:func:`lexical_layer`), or ``None`` without it.
     """
 
-    vectors: npt.NDArray[np.float16]
+    files: tuple[LayerFile, ...]
     sentence_offsets: npt.NDArray[np.int64]
     layers: tuple[int, ...]
     retokenized: tuple[Retokenized, ...]
     computed: int
     lexical_layer: str | None = None
+
+    @property
+    def n_rows(self) -> int:
+        """Subtoken rows, all sentences."""
+        return int(self.sentence_offsets[-1])
+
+    def layer(self, layer: int) -> LayerFile:
+        """The file of one layer (a hidden-state index or
+        :data:`~wordlens.probing.representations.LEXICAL`).
+
+        Raises
+        ------
+        WordlensError
+            If the features do not hold that layer.
+        """
+        if layer not in self.layers:
+            raise WordlensError(
+                f"the features hold layers {list(self.layers)} ({LEXICAL} = the lexical layer), "
+                f"not {layer}"
+            )
+        return self.files[self.layers.index(layer)]
 
 
 def sentence_key(input_ids: Sequence[int]) -> str:
@@ -94,15 +128,18 @@ def sentence_features(
     embedder: HFEmbedder,
     sentences: Sequence[Sequence[str]],
     *,
+    folder: Path | None = None,
     layers: Sequence[int] | None = None,
     retokenized: Sequence[Retokenized] | None = None,
     cache: ActivationCache | None = None,
     lexical: bool = False,
     progress: bool = False,
 ) -> SentenceFeatures:
-    """The subtoken vectors of tokenized sentences at ``layers`` (default all), from the cache
-    where it has them and from forward passes of the frozen model for the rest; with
-    ``lexical``, the lexical layer after them (:func:`lexical_vectors`, never cached).
+    """The subtoken vectors of tokenized sentences at ``layers`` (default all), in layer files
+    (module notes): read from ``folder`` when an earlier call wrote them there, else from the
+    cache where it has them and from forward passes of the frozen model for the rest, a batch
+    of sentences at a time; with ``lexical``, the lexical layer after them
+    (:func:`lexical_vectors`, never cached).
 
     Parameters
     ----------
@@ -110,6 +147,9 @@ def sentence_features(
         The model (masked, causal or encoder; a causal model's vectors see the left context only).
     sentences
         Source tokens of each sentence (the model reads them joined by single spaces).
+    folder
+        Where the layer files go, in a subfolder named by their content; ``None``: the cache's
+        entry for this model (``<cache>/<fingerprint>/probing-features``).
     layers
         Hidden-state layers to keep (0 = lexical); ``None`` for all.
     retokenized
@@ -129,11 +169,13 @@ def sentence_features(
     TargetError
         If a sentence is longer than the model's maximum input (its index is named).
     WordlensError
-        With ``lexical``, if the model's lexical layer cannot be located or is not of the
-        hidden size (see :func:`lexical_vectors`).
+        If neither ``folder`` nor ``cache`` is given; with ``lexical``, if the model's lexical
+        layer cannot be located or is not of the hidden size (see :func:`lexical_vectors`).
     """
     if not sentences:
         raise EmptyInputError("no sentences to encode")
+    if folder is None and cache is None:
+        raise WordlensError("the probing features need a folder or an activation cache")
     layer_ids = embedder.resolve_layers(layers)
     if retokenized is None:
         retokenized = tuple(
@@ -152,33 +194,58 @@ def sentence_features(
         )
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     all_layers = (*layer_ids, LEXICAL) if lexical else layer_ids
-    vectors = np.zeros((int(offsets[-1]), len(all_layers), embedder.info.hidden_size), np.float16)
-    hidden = vectors[:, : len(layer_ids)]  # a view: the hidden states, as cached
-    row_keys = [
-        [f"{key}:{position}" for position in range(length)]
-        for key, length in zip(
-            (sentence_key(item.input_ids) for item in retokenized), lengths, strict=True
-        )
-    ]
-    work = _FeatureWork(hidden, offsets, row_keys, retokenized, layer_ids)
-    work.store = _store(cache, embedder, layer_ids)
-    work.read(range(len(sentences)))
-    batches = batches_by_token_budget(lengths, embedder.token_budget, embedder.max_batch_targets)
-    missing = [batch for batch in batches if not work.done[batch].all()]
-    n_todo = int(sum((~work.done[batch]).sum() for batch in missing))
-    with progress_bar(progress and n_todo > 0, n_todo, f"features {embedder.info.name}") as advance:
-        # the batches run on the current backend, each claimed in the cache first
-        # (wordlens.models.batch_runs); this process writes the cache
-        work.advance = advance
-        run_batches(feature_batch, embedder, missing, work)
-    described = None
-    if lexical:
-        ids = np.concatenate([np.asarray(item.input_ids, dtype=np.int64) for item in retokenized])
-        vectors[:, -1] = lexical_vectors(embedder, ids)
-        described = lexical_layer(embedder.model)
-    return SentenceFeatures(
-        vectors, offsets, all_layers, tuple(retokenized), work.computed, lexical_layer=described
+    store = _store(cache, embedder, layer_ids)
+    if folder is None:
+        assert store is not None  # refused above without a cache
+        folder = store.path.parent / FEATURES_FOLDER
+    key = spill_key(
+        {
+            "fingerprint": embedder.info.fingerprint,
+            "layers": list(all_layers),
+            "dim": embedder.info.hidden_size,
+            "input_ids": [list(item.input_ids) for item in retokenized],
+        }
     )
+
+    def build(partial: Path) -> int:
+        files = [
+            LayerFile.create(
+                partial / _file_name(layer), int(offsets[-1]), embedder.info.hidden_size
+            )
+            for layer in all_layers
+        ]
+        work = _FeatureWork(files[: len(layer_ids)], offsets, retokenized, layer_ids, store)
+        batches = batches_by_token_budget(
+            lengths, embedder.token_budget, embedder.max_batch_targets
+        )
+        with progress_bar(progress, len(sentences), f"features {embedder.info.name}") as advance:
+            # every batch is read from the cache or computed on the current backend, each
+            # claimed in the cache first (wordlens.models.batch_runs); this process writes
+            work.advance = advance
+            run_batches(feature_batch, embedder, batches, work)
+        if lexical:
+            ids = np.concatenate(
+                [np.asarray(item.input_ids, dtype=np.int64) for item in retokenized]
+            )
+            for start in range(0, len(ids), LEXICAL_CHUNK):
+                chunk = slice(start, start + LEXICAL_CHUNK)
+                files[-1].write(chunk, lexical_vectors(embedder, ids[chunk]))
+        return work.computed
+
+    written, computed = spill(folder, key, build)
+    return SentenceFeatures(
+        tuple(LayerFile.open(written / _file_name(layer)) for layer in all_layers),
+        offsets,
+        all_layers,
+        tuple(retokenized),
+        computed or 0,
+        lexical_layer=lexical_layer(embedder.model) if lexical else None,
+    )
+
+
+def _file_name(layer: int) -> str:
+    """The layer file of a hidden-state index or of the lexical layer."""
+    return "lexical.npy" if layer == LEXICAL else f"layer-{layer}.npy"
 
 
 @torch.inference_mode()
@@ -200,8 +267,9 @@ def lexical_vectors(
     Llama wrapper, so Llama follows its GPT-2 rule. A model that scales its embeddings inside
     its forward pass (Gemma's sqrt(d)) is read unscaled.
 
-    The vector of an id does not depend on its context, so the ids of every sentence are looked
-    up back to back, without padding, in chunks of :data:`LEXICAL_CHUNK`.
+    The vector of an id does not depend on its context, so the ids of sentences are looked up
+    back to back, without padding, all at once (:func:`sentence_features` passes
+    :data:`LEXICAL_CHUNK` at a time).
 
     Raises
     ------
@@ -216,13 +284,10 @@ def lexical_vectors(
             f"{embedder.info.name}: the input embeddings have {dim} dimensions, the hidden states "
             f"{embedder.info.hidden_size}; the lexical layer needs them equal"
         )
-    out = np.empty((len(input_ids), dim), dtype=np.float16)
-    for start in range(0, len(input_ids), LEXICAL_CHUNK):
-        ids = torch.from_numpy(input_ids[start : start + LEXICAL_CHUNK]).to(embedder.device)
-        rows = table(ids)  # [chunk, dim]
-        if norm is not None:
-            rows = norm(rows)
-        out[start : start + len(ids)] = rows.to(torch.float16).cpu().numpy()
+    rows = table(torch.from_numpy(input_ids).to(embedder.device))  # [n_ids, dim]
+    if norm is not None:
+        rows = norm(rows)
+    out: npt.NDArray[np.float16] = rows.to(torch.float16).cpu().numpy()
     return out
 
 
@@ -275,47 +340,49 @@ def feature_batch(embedder: HFEmbedder, payload: FeatureBatch) -> npt.NDArray[np
 
 class _FeatureWork(BatchWork[FeatureBatch, npt.NDArray[np.float16]]):
     """The batches of :func:`sentence_features`: a unit is a sentence, its rows one per subtoken
-    in ``hidden`` ``[rows, layers, dim]`` (a view of the output)."""
+    in each of ``files`` (the hidden-state layer files, ``[rows, dim]`` each), read from
+    ``store`` or computed and written to the files a batch at a time."""
 
     def __init__(
         self,
-        hidden: npt.NDArray[np.float16],
+        files: Sequence[LayerFile],
         offsets: npt.NDArray[np.int64],
-        row_keys: list[list[str]],
         retokenized: Sequence[Retokenized],
         layers: tuple[int, ...],
+        store: CacheStore | None,
     ) -> None:
-        self.hidden, self.offsets, self.row_keys = hidden, offsets, row_keys
-        self.retokenized, self.layers = retokenized, layers
-        self.done = np.zeros(len(row_keys), dtype=bool)
-        self.store: CacheStore | None = None
+        self.files, self.offsets, self.retokenized = files, offsets, retokenized
+        self.layers, self.store = layers, store
+        self.row_keys = [
+            [
+                f"{sentence_key(item.input_ids)}:{position}"
+                for position in range(len(item.input_ids))
+            ]
+            for item in retokenized
+        ]
+        self.done = np.zeros(len(retokenized), dtype=bool)
         self.computed = 0
         self.advance: Callable[[int], None] = lambda _n: None
 
     def rows(self, sentences: Sequence[int] | npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-        """The rows of ``sentences`` in ``hidden``, in order."""
+        """The rows of ``sentences`` in the files, in order."""
         return np.concatenate(
             [np.arange(self.offsets[i], self.offsets[i + 1]) for i in sentences]
         ).astype(np.int64)
 
     def read(self, sentences: Sequence[int]) -> None:
-        """Fill the sentences not done yet whose every row the cache holds (the rows of a range
-        of sentences are read in place, without a copy: all of them at the start)."""
+        """Write the sentences not done yet whose every row the cache holds to the files."""
         wanted = np.array([i for i in sentences if not self.done[i]], dtype=np.int64)
         if self.store is None or not len(wanted):
             return
         if not self.store.contains([self.row_keys[i][0] for i in wanted]).any():
             return  # no row of them cached (the first row of each sentence tells)
-        rows = self.rows(wanted)
-        in_place = int(rows[-1] - rows[0]) + 1 == len(rows)
-        shape = (len(rows), *self.hidden.shape[1:])
-        target = self.hidden[rows[0] : rows[-1] + 1] if in_place else np.zeros(shape, np.float16)
         keys = [key for i in wanted for key in self.row_keys[i]]
-        found = self.store.read_into(keys, target, np.zeros(len(rows), dtype=np.int64))
-        if not in_place:
-            self.hidden[rows[found]] = target[found]
+        vectors = np.zeros((len(keys), len(self.layers), self.files[0].dim), np.float16)
+        found = self.store.read_into(keys, vectors, np.zeros(len(keys), dtype=np.int64))
         lengths = self.offsets[wanted + 1] - self.offsets[wanted]
-        self.done[wanted[np.logical_and.reduceat(found, np.cumsum(lengths) - lengths)]] = True
+        complete = np.logical_and.reduceat(found, np.cumsum(lengths) - lengths)
+        self._place(wanted[complete], vectors[np.repeat(complete, lengths)])
 
     def claim(self, batch: Sequence[int], *, wait: bool) -> Claim | None:
         if self.store is None:
@@ -340,17 +407,26 @@ class _FeatureWork(BatchWork[FeatureBatch, npt.NDArray[np.float16]]):
         return FeatureBatch(tuple(items), self.layers)
 
     def finish(self, units: Sequence[int], result: npt.NDArray[np.float16]) -> None:
-        rows = self.rows(units)
-        self.hidden[rows] = result
+        self._place(units, result)
         if self.store is not None:
             self.store.write(
                 [key for i in units for key in self.row_keys[i]],
                 result,
-                np.ones(len(rows), dtype=np.int64),
+                np.ones(len(result), dtype=np.int64),
             )
-        self.done[list(units)] = True
         self.computed += len(units)
         self.advance(len(units))
+
+    def _place(
+        self, units: Sequence[int] | npt.NDArray[np.int64], vectors: npt.NDArray[np.float16]
+    ) -> None:
+        """Write the vectors ``[rows of units, layers, dim]`` of ``units`` to the files."""
+        if not len(units):
+            return
+        rows = self.rows(units)
+        for layer, file in enumerate(self.files):
+            file.write(rows, vectors[:, layer])
+        self.done[np.asarray(units, dtype=np.int64)] = True
 
 
 def _store(

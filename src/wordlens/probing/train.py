@@ -1,8 +1,10 @@
 """Training schedule of the edge probe on stored hidden states (Tenney et al. 2019 [1]_, App. C).
 
 The encoder is frozen, so its hidden states are computed once and handed over as a
-:class:`ProbingSplit`: every sentence's subtoken vectors back to back, and the targets (spans and
-multi-hot labels) that point into them. Training follows Appendix C of [1]_:
+:class:`ProbingSplit`: every sentence's subtoken vectors back to back, one array or layer file per
+layer (:mod:`wordlens.probing.layer_files`: a batch reads its rows of each layer it uses, so RAM
+holds a batch, not the split), and the targets (spans and multi-hot labels) that point into them.
+Training follows Appendix C of [1]_:
 
 - a batch is **32 sentences** with all their targets (footnote 10; :func:`batches`), sentences
   of similar length batched together and the batches shuffled (AllenNLP's bucketing, which
@@ -62,11 +64,14 @@ from torch import Tensor, nn
 
 from wordlens._plural import counted
 from wordlens.errors import EmptyInputError, TargetError, WordlensError
+from wordlens.probing.layer_files import LayerFile
 from wordlens.probing.metrics import micro_f1
 from wordlens.probing.model import EdgeProbe, check_spans
 from wordlens.progress import progress_bar
 
 IntArray = npt.NDArray[np.int64]
+FeatureLayer = LayerFile | npt.NDArray[np.float16 | np.float32]
+"""One layer's vectors ``[n_subtokens_total, D]``: in memory, or a file read a batch at a time."""
 StopReason = Literal["no_improvement", "min_learning_rate", "max_steps"]
 
 SENTENCES_PER_BATCH = 32
@@ -82,12 +87,13 @@ class ProbingSplit:
 
     Attributes
     ----------
-    features : numpy.ndarray of float16 or float32, shape ``[n_subtokens_total, L, D]``
-        Every sentence's subtoken vectors at the ``L`` layers the representation uses, sentences
-        back to back (may be a ``numpy.memmap``).
+    features : tuple of FeatureLayer, length ``L``
+        Every sentence's subtoken vectors at each of the ``L`` layers the representation uses,
+        ``[n_subtokens_total, D]`` float16 or float32 (a :class:`~wordlens.probing.layer_files.
+        LayerFile` or an array), sentences back to back.
     sentence_offsets : numpy.ndarray of int64, shape ``[n_sentences + 1]``
-        Rows of sentence ``i`` are ``features[offsets[i]:offsets[i + 1]]``; starts at 0, ends at
-        ``n_subtokens_total``, non-decreasing.
+        Rows of sentence ``i`` are ``offsets[i]:offsets[i + 1]`` of each layer; starts at 0, ends
+        at ``n_subtokens_total``, non-decreasing.
     target_sentence : numpy.ndarray of int64, shape ``[n_targets]``
         Sentence of each target.
     span1 : numpy.ndarray of int64, shape ``[n_targets, 2]``
@@ -108,7 +114,7 @@ class ProbingSplit:
         If a target names a missing sentence or a span that is empty or leaves its sentence.
     """
 
-    features: npt.NDArray[np.float16 | np.float32]
+    features: tuple[FeatureLayer, ...]
     sentence_offsets: IntArray
     target_sentence: IntArray
     span1: IntArray
@@ -144,11 +150,16 @@ class ProbingSplit:
 
     @property
     def n_layers(self) -> int:
-        return int(self.features.shape[1])
+        return len(self.features)
+
+    @property
+    def n_rows(self) -> int:
+        """Subtoken rows, all sentences."""
+        return int(self.features[0].shape[0])
 
     @property
     def dim(self) -> int:
-        return int(self.features.shape[2])
+        return int(self.features[0].shape[1])
 
     @property
     def n_labels(self) -> int:
@@ -177,22 +188,25 @@ class ProbingSplit:
         return sentences
 
     def _check_features(self) -> None:
-        if self.features.ndim != 3 or self.features.dtype not in (np.float16, np.float32):
+        found = [(str(layer.dtype), list(layer.shape)) for layer in self.features]
+        if len({str(shape) for _, shape in found}) != 1 or any(
+            len(shape) != 2 or dtype not in ("float16", "float32") for dtype, shape in found
+        ):
             raise WordlensError(
-                "features must be a float16/float32 array [n_subtokens_total, n_layers, dim]; "
-                f"got {self.features.dtype} of shape {list(self.features.shape)}"
+                "features must be one or more float16/float32 layers of one shape "
+                f"[n_subtokens_total, dim]; got {found}"
             )
         offsets = self.sentence_offsets
         if (
             offsets.ndim != 1
             or len(offsets) < 1
             or offsets[0] != 0
-            or offsets[-1] != len(self.features)
+            or offsets[-1] != self.n_rows
             or (np.diff(offsets) < 0).any()
         ):
             raise WordlensError(
                 "sentence_offsets must be non-decreasing, start at 0 and end at the number of "
-                f"feature rows ({len(self.features)})"
+                f"feature rows ({self.n_rows})"
             )
 
 
@@ -298,11 +312,12 @@ def _make_batch(
     layer_major = torch.zeros(
         (split.n_layers, len(sentences), len(positions), split.dim), dtype=torch.float32
     )
-    features = layer_major.permute(1, 2, 0, 3)
     mask = torch.from_numpy(inside)
-    features[mask] = torch.from_numpy(np.asarray(split.features[rows[inside]])).float()
+    read = rows[inside]  # [n]: the batch's rows, one layer at a time
+    for layer, source in zip(layer_major, split.features, strict=True):
+        layer[mask] = torch.from_numpy(np.asarray(source[read])).float()  # [n, D]
     return ProbeBatch(
-        features=features,
+        features=layer_major.permute(1, 2, 0, 3),
         mask=mask,
         span1=torch.from_numpy(split.span1[target_index]),
         span2=None if split.span2 is None else torch.from_numpy(split.span2[target_index]),

@@ -3,7 +3,9 @@
 For one model and one task: the task's train/dev/test examples (jiant format, see
 :mod:`wordlens.probing.converters`); every sentence's subtoken vectors at every layer, extracted
 once through the activation cache and shared by all representations
-(:mod:`wordlens.probing.features`); per representation (:mod:`wordlens.probing.representations`)
+(:mod:`wordlens.probing.features`), in one file per layer on disk (in the activation cache's
+entry for the model, or without a cache in a temporary folder removed at the end); per
+representation (:mod:`wordlens.probing.representations`)
 a probe trained on train with early stopping on dev micro-F1 (Appendix C), then scored on test:
 micro-F1 (Table 2), per-label F1, F1 by span distance (Figure 3) and, for ``mix``, the learned
 layer weights and their expected layer (Tenney, Das & Pavlick 2019). The majority-label
@@ -16,9 +18,12 @@ scored as a miss (a false negative), and is counted in the metadata (``unseen_te
 
 from __future__ import annotations
 
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -100,6 +105,31 @@ def run_probing(
         On an invalid configuration, or a randomized representation without ``load_randomized``.
     """
     config.check()
+    with _features_folder(cache) as folder:
+        return _run(config, embedder, cache, folder, load_randomized, randomized_seed, progress)
+
+
+@contextmanager
+def _features_folder(cache: ActivationCache | None) -> Iterator[Path | None]:
+    """Where the layer files go: ``None`` (the cache's entry for the model) with a cache, else a
+    temporary folder, removed at the end."""
+    if cache is not None:
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix="wordlens-probing-") as folder:
+        yield Path(folder)
+
+
+def _run(
+    config: ProbeConfig,
+    embedder: HFEmbedder,
+    cache: ActivationCache | None,
+    folder: Path | None,
+    load_randomized: Any,
+    randomized_seed: int,
+    progress: bool,
+) -> Run:
+    """:func:`run_probing` with the layer files in ``folder`` (``None``: the cache's)."""
     timings = Timings()
     info = probing_task_info(config.task)
     representations = [
@@ -120,6 +150,7 @@ def run_probing(
                 split: sentence_features(
                     model,
                     [example.tokens for example in examples[split]],
+                    folder=folder,
                     retokenized=None if done is None else done[split].retokenized,
                     cache=cache,
                     lexical=any(
@@ -179,7 +210,7 @@ def run_probing(
             split: {
                 "sentences": len(examples[split]),
                 "targets": int(sum(len(e.targets) for e in examples[split])),
-                "subtokens": len(next(iter(features.values()))[split].vectors),
+                "subtokens": next(iter(features.values()))[split].n_rows,
                 **_left_out(examples[split]),
             }
             for split in SPLITS
@@ -284,14 +315,6 @@ def probing_split(
             f"{representation.name} reads layer(s) {missing} ({LEXICAL} = the lexical layer), "
             f"the features hold {list(features.layers)}"
         )
-    slots = [features.layers.index(layer) for layer in representation.layers]
-    consecutive = slots == list(range(slots[0], slots[0] + len(slots)))
-    # consecutive slots are a view, not a copy of [rows, layers, dim]
-    vectors = (
-        features.vectors[:, slots[0] : slots[0] + len(slots)]
-        if consecutive
-        else features.vectors[:, slots]
-    )
     index = {label: column for column, label in enumerate(label_names)}
     target_sentence, span1, span2, distance, labels = [], [], [], [], []
     for number, example in enumerate(examples):
@@ -310,7 +333,7 @@ def probing_split(
             rows[row, [index[label] for label in target.labels if label in index]] = True
         labels.append(rows)
     return ProbingSplit(
-        features=vectors,
+        features=tuple(features.layer(layer) for layer in representation.layers),
         sentence_offsets=features.sentence_offsets,
         target_sentence=np.concatenate(target_sentence),
         span1=np.concatenate(span1),
@@ -341,7 +364,7 @@ def _train_one(
     torch.manual_seed(train_config.seed)
     train = splits["train"]
     probe = EdgeProbe(
-        int(train.features.shape[2]),
+        train.dim,
         len(representation.layers),
         len(train.label_names),
         combine=representation.combine,
