@@ -23,6 +23,7 @@ from wordlens.options import config_from_values
 from wordlens.reproduce.runner import reproduce
 from wordlens.results import RUN_MANIFEST, Run
 from wordlens.stages import (
+    RSS_SAMPLE_S,
     StageLog,
     Timings,
     failed_stage,
@@ -43,6 +44,7 @@ def test_a_stage_measures_wall_cpu_and_its_own_peak_memory() -> None:
         with timings.stage("allocate"):
             block = np.ones(held * MIB // 8)  # written: every page resident
             assert block.sum() == held * MIB // 8
+            time.sleep(3 * RSS_SAMPLE_S)  # the sampler sees it even below the high-water mark
             del block
         with timings.stage("sleep"):
             time.sleep(0.3)

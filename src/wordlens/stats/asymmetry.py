@@ -80,15 +80,17 @@ import pandas as pd
 from wordlens.errors import EmptyInputError, WordlensError
 from wordlens.resources.association_norms import AssociationNorms
 from wordlens.resources.conceptnet import ConceptNet, annotate_pairs
-from wordlens.stats.correlation import CorrelationResult, spearman
+from wordlens.stats.correlation import (
+    MIN_PAIRS,
+    CorrelationResult,
+    spearman,
+    undefined_correlation,
+)
 
 FloatArray = npt.NDArray[np.float64]
 
 PAIR_COLUMNS = ("relation", "a", "b")
 """The key of a LAR table: relation and the pair oriented head (``a``) -> tail (``b``)."""
-
-MIN_CORRELATION_PAIRS = 3
-"""Fewer common pairs give a NaN CAM with a reason."""
 
 
 @runtime_checkable
@@ -484,17 +486,12 @@ def _spearman_or_nan(
     """Spearman on the pairs where both are defined; NaN with a reason below 3 pairs."""
     defined = ~(np.isnan(x) | np.isnan(y))
     n = int(np.count_nonzero(defined))
-    if n < MIN_CORRELATION_PAIRS:
-        return CorrelationResult(
-            r=np.nan,
-            p_value=np.nan,
-            ci_low=np.nan,
-            ci_high=np.nan,
-            n=n,
-            method="spearman",
-            confidence=confidence,
-            reason=f"{n} common pair(s) with a defined LAR; a correlation needs at least "
-            f"{MIN_CORRELATION_PAIRS}",
+    if n < MIN_PAIRS:
+        return undefined_correlation(
+            n,
+            "spearman",
+            confidence,
+            f"{n} common pair(s) with a defined LAR; a correlation needs at least {MIN_PAIRS}",
         )
     return spearman(x[defined], y[defined], confidence=confidence)
 

@@ -250,7 +250,7 @@ def _correlate(
         raise WordlensError(f"confidence must be in (0, 1); got {confidence}")
     n = len(xs)
     if n < MIN_PAIRS:
-        return _undefined(
+        return undefined_correlation(
             n,
             method,
             confidence,
@@ -258,7 +258,7 @@ def _correlate(
         )
     constant = [name for name, values in (("x", xs), ("y", ys)) if np.ptp(values) == 0]
     if constant:
-        return _undefined(
+        return undefined_correlation(
             n,
             method,
             confidence,
@@ -282,7 +282,9 @@ def _correlate(
     )
 
 
-def _undefined(n: int, method: Method, confidence: float, reason: str) -> CorrelationResult:
+def undefined_correlation(
+    n: int, method: Method, confidence: float, reason: str
+) -> CorrelationResult:
     """A correlation over ``n`` pairs that is undefined: r, p and interval NaN, with `reason`."""
     return CorrelationResult(
         r=np.nan,
