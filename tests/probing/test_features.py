@@ -21,12 +21,6 @@ from wordlens.probing.features import (
     sentence_features,
 )
 from wordlens.probing.representations import LEXICAL, parse_representations
-from wordlens.resources.tagger import load_ewt
-
-
-@pytest.fixture(scope="module")
-def sentences() -> list[list[str]]:
-    return [[form for form, _ in sentence] for sentence in load_ewt("dev")[:12]]
 
 
 def stacked(features: SentenceFeatures) -> np.ndarray:

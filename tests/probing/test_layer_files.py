@@ -29,12 +29,6 @@ from wordlens.probing.layer_files import LayerFile
 from wordlens.probing.model import EdgeProbe
 from wordlens.probing.representations import LEXICAL, parse_representations
 from wordlens.probing.train import ProbingSplit, TrainConfig, batches, predict, train_probe
-from wordlens.resources.tagger import load_ewt
-
-
-@pytest.fixture(scope="module")
-def sentences() -> list[list[str]]:
-    return [[form for form, _ in sentence] for sentence in load_ewt("dev")[:12]]
 
 
 @pytest.fixture
