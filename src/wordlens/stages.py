@@ -211,7 +211,7 @@ class Timings:
         depth = _DEPTH.get()
         if log is not None and log.announce:
             _say(f"{'  ' * depth}stage {name} …")
-        meter = _Meter.start()
+        meter = _Meter()
         _OPEN.append(meter)
         token = _DEPTH.set(depth + 1)
         status = "done"
@@ -283,10 +283,6 @@ class _Meter:
         self.peak_rss = _SAMPLER.open(self)
         self.peak_device = _device_peak_reset()
         self.work: dict[str, int] = {}
-
-    @classmethod
-    def start(cls) -> _Meter:
-        return cls()
 
     def stop(self, name: str, depth: int, status: str) -> StageRecord:
         _SAMPLER.close(self)

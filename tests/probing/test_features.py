@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from tests.probing.conftest import interrupted_after_two_batches
 
 from wordlens.errors import TargetError, WordlensError
 from wordlens.models.cache import ActivationCache
@@ -60,19 +61,7 @@ def test_cache_reuses_and_resumes_bit_identically(
     np.testing.assert_array_equal(stacked(again), stacked(full))
 
     cache = ActivationCache(tmp_path / "interrupted")
-    real = HFEmbedder.hidden_states
-    calls: list[int] = []
-
-    def failing(self: HFEmbedder, items: Any, layers: Any = None) -> torch.Tensor:
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        calls.append(len(items))
-        return real(self, items, layers)
-
-    monkeypatch.setattr(HFEmbedder, "hidden_states", failing)
-    with pytest.raises(KeyboardInterrupt):
-        sentence_features(minilm, sentences, cache=cache)
-    monkeypatch.setattr(HFEmbedder, "hidden_states", real)
+    calls = interrupted_after_two_batches(monkeypatch, minilm, sentences, cache)
     resumed = sentence_features(minilm, sentences, cache=cache)
     assert resumed.computed == len(sentences) - sum(calls) > 0
     np.testing.assert_array_equal(stacked(resumed), stacked(full))

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from tests.probing.conftest import interrupted_after_two_batches
 
 from wordlens.methods.probing.experiment import probing_split
 from wordlens.models.cache import ActivationCache, CacheStore
@@ -136,19 +137,7 @@ def test_an_interrupted_spill_is_rebuilt_from_the_cache_and_a_complete_one_reuse
 ) -> None:
     uninterrupted = sentence_features(minilm, sentences, folder=tmp_path / "plain")
     cache = ActivationCache(tmp_path / "cache")
-    real = HFEmbedder.hidden_states
-    calls: list[int] = []
-
-    def failing(self: HFEmbedder, items: Any, layers: Any = None) -> torch.Tensor:
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        calls.append(len(items))
-        return real(self, items, layers)
-
-    monkeypatch.setattr(HFEmbedder, "hidden_states", failing)
-    with pytest.raises(KeyboardInterrupt):
-        sentence_features(minilm, sentences, cache=cache)
-    monkeypatch.setattr(HFEmbedder, "hidden_states", real)
+    calls = interrupted_after_two_batches(monkeypatch, minilm, sentences, cache)
     (root,) = (cache.root / minilm.info.fingerprint).glob(FEATURES_FOLDER)
     assert [path.suffix for path in root.iterdir() if path.is_dir()] == [".partial"]
 
