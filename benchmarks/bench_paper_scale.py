@@ -112,7 +112,10 @@ def read_stages(out: Path) -> tuple[dict[str, list[dict[str, Any]]], dict[str, s
         experiments = json.loads(manifest.read_text())["experiments"]
         return (
             {e["name"]: e["stages"] for e in experiments},
-            {e["name"]: e["error"] or e["status"] for e in experiments},
+            {
+                e["name"]: e["status"] + (f": {e['error']}" if e["error"] else "")
+                for e in experiments
+            },
         )
     stages: dict[str, list[dict[str, Any]]] = {}
     statuses: dict[str, str] = {}
@@ -148,8 +151,10 @@ def print_summary(runs: list[PaperRun]) -> None:
     for run in runs:
         compute, total = run.h100_seconds()
         done = sum(status == "done" for status in run.statuses.values())
+        skipped = sum(status.startswith("skipped") for status in run.statuses.values())
         print(
-            f"| {run.paper} | {run.outcome.ended} | {done} of {len(run.statuses)} done | "
+            f"| {run.paper} | {run.outcome.ended} | {done} of {len(run.statuses) - skipped} done"
+            f"{f' ({skipped} skipped)' if skipped else ''} | "
             f"{run.cpu_s:.1f} | {run.process_cpu_s:.1f} | {run.outcome.peak_mib:,.0f} | "
             f"{run.token_positions:,} | "
             f"{PAPER_MODELS[run.paper][0]} | {compute:,.1f} | {total:,.1f} |"

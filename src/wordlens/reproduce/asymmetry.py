@@ -8,7 +8,8 @@ Experiments
     data's (Figure 1), direction accuracy (Appendix G), the Figure 2 factors (language models)
     and word similarity on the seven sets of Tables 4 and 8. ``swow``: the same with SWOW added,
     which needs the user's SWOW-EN file (``--swow-file``; the data may not be redistributed, so
-    it is not available offline): it fails cleanly and every SWOW item says so.
+    it is not available offline): without it the experiment is skipped (not failed) and every
+    SWOW item says why.
 
 Matching a published cell
     Each item is matched by its data set (``fa`` is wordlens's ``usf``), its relation (Table 6's
@@ -106,7 +107,7 @@ from wordlens.stats.correlation import CorrelationResult, fisher_interval, spear
 EVOCATION = "evocation"
 """The experiment on EAT and USF (offline)."""
 SWOW_EXPERIMENT = "swow"
-"""The experiment with SWOW added (needs the user's file; fails offline)."""
+"""The experiment with SWOW added (needs the user's file; skipped without it)."""
 NORMS = {"eat": "eat", "fa": "usf"}
 """The paper's evocation data set names -> wordlens's."""
 SIMILARITY_SETS = {
@@ -158,7 +159,7 @@ class AsymmetryReproduction(PaperReproduction):
     paper = "asymmetry"
 
     def experiments(self, scale: Scale) -> list[Experiment]:
-        """``evocation`` (EAT and USF) and ``swow`` (fails without the user's file)."""
+        """``evocation`` (EAT and USF) and ``swow`` (skipped without the user's file)."""
         conceptnet = _conceptnet(scale)
         options: dict[str, Any] = {
             "norms": ["eat", "usf"],
@@ -175,7 +176,13 @@ class AsymmetryReproduction(PaperReproduction):
             }
         return [
             Experiment(EVOCATION, "asymmetry", options, _departure(scale, conceptnet)),
-            Experiment(SWOW_EXPERIMENT, "asymmetry", {**options, "norms": ["eat", "usf", "swow"]}),
+            Experiment(
+                SWOW_EXPERIMENT,
+                "asymmetry",
+                {**options, "norms": ["eat", "usf", "swow"]},
+                requires=("swow_file",),
+                unavailable=_SWOW,
+            ),
         ]
 
     def measure(self, item: PublishedItem, runs: Runs) -> Measured | NotMeasured:

@@ -100,12 +100,27 @@ class Experiment:
         authors' choices).
     departure
         How this run departs from the paper ('' if it does not), shown in the report.
+    requires
+        Options only the user can give (``--set NAME=VALUE``: data wordlens may not ship). Without
+        them the experiment is skipped, not failed: its status says ``unavailable``.
+    unavailable
+        Why the experiment is skipped without ``requires`` and how to give it.
     """
 
     name: str
     method: str
     options: Mapping[str, Any] = field(default_factory=dict)
     departure: str = ""
+    requires: tuple[str, ...] = ()
+    unavailable: str = ""
+
+    def skipped_because(self, given: Mapping[str, Any]) -> str | None:
+        """Why the experiment cannot run with the user's ``given`` options, or None if it can."""
+        missing = [name for name in self.requires if name not in given]
+        if not missing:
+            return None
+        needs = ", ".join(f"--set {name}=..." for name in missing)
+        return f"skipped: needs {needs}" + (f"; {self.unavailable}" if self.unavailable else "")
 
 
 @dataclass(frozen=True)
@@ -452,7 +467,7 @@ class Reproduction:
     runs
         Experiment name → its run (the ones that ran).
     failures
-        Experiment name → why it did not run or finish (``stage <name> failed: <reason>``).
+        Experiment name → why it did not finish (``stage <name> failed: <reason>``).
     table
         One row per published item (module notes).
     findings
@@ -460,6 +475,9 @@ class Reproduction:
     unfinished
         Experiment name → what a failed experiment finished: its tables before the failing
         stage and the stages' costs (metadata ``stages``); not complete.
+    skipped
+        Experiment name → why it did not run: an option only the user can give was not given
+        (:attr:`Experiment.requires`). A skipped experiment is not a failure.
     """
 
     paper: PaperValues
@@ -471,6 +489,13 @@ class Reproduction:
     table: pd.DataFrame
     findings: pd.DataFrame
     unfinished: dict[str, Run] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    def status(self, experiment: str) -> str:
+        """``done``, ``failed`` or ``skipped``."""
+        if experiment in self.failures:
+            return "failed"
+        return "skipped" if experiment in self.skipped else "done"
 
 
 Runs = Mapping[str, Run]

@@ -120,6 +120,8 @@ def console_summary(reproduction: Reproduction, report: Path) -> str:
         lines.append(f"not supported by the paper's own numbers: {', '.join(unsupported)}")
     for name, failure in reproduction.failures.items():
         lines.append(f"experiment {name} failed: {failure}")
+    for name, reason in reproduction.skipped.items():
+        lines.append(f"experiment {name} {reason}")
     stages = experiment_stages(reproduction)
     top = stages[stages["depth"] == 0]
     for experiment, rows in top.groupby("experiment", sort=False):
@@ -227,7 +229,8 @@ def reproduction_report(reproduction: Reproduction) -> Report:
                     "method": e.method,
                     "options": ", ".join(f"{k}={v}" for k, v in e.options.items()),
                     "departure from the paper": e.departure,
-                    "status": reproduction.failures.get(e.name, "done"),
+                    "status": reproduction.failures.get(e.name)
+                    or reproduction.skipped.get(e.name, "done"),
                 }
                 for e in reproduction.experiments
             ]

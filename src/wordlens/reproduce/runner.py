@@ -221,12 +221,17 @@ def reproduce(
     runs: dict[str, Run] = {}
     failures: dict[str, str] = {}
     unfinished: dict[str, Run] = {}
+    skipped: dict[str, str] = {}
     for experiment in experiments:
+        names = option_names(experiment.method)
+        given = {name: value for name, value in (overrides or {}).items() if name in names}
+        reason = experiment.skipped_because(given)
+        if reason is not None:
+            skipped[experiment.name] = reason
+            continue
         if on_experiment is not None:
             on_experiment(experiment)
         method = get_method(experiment.method)
-        names = option_names(experiment.method)
-        given = {name: value for name, value in (overrides or {}).items() if name in names}
         log = StageLog(progress)
         try:
             config = config_from_values(method.config_type, {**experiment.options, **given})
@@ -261,7 +266,16 @@ def reproduce(
     )
     findings = _findings(published, definition, runs, table, scale, model_name)
     reproduction = Reproduction(
-        published, model_name, scale, experiments, runs, failures, table, findings, unfinished
+        published,
+        model_name,
+        scale,
+        experiments,
+        runs,
+        failures,
+        table,
+        findings,
+        unfinished,
+        skipped,
     )
     _write(reproduction, out_dir)
     return reproduction
@@ -286,6 +300,10 @@ def plan_reproduction(
         method = get_method(experiment.method)
         names = option_names(experiment.method)
         given = {name: value for name, value in (overrides or {}).items() if name in names}
+        reason = experiment.skipped_because(given)
+        if reason is not None:
+            plans[experiment.name] = reason
+            continue
         config = config_from_values(method.config_type, {**experiment.options, **given})
         try:
             run, _ = run_method(method, planned, config, None, status=status)
@@ -497,8 +515,8 @@ def _write(reproduction: Reproduction, out_dir: Path) -> list[Path]:
                 "method": e.method,
                 "options": dict(e.options),
                 "departure": e.departure,
-                "status": "failed" if e.name in reproduction.failures else "done",
-                "error": reproduction.failures.get(e.name),
+                "status": reproduction.status(e.name),
+                "error": reproduction.failures.get(e.name) or reproduction.skipped.get(e.name),
                 "stages": _stages_of(reproduction, e.name),
             }
             for e in reproduction.experiments
