@@ -42,7 +42,10 @@ from typing import Any
 
 from _pipeline import make_model_dir, prepare
 from bench_reproduce_memory import Outcome, run_paper
+from wordlens.models.options import ModelOptions
+from wordlens.plan import duration
 from wordlens.reproduce.published import PAPERS
+from wordlens.reproduce.runner import plan_reproduction
 
 #: paper → the tiny model it runs on here (``_pipeline.SHAPES`` name, masked-LM head).
 TINY_MODELS: dict[str, tuple[str, bool]] = {
@@ -165,6 +168,43 @@ def print_summary(runs: list[PaperRun]) -> None:
                 print(f"{run.paper} / {experiment}: {status}")
 
 
+def print_projection(run: PaperRun, plans: dict[str, dict[str, Any] | str]) -> None:
+    """For a run stopped part-way: its resident memory over time (flat or growing) and its
+    projected wall time on this machine, the measured stages of the experiments that finished
+    plus the plan's estimates (``reproduce --plan``: for probing, the most its training can
+    take) of the others."""
+    samples = run.outcome.samples
+    print(f"\n{run.paper}: stopped after {run.outcome.seconds / 60:.0f} min")
+    print("| minute | RSS MiB (tree) |\n|---:|---:|")
+    for minute in range(1, int(run.outcome.seconds // 60) + 1):
+        rss = run.outcome.at_minute(minute)
+        if rss is not None and (minute <= 5 or minute % 5 == 0):
+            print(f"| {minute} | {rss:,.0f} |")
+    later = [mib for seconds, mib in samples if seconds >= 300]
+    if later:
+        print(f"RSS after minute 5: {min(later):,.0f} to {max(later):,.0f} MiB")
+    print("| experiment | status | measured s | plan's estimate s (rest) |\n|---|---|---:|---:|")
+    projected = 0.0
+    for experiment, plan in plans.items():
+        status = run.statuses.get(experiment, "not started")
+        measured = sum(
+            float(s["wall_s"]) for s in run.stages.get(experiment, []) if s["depth"] == 0
+        )
+        finished = {s["name"] for s in run.stages.get(experiment, []) if s["depth"] == 0}
+        rest = (
+            0.0
+            if status == "done" or isinstance(plan, str)
+            else sum(
+                float(stage["estimate_s"] or 0.0)
+                for stage in plan["stages"]
+                if stage["name"] not in finished
+            )
+        )
+        projected += measured + rest
+        print(f"| {experiment} | {status} | {measured:,.0f} | {rest:,.0f} |")
+    print(f"projected wall time of {run.paper} on this machine: {duration(projected)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("papers", nargs="*", default=list(PAPERS))
@@ -201,6 +241,13 @@ def main() -> None:
         print(f"{paper}: {outcome.ended} in {outcome.seconds:.0f} s", flush=True)
     print_stages(runs)
     print_summary(runs)
+    stopped = [run for run in runs if run.outcome.ended.startswith("stopped")]
+    for run in stopped:
+        shape, masked = TINY_MODELS[run.paper]
+        model = work / f"{shape}{'-mlm' if masked else ''}"
+        print_projection(
+            run, plan_reproduction(run.paper, ModelOptions(str(model)), scale=args.scale)
+        )
     if args.json:
         args.json.write_text(
             json.dumps(

@@ -13,6 +13,7 @@ import pytest
 from tests.test_cli_json import run_wordlens
 from tests.test_stages import QUICK_VAST, small_lexicon
 from wordlens.methods.base import run_method
+from wordlens.methods.probing.config import ProbeConfig
 from wordlens.methods.registry import get_method
 from wordlens.methods.vast.config import VastConfig
 from wordlens.models.options import ModelOptions
@@ -98,7 +99,7 @@ def test_plan_prints_the_stages_and_writes_nothing(tmp_path: Path, shared: Path)
     assert not out.exists()  # nothing ran, nothing was written
     refused = run_wordlens("weat", "-m", "glove-6b-50d", "--plan", "--out", str(out))
     assert refused.returncode != 0
-    assert "wordlens weat cannot plan its run yet; --plan and --with-plan work on: vast" in (
+    assert "wordlens weat cannot plan its run yet; --plan and --with-plan work on: probe, vast" in (
         " ".join(refused.stderr.split())
     )
 
@@ -111,3 +112,38 @@ def test_a_reproduction_plans_each_experiment_and_runs_none(shared: Path) -> Non
         assert not isinstance(plan, str)
         assert plan["stages"][0]["name"] == "contexts:bleached"
         assert plan["total_s"] > 0
+
+
+@pytest.mark.slow
+def test_a_probe_plan_states_the_sentences_tokens_and_steps_the_run_then_does(
+    tmp_path: Path, shared: Path
+) -> None:
+    """Edge probing's plan: ``data`` counts the sentences the run loads, ``features`` the
+    subtokens its forward passes compute (within 15%: the plan counts the joined sentences'
+    tokens, the run the retokenized words'), and each ``train`` stage the steps the run takes:
+    its cap, which 20 steps validated every 10 reach before early stopping can act."""
+    config = config_from_values(
+        ProbeConfig,
+        {
+            "task": "winograd",
+            "representations": ["lex", "mix"],
+            "train_sentences": 48,
+            "eval_sentences": 16,
+            "max_steps": 20,
+            "validate_every": 10,
+        },
+    )
+    model = ModelOptions("minilm-l6", no_cache=True, with_plan=True)
+    run, _ = run_method(get_method("probe"), model, config, tmp_path / "out")
+    planned = {stage["name"]: stage for stage in run.metadata["plan"]["stages"]}
+    recorded = {stage["name"]: stage for stage in run.metadata["stages"] if stage["depth"] == 0}
+    assert list(planned) == ["data", "features", "train lex", "train mix"]
+    assert set(planned) <= set(recorded)
+    counts = run.metadata["counts"]
+    assert planned["data"]["work"]["texts"] == sum(c["sentences"] for c in counts.values())
+    positions = recorded["features"]["work"]["token_positions"]
+    assert planned["features"]["work"]["tokens"] == pytest.approx(positions, rel=0.15)
+    for name in ("train lex", "train mix"):
+        assert planned[name]["work"]["probe_steps"] == 20 == recorded[name]["work"]["probe_steps"]
+        assert planned[name]["estimate_s"] > 0
+        assert "at most 20 steps (2 validations)" in planned[name]["basis"]

@@ -491,9 +491,9 @@ def train_probe(
     stop_reason: StopReason = "max_steps"
     total = config.max_steps or config.validate_every * config.stop_patience
     with progress_bar(progress, total, "training edge probe") as advance:
-        for step, batch in enumerate(_endless_batches(train, config.batch_size, order_rng), 1):
+        for step, batch in enumerate(training_batches(train, config.batch_size, order_rng), 1):
             recent_losses.append(
-                _train_step(model, batch.to(device), optimizer, loss_function, config.clip_norm)
+                train_step(model, batch.to(device), optimizer, loss_function, config.clip_norm)
             )
             advance(1)
             at_max_steps = config.max_steps is not None and step >= config.max_steps
@@ -564,7 +564,7 @@ def dev_micro_f1(model: EdgeProbe, split: ProbingSplit, config: TrainConfig) -> 
     return micro_f1(split.labels, predicted)
 
 
-def _endless_batches(
+def training_batches(
     split: ProbingSplit, batch_size: int, order_rng: np.random.Generator
 ) -> Iterator[ProbeBatch]:
     """Training batches forever, bucketed by length as AllenNLP's ``BucketIterator`` (which
@@ -582,7 +582,7 @@ def _endless_batches(
             yield from batches(split, by_length[start : start + batch_size], batch_size)
 
 
-def _train_step(
+def train_step(
     model: EdgeProbe,
     batch: ProbeBatch,
     optimizer: torch.optim.Optimizer,

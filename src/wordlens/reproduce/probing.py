@@ -111,6 +111,9 @@ TASKS = {
 """The paper's tasks (jiant's names, the YAML's ``data``) that wordlens has offline."""
 SUBSTITUTE = "pos"
 """UD EWT POS: run, but no item of the paper's (OntoNotes POS) is measured with it."""
+RUN_ORDER = ("rel", "spr", "winograd", "dep", SUBSTITUTE)
+"""The order the experiments run in: the paper's tasks smallest first (a run stopped part-way
+keeps the most tasks), the substitute, which measures no published item, last."""
 TABLE2 = ("lex", "cat", "mix")
 """Table 2's representations."""
 BASELINES = ("cnn3", "cnn5", "random-mix")
@@ -185,7 +188,7 @@ class ProbingReproduction(PaperReproduction):
     paper = "probing"
 
     def experiments(self, scale: Scale) -> list[Experiment]:
-        """One probe per task (five seeds of Winograd at paper scale)."""
+        """One probe per task (five seeds of Winograd at paper scale), in :data:`RUN_ORDER`."""
         options: dict[str, Any] = {"representations": [*TABLE2, *BASELINES]}
         smoke = ""
         if scale == "smoke":
@@ -202,7 +205,7 @@ class ProbingReproduction(PaperReproduction):
                 "Winograd run, no CNN or randomized baselines (Figures 2 and 3)"
             )
         experiments = []
-        for task in (SUBSTITUTE, *TASKS.values()):
+        for task in RUN_ORDER:
             seeds = range(WINOGRAD_RUNS if task == "winograd" and scale == "paper" else 1)
             departure = "; ".join(part for part in (smoke, _DEPARTURES[task]) if part)
             experiments += [

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from wordlens.models.base import WordEmbedder
     from wordlens.models.hf import HFEmbedder
+    from wordlens.plan import Plan
     from wordlens.report.html import Report
 
 __all__ = ["Probe", "ProbeConfig"]
@@ -61,6 +62,14 @@ class Probe(Method[ProbeConfig]):
         return run_probing(
             config, trained, cache=cache, load_randomized=fresh, progress=context.progress
         )
+
+    def plan(self, model: ModelOptions, config: ProbeConfig, context: RunContext) -> Plan:
+        """The probe's stages and their estimated time (:func:`~wordlens.methods.probing.plan.
+        plan_probing`): the model and the task's data are loaded, a few sentences encoded and a
+        few steps trained; nothing is cached or written."""
+        from wordlens.methods.probing.plan import plan_probing
+
+        return plan_probing(_transformer(model.embedder(status=context.status), model), config)
 
     def summary(self, run: Run) -> Summary:
         import numpy as np

@@ -51,7 +51,7 @@ from wordlens.probing.representations import LEXICAL, Representation, parse_repr
 from wordlens.probing.retokenize import project_spans
 from wordlens.probing.train import ProbingSplit, TrainConfig, predict, train_probe
 from wordlens.results import Run
-from wordlens.stages import Timings
+from wordlens.stages import Timings, add_work
 
 SPLITS = ("train", "dev", "test")
 
@@ -132,14 +132,10 @@ def _run(
     """:func:`run_probing` with the layer files in ``folder`` (``None``: the cache's)."""
     timings = Timings()
     info = probing_task_info(config.task)
-    representations = [
-        parsed
-        for name in config.representations
-        for parsed in parse_representations(name, embedder.info.n_layers)
-    ]
+    representations = representations_of(config, embedder.info.n_layers)
     with timings.stage("data"):
         examples = task_examples(config)
-    label_names = _label_names(examples)
+    label_names = task_labels(examples)
     features: dict[bool, dict[str, SentenceFeatures]] = {}
     for randomized in sorted({r.randomized for r in representations}):
         model = _randomized(load_randomized, randomized_seed) if randomized else embedder
@@ -160,12 +156,7 @@ def _run(
                 )
                 for split in SPLITS
             }
-    validate_every = config.validate_every or info.validate_every
-    train_config = TrainConfig(
-        validate_every=validate_every,
-        max_steps=config.max_steps or validate_every * info.max_validations,
-        seed=config.seed,
-    )
+    train_config = schedule(config)
     rows, per_label, by_distance, mix_weights, histories = [], [], [], [], []
     for representation in representations:
         splits = {
@@ -179,6 +170,7 @@ def _run(
         }
         with timings.stage(f"train {representation.name}"):
             outcome = _train_one(representation, splits, info.two_spans, train_config, progress)
+            add_work(probe_steps=outcome.score_row["steps"])
         rows.append(outcome.score_row)
         per_label.append(outcome.per_label.assign(representation=representation.name))
         by_distance.append(outcome.by_distance.assign(representation=representation.name))
@@ -231,6 +223,39 @@ def _run(
     return Run("probe", tables, metadata)
 
 
+def representations_of(config: ProbeConfig, n_layers: int) -> list[Representation]:
+    """The representations ``config`` names, expanded for a model of ``n_layers``."""
+    return [
+        parsed
+        for name in config.representations
+        for parsed in parse_representations(name, n_layers)
+    ]
+
+
+def schedule(config: ProbeConfig) -> TrainConfig:
+    """The training schedule: the task's validation interval and jiant's cap of validations
+    (Appendix C) unless ``config`` sets them."""
+    info = probing_task_info(config.task)
+    validate_every = config.validate_every or info.validate_every
+    return TrainConfig(
+        validate_every=validate_every,
+        max_steps=config.max_steps or validate_every * info.max_validations,
+        seed=config.seed,
+    )
+
+
+def new_probe(representation: Representation, train: ProbingSplit, two_spans: bool) -> EdgeProbe:
+    """The untrained probe of ``representation`` for ``train``'s layers, size and labels."""
+    return EdgeProbe(
+        train.dim,
+        len(representation.layers),
+        len(train.label_names),
+        combine=representation.combine,
+        two_spans=two_spans,
+        cnn_width=representation.cnn_width,
+    )
+
+
 def task_examples(config: ProbeConfig) -> dict[str, list[EdgeExample]]:
     """The task's splits, examples without targets dropped, sampled by ``config``'s seed."""
     sizes = {"train": config.train_sentences, "dev": config.eval_sentences}
@@ -268,7 +293,7 @@ def _labels(examples: Sequence[EdgeExample]) -> set[str]:
     return {label for example in examples for t in example.targets for label in t.labels}
 
 
-def _label_names(examples: dict[str, list[EdgeExample]]) -> tuple[str, ...]:
+def task_labels(examples: dict[str, list[EdgeExample]]) -> tuple[str, ...]:
     """The labels of every split, sorted (jiant's label vocabulary)."""
     if not _labels(examples["train"]):
         raise WordlensError("the train examples carry no labels")
@@ -363,14 +388,7 @@ def _train_one(
     """Train one probe (seeded) and score it on test."""
     torch.manual_seed(train_config.seed)
     train = splits["train"]
-    probe = EdgeProbe(
-        train.dim,
-        len(representation.layers),
-        len(train.label_names),
-        combine=representation.combine,
-        two_spans=two_spans,
-        cnn_width=representation.cnn_width,
-    )
+    probe = new_probe(representation, train, two_spans)
     start = time.perf_counter()
     result = train_probe(probe, train, splits["dev"], train_config, progress=progress)
     test = splits["test"]  # the probe now holds the weights of the best validation
