@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import resource
 import tempfile
 from dataclasses import dataclass, field
@@ -132,6 +133,39 @@ def read_stages(out: Path) -> tuple[dict[str, list[dict[str, Any]]], dict[str, s
     return stages, statuses
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_EXPERIMENT = re.compile(r"^experiment \d+(?: \((?P<name>[^)]+)\))?: ")
+_STAGE_DONE = re.compile(
+    r"^(?P<indent> *)stage (?P<name>.+) done in (?P<wall>[\d.]+) s \(CPU (?P<cpu>[\d.]+) s, "
+    r"peak RSS (?P<rss>[\d,]+) MiB"
+)
+
+
+def stages_from_log(log: str, method: str) -> dict[str, list[dict[str, Any]]]:
+    """The stages each experiment finished, read from the child's console log (the lines
+    ``experiment 2 (name): ...`` and ``stage X done in ...``): what a run stopped part-way
+    finished of the experiment it was in (which has neither ``run.json`` nor ``failure.json``).
+    An experiment announced without a name is the method's own (``method``)."""
+    stages: dict[str, list[dict[str, Any]]] = {}
+    experiment = None
+    for line in _ANSI.sub("", log.replace("\r", "\n")).splitlines():
+        if (announced := _EXPERIMENT.match(line)) is not None:
+            experiment = announced["name"] or method
+            stages[experiment] = []
+        elif (done := _STAGE_DONE.match(line)) is not None and experiment is not None:
+            stages[experiment].append(
+                {
+                    "name": done["name"],
+                    "depth": len(done["indent"]) // 2,
+                    "wall_s": float(done["wall"]),
+                    "cpu_s": float(done["cpu"]),
+                    "peak_rss_mib": float(done["rss"].replace(",", "")),
+                    "work": {},
+                }
+            )
+    return stages
+
+
 def print_stages(runs: list[PaperRun]) -> None:
     print("\n| paper | experiment | stage | wall s | CPU s | peak RSS MiB | token positions |")
     print("|---|---|---|---:|---:|---:|---:|")
@@ -183,14 +217,25 @@ def print_projection(run: PaperRun, plans: dict[str, dict[str, Any] | str]) -> N
     later = [mib for seconds, mib in samples if seconds >= 300]
     if later:
         print(f"RSS after minute 5: {min(later):,.0f} to {max(later):,.0f} MiB")
+    print("| experiment | stage | measured s | plan's estimate s |\n|---|---|---:|---:|")
+    for experiment, plan in plans.items():
+        estimates = (
+            {}
+            if isinstance(plan, str)
+            else {stage["name"]: stage["estimate_s"] for stage in plan["stages"]}
+        )
+        for stage in run.stages.get(experiment, []):
+            if stage["depth"] == 0:
+                estimate = estimates.get(stage["name"])
+                shown = "–" if estimate is None else f"{estimate:,.1f}"
+                print(f"| {experiment} | {stage['name']} | {stage['wall_s']:,.1f} | {shown} |")
     print("| experiment | status | measured s | plan's estimate s (rest) |\n|---|---|---:|---:|")
     projected = 0.0
     for experiment, plan in plans.items():
         status = run.statuses.get(experiment, "not started")
-        measured = sum(
-            float(s["wall_s"]) for s in run.stages.get(experiment, []) if s["depth"] == 0
-        )
-        finished = {s["name"] for s in run.stages.get(experiment, []) if s["depth"] == 0}
+        top = [s for s in run.stages.get(experiment, []) if s["depth"] == 0]
+        measured = sum(float(s["wall_s"]) for s in top)
+        finished = {s["name"] for s in top}
         rest = (
             0.0
             if status == "done" or isinstance(plan, str)
@@ -237,6 +282,10 @@ def main() -> None:
             scale=args.scale,
         )
         stages, statuses = read_stages(out_dir / "out")
+        logged = stages_from_log((out_dir / "child.log").read_text(errors="replace"), paper)
+        for experiment, finished in logged.items():  # the experiment a stopped run was in
+            if experiment not in statuses:
+                stages[experiment], statuses[experiment] = finished, "stopped"
         runs.append(PaperRun(paper, outcome, children_cpu_s() - before, stages, statuses))
         print(f"{paper}: {outcome.ended} in {outcome.seconds:.0f} s", flush=True)
     print_stages(runs)

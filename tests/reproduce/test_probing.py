@@ -33,7 +33,7 @@ from wordlens.reproduce.published import load_published
 from wordlens.reproduce.runner import location_text, reproduce
 from wordlens.results import Run
 
-TASKS = ("pos", "dep", "rel", "spr", "winograd")
+TASKS = ("rel", "spr", "winograd", "dep", "pos")  # the paper's smallest first, then POS
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +125,7 @@ def test_items_without_data_say_why(smoke: tuple[Reproduction, Path]) -> None:
 @pytest.mark.slow
 def test_mix_beats_cat_follows_the_smoke_runs_f1(smoke: tuple[Reproduction, Path]) -> None:
     reproduction, out = smoke
-    gains = [_f1(out, task)["mix"] - _f1(out, task)["cat"] for task in TASKS[1:]]
+    gains = [_f1(out, task)["mix"] - _f1(out, task)["cat"] for task in TASKS if task != "pos"]
     mean = sum(gains) / len(gains)
     findings = reproduction.findings.set_index("finding")
     # the paper's range is '1-3 F1 points on average', read at its printed precision: the mean

@@ -48,10 +48,12 @@ class Probe(Method[ProbeConfig]):
     table_prefix = "probing_"
 
     def run(self, model: ModelOptions, config: ProbeConfig, context: RunContext) -> Run:
-        """Open the cache, load the model, and pass a loader of fresh copies for the
-        randomized encoder (``random-*`` representations change a model in place, so a model
-        given already loaded is copied, never randomized itself)."""
+        """Open the cache, load the model (with ``--with-plan``, plan the run on it first), and
+        pass a loader of fresh copies for the randomized encoder (``random-*`` representations
+        change a model in place, so a model given already loaded is copied, never randomized
+        itself)."""
         from wordlens.methods.probing.experiment import run_probing
+        from wordlens.methods.probing.plan import plan_probing
 
         cache = model.cache()
 
@@ -59,9 +61,13 @@ class Probe(Method[ProbeConfig]):
             return _transformer(model.fresh_embedder(status=context.status), model)
 
         trained = _transformer(model.embedder(status=context.status), model)
-        return run_probing(
+        plan = plan_probing(trained, config) if model.with_plan else None
+        run = run_probing(
             config, trained, cache=cache, load_randomized=fresh, progress=context.progress
         )
+        if plan is not None:
+            run.metadata["plan"] = plan.as_metadata()
+        return run
 
     def plan(self, model: ModelOptions, config: ProbeConfig, context: RunContext) -> Plan:
         """The probe's stages and their estimated time (:func:`~wordlens.methods.probing.plan.
