@@ -223,8 +223,7 @@ def reproduce(
     unfinished: dict[str, Run] = {}
     skipped: dict[str, str] = {}
     for experiment in experiments:
-        names = option_names(experiment.method)
-        given = {name: value for name, value in (overrides or {}).items() if name in names}
+        given = _given(experiment, overrides)
         reason = experiment.skipped_because(given)
         if reason is not None:
             skipped[experiment.name] = reason
@@ -298,8 +297,7 @@ def plan_reproduction(
     plans: dict[str, dict[str, Any] | str] = {}
     for experiment in experiments:
         method = get_method(experiment.method)
-        names = option_names(experiment.method)
-        given = {name: value for name, value in (overrides or {}).items() if name in names}
+        given = _given(experiment, overrides)
         reason = experiment.skipped_because(given)
         if reason is not None:
             plans[experiment.name] = reason
@@ -312,6 +310,12 @@ def plan_reproduction(
             continue
         plans[experiment.name] = run.metadata["plan"]
     return plans
+
+
+def _given(experiment: Experiment, overrides: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The user's ``--set`` values that are options of ``experiment``'s method."""
+    names = option_names(experiment.method)
+    return {name: value for name, value in (overrides or {}).items() if name in names}
 
 
 def location_text(item: PublishedItem) -> str:
