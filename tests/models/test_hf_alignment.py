@@ -11,6 +11,7 @@ from wordlens.errors import AlignmentError, EmptyInputError, TargetError, Wordle
 from wordlens.models.align import subtoken_span
 from wordlens.models.base import POOLINGS, WordEmbedder
 from wordlens.models.hf import HFEmbedder, batches_by_token_budget
+from wordlens.stages import StageLog, Timings, recording
 
 HARD_CASES = [
     # (text, word, occurrence): leading-space BPE, several subtokens, repeated word,
@@ -131,6 +132,36 @@ def test_batched_equals_one_at_a_time(model_name: str, request: pytest.FixtureRe
     single = np.concatenate([model.embed([t], pooling="mean").vectors for t in targets])
     scale = np.abs(single).max(axis=(0, 2), keepdims=True)
     assert np.all(np.abs(batched - single) <= 1e-5 * scale)
+
+
+def test_an_encoder_batch_is_one_padded_pass_over_its_distinct_texts(minilm: HFEmbedder) -> None:
+    """An encoder builds no prefix tree: each batch is one pass whose rows are its distinct
+    texts (two targets of one sentence share a row), right-padded to the widest; the vectors
+    equal those of a plain transformers pass over each text alone (1e-5 of each layer's
+    scale)."""
+    sentence = "The cat saw the dog."
+    targets = [target_from_word(sentence, "cat"), target_from_word(sentence, "dog")]
+    targets += targets_from_template(["pleasant", "extraordinarily"])
+    lengths = [len(minilm.encode([target])[0].input_ids) for target in targets]
+    log = StageLog()
+    with recording(log), Timings().stage("embed"):
+        vectors = minilm.embed(targets, pooling="first").vectors  # [targets, layers, dim]
+    (work,) = [record.work for record in log.records]
+    distinct = {sentence: lengths[0], targets[2].text: lengths[2], targets[3].text: lengths[3]}
+    assert work == {
+        "forward_passes": 1,
+        "sequences": len(distinct),
+        "token_positions": len(distinct) * max(distinct.values()),
+    }
+    for target, row in zip(targets, vectors, strict=True):
+        (encoded,) = minilm.encode([target])
+        with torch.inference_mode():
+            states = minilm.model(
+                input_ids=torch.tensor([encoded.input_ids]), output_hidden_states=True
+            ).hidden_states
+        plain = torch.stack([layer[0, encoded.span[0]] for layer in states]).numpy()
+        scale = np.abs(plain).max(axis=1, keepdims=True)
+        assert np.all(np.abs(row - plain) <= 1e-5 * scale)
 
 
 def test_duplicate_targets_computed_once(minilm: HFEmbedder) -> None:

@@ -31,6 +31,7 @@ and ``"never"`` force it; the choice is part of the model fingerprint.
 from __future__ import annotations
 
 import gc
+import itertools
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -65,6 +66,8 @@ from wordlens.models.prefix import (
     PrefixTree,
     TreePass,
     cache_keyword,
+    concatenated_ranges,
+    padded_rows,
     subtoken_locations,
     supports_prefix_reuse,
     token_batches,
@@ -362,7 +365,11 @@ class HFEmbedder(WordEmbedder):
         """Run the passes over the items' prefix tree; for each pass that computes target
         subtokens, yield their numbers (int64 ``[k]``: item 0's subtokens first, then item 1's,
         ...; on the CPU) and their hidden states ``[k, dim]`` at each of ``layers`` (on the
-        device)."""
+        device). Without prefix reuse (encoders) the batch is one plain padded pass
+        (:meth:`_plain_pass`), with no tree."""
+        if not self.reuses_prefixes:
+            yield self._plain_pass(items, layers)
+            return
         tree = PrefixTree(self.min_shared_tokens, self.pass_cost_tokens, count_padding=False)
         for item in items:
             tree.add(item.input_ids)
@@ -376,24 +383,66 @@ class HFEmbedder(WordEmbedder):
                 rows, columns = rows.to(self.device), columns.to(self.device)
                 yield subtokens, [hidden[layer][rows, columns] for layer in layers]
 
+    def _plain_pass(
+        self, items: Sequence[Encoded], layers: Sequence[int]
+    ) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """One right-padded pass over the batch's distinct texts (identical texts share a row),
+        built and located with arrays: every target subtoken, in order, and its hidden states
+        ``[k, dim]`` at each of ``layers``. The planner sized the batch to the token budget
+        (``widest text × distinct texts``, :func:`~wordlens.models.prefix.token_batches`)."""
+        row_of: dict[tuple[int, ...], int] = {}
+        rows = [row_of.setdefault(tuple(item.input_ids), len(row_of)) for item in items]
+        lengths = np.fromiter(map(len, row_of), np.int64, len(row_of))  # [distinct texts]
+        flat = np.fromiter(itertools.chain.from_iterable(row_of), np.int64, int(lengths.sum()))
+        input_ids, attention_mask = padded_rows(flat, lengths, self.pad_token_id)
+        spans = np.asarray([item.span for item in items], dtype=np.int64).reshape(-1, 2)
+        counts = spans[:, 1] - spans[:, 0]  # [items]: each target's subtokens
+        row = torch.from_numpy(np.repeat(np.asarray(rows, dtype=np.int64), counts))
+        column = torch.from_numpy(concatenated_ranges(spans[:, 0], counts))
+        outputs = self._forward(input_ids.to(self.device), attention_mask.to(self.device), {})
+        hidden = outputs.hidden_states
+        row, column = row.to(self.device), column.to(self.device)
+        return torch.arange(int(counts.sum())), [hidden[layer][row, column] for layer in layers]
+
+    def _forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        kwargs: dict[str, Any],
+        *,
+        hidden: bool = True,
+    ) -> Any:
+        """One forward pass and the model's outputs (with ``hidden``, every layer's hidden states
+        ``[rows, width, dim]``; a pass that only fills a key/value pool needs none), its work
+        counted in the open stage (:func:`~wordlens.stages.add_work`). A causal model keeps no
+        cache of its own unless ``kwargs`` passes one."""
+        if self.info.kind == "causal" and "use_cache" not in kwargs:
+            kwargs = {**kwargs, "use_cache": False}
+        outputs = self.model(
+            input_ids=input_ids,
+            attention_mask=attention_mask,
+            output_hidden_states=hidden,
+            **kwargs,
+        )
+        rows, width = input_ids.shape
+        add_work(forward_passes=1, sequences=rows, token_positions=rows * width)
+        return outputs
+
     def _tree_pass(
         self, tree_pass: TreePass, pool: KeyValuePool, through_pool: bool, located: object
     ) -> tuple[torch.Tensor, ...] | None:
-        """One forward pass: every layer's hidden states ``[rows, width, dim]`` if it computes
-        target subtokens (``located`` is not ``None``). A pass of a tree with several reads and
-        writes keys and values through ``pool``; the only pass of a tree is a plain padded pass."""
-        kwargs: dict[str, Any] = {"output_hidden_states": located is not None}
+        """One pass of a prefix tree (:meth:`_forward`): every layer's hidden states if it
+        computes target subtokens (``located`` is not ``None``). A pass of a tree with several
+        reads and writes keys and values through ``pool``."""
+        kwargs: dict[str, Any] = {}
         if through_pool:
             kwargs[cache_keyword(self.model)] = tree_cache(pool, tree_pass)
             kwargs.update(use_cache=True, position_ids=tree_pass.position_ids)
-        elif self.info.kind == "causal":
-            kwargs["use_cache"] = False
-        outputs = self.model(
-            input_ids=tree_pass.input_ids, attention_mask=tree_pass.attention_mask, **kwargs
+        hidden = located is not None
+        outputs = self._forward(
+            tree_pass.input_ids, tree_pass.attention_mask, kwargs, hidden=hidden
         )
-        rows, width = tree_pass.input_ids.shape
-        add_work(forward_passes=1, sequences=rows, token_positions=rows * width)
-        return tuple(outputs.hidden_states) if located is not None else None
+        return tuple(outputs.hidden_states) if hidden else None
 
     def embed(
         self,
