@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 import torch
 
+from tests.models.prefix_oracle import tree_own_lengths
 from wordlens.contexts import Target, target_from_word, targets_from_template
 from wordlens.errors import AlignmentError
 from wordlens.models.align import subtoken_span, subtoken_spans
@@ -33,7 +34,6 @@ from wordlens.models.prefix import (
     PASS_COST_TOKENS,
     PrefixTree,
     concatenated_ranges,
-    own_lengths,
     padded_rows,
     token_batches,
 )
@@ -135,7 +135,7 @@ def reference_batches(
     for sequence in sequences:
         everything.add(sequence)
     keys = everything.sequences
-    own = own_lengths(everything)
+    own = tree_own_lengths(everything)
     order = sorted(range(len(keys)), key=lambda i: (-own[i], keys[i], i))
     batches, start = [], 0
     while start < len(order):

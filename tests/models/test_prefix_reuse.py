@@ -14,6 +14,7 @@ import numpy.typing as npt
 import pytest
 
 import wordlens.models.hf as hf_module
+from tests.models.prefix_oracle import tree_own_lengths
 from wordlens.contexts import (
     Target,
     decontextualized_targets,
@@ -174,7 +175,24 @@ def test_tree_nodes_heads_and_duplicates() -> None:
     # passes of at most 4 padded tokens: the leaves (width 2) two rows at a time
     assert [len(nodes) for nodes in tree.passes(max_tokens=4)] == [1, 1, 2, 2]
     assert [len(nodes) for nodes in tree.passes(max_tokens=1)] == [1, 1, 1, 1, 1, 1]
-    assert own_lengths(tree) == [1, 2, 2, 2, 2, 1]  # [1, 2]: the longest leaf below it
+    assert tree_own_lengths(tree) == [1, 2, 2, 2, 2, 1]  # [1, 2]: the longest leaf below it
+    assert own_lengths(tree.sequences, 1) == [1, 2, 2, 2, 2, 1]
+
+
+@pytest.mark.parametrize("min_shared", [1, 2, 3])
+@pytest.mark.parametrize("seed", range(6))
+def test_own_lengths_on_sorted_arrays_equal_the_trees(min_shared: int, seed: int) -> None:
+    """The own-leaf lengths computed on sorted arrays (no tree) equal those read from the built
+    tree, on random texts over 3 token ids (many shared heads, heads of other texts, duplicates,
+    one-token texts), for several shortest shared heads."""
+    rng = np.random.default_rng(seed)
+    sequences = [
+        [int(token) for token in rng.integers(0, 3, rng.integers(1, 7))] for _ in range(300)
+    ]
+    tree = PrefixTree(min_shared, None, count_padding=False)
+    for sequence in sequences:
+        tree.add(sequence)
+    assert own_lengths([tuple(s) for s in sequences], min_shared) == tree_own_lengths(tree)
 
 
 def test_growing_leaf_and_single_text() -> None:

@@ -457,15 +457,84 @@ class PrefixTree:
         self.end_nodes.append(node)
 
 
-def own_lengths(tree: PrefixTree) -> list[int]:
-    """Per text, the tokens of its own leaf: the leaf holding its last token, or, for a text ending
-    inside a branching node, the longest leaf below it."""
-    longest_leaf: dict[Node, int] = {}
-    for root in tree.roots:
-        for node in reversed(list(root.subtree())):  # children before parents
-            below = [longest_leaf[child] for child in node.children]
-            longest_leaf[node] = max(below) if below else node.length
-    return [longest_leaf[node] for node in tree.end_nodes]
+def own_lengths(sequences: Sequence[TokenIds], min_shared_tokens: int) -> list[int]:
+    """Per text, the tokens of its own leaf in the prefix tree of all ``sequences``: the leaf
+    holding its last token, or, for a text that is a head of others, the longest leaf below the
+    node holding its last token — computed on arrays, without building the tree.
+
+    A tree branches only where texts diverge (a text ending inside another adds no node). In
+    lexicographic order, the texts a text diverges from that share its longest head are its next
+    neighbour and the nearest earlier text that is not a head of it, so each distinct text's
+    branching point is ``b = max(those two LCPs)`` (0 below ``min_shared_tokens``: it branches
+    off no text). A text that is no head of another ends in its own leaf ``[b, len)``. A head
+    ends in the node whose subtree holds exactly the texts it is a head of (they follow it in
+    sorted order while the running minimum of the neighbours' LCP stays >= its length); its own
+    length is their longest leaf. Identical texts share one leaf; a head shorter than
+    ``min_shared_tokens`` shares nothing and is a root of its own.
+
+    Parameters
+    ----------
+    sequences
+        Token ids of each text.
+    min_shared_tokens
+        Shortest head texts share (:class:`PrefixTree`).
+
+    Returns
+    -------
+    list[int]
+        Per text, in the order given.
+
+    Raises
+    ------
+    WordlensError
+        If a text has no tokens.
+    """
+    distinct = sorted(set(sequences))  # [D], lexicographic
+    lengths = np.fromiter(map(len, distinct), np.int64, len(distinct))  # [D]
+    if len(lengths) and lengths.min() == 0:
+        raise WordlensError("a text of the prefix tree has no tokens")
+    between = _neighbour_lcp(distinct, lengths)  # [D - 1]: LCP of texts k and k + 1
+    is_head = np.append(between >= lengths[:-1], False)  # [D]: a head of the next text
+    earlier = np.append(0, between)  # [D]: LCP with the previous text, unless it is a head...
+    for text in np.flatnonzero(np.append(False, is_head[:-1])):  # ...of this one: look further
+        shared, other = int(between[text - 1]), text - 1
+        while other >= 0 and shared >= lengths[other]:  # text ``other`` is a head of ``text``
+            other -= 1
+            shared = min(shared, int(between[other])) if other >= 0 else 0
+        earlier[text] = shared
+    branch = np.maximum(earlier, np.append(between, 0))  # [D]: LCP with the next text
+    branch[branch < min_shared_tokens] = 0
+    own = np.where(is_head & (lengths >= min_shared_tokens), 0, lengths - branch)
+    for head in np.flatnonzero(own == 0):
+        below = np.minimum.accumulate(between[head:]) >= lengths[head]  # its extensions
+        stop = head + 1 + (int(np.argmin(below)) if not below.all() else len(below))
+        extensions = own[head + 1 : stop]
+        own[head] = int(extensions[extensions > 0].max())
+    index = {sequence: number for number, sequence in enumerate(distinct)}
+    return [int(own[index[tuple(sequence)]]) for sequence in sequences]
+
+
+def _neighbour_lcp(
+    distinct: Sequence[TokenIds], lengths: npt.NDArray[np.int64], chunk_rows: int = 4096
+) -> npt.NDArray[np.int64]:
+    """Longest common prefix of each pair of neighbours ``k, k + 1``, ``[D - 1]``: the texts
+    padded into chunks of a ``[rows, widest]`` array (-1 past each end, which no token id
+    equals) and compared column by column."""
+    found = np.zeros(max(len(distinct) - 1, 0), dtype=np.int64)
+    for first in range(0, len(found), chunk_rows):
+        rows = range(first, min(first + chunk_rows + 1, len(distinct)))  # one row of overlap
+        widths = lengths[rows.start : rows.stop]
+        flat = np.fromiter(
+            itertools.chain.from_iterable(distinct[row] for row in rows), np.int64, widths.sum()
+        )
+        block = np.full((len(rows), int(widths.max())), -1, dtype=np.int64)
+        block[np.arange(block.shape[1])[None, :] < widths[:, None]] = flat
+        differs = block[1:] != block[:-1]  # [rows - 1, widest]
+        first_difference = np.where(differs.any(axis=1), differs.argmax(axis=1), block.shape[1])
+        found[first : first + len(rows) - 1] = np.minimum(
+            first_difference, np.minimum(widths[1:], widths[:-1])
+        )
+    return found
 
 
 def token_batches(
@@ -478,7 +547,7 @@ def token_batches(
     """Group texts into batches whose passes (:class:`PrefixTree`) fit ``token_budget``, at most
     ``max_texts`` texts each.
 
-    Texts are ordered longest own leaf first (:func:`own_lengths`, in the tree of all texts), then
+    Texts are ordered longest own leaf first (:func:`own_lengths` in the tree of all texts), then
     by token ids (then index), and each batch is the longest run of that order whose passes' padded
     tokens fit the budget. Ordering by leaf length keeps padding as small as without reuse where
     texts share little (ordering by token ids alone would mix long and short sentences wherever
@@ -508,11 +577,8 @@ def token_batches(
     """
     if min_shared_tokens is None:
         return _padded_batches([tuple(sequence) for sequence in sequences], token_budget, max_texts)
-    everything = PrefixTree(min_shared_tokens, pass_cost, count_padding=False)
-    for sequence in sequences:
-        everything.add(sequence)
-    keys = everything.sequences
-    own = own_lengths(everything)
+    keys = [tuple(sequence) for sequence in sequences]
+    own = own_lengths(keys, min_shared_tokens)
     order = sorted(range(len(keys)), key=lambda index: (-own[index], keys[index], index))
     lengths = [len(keys[index]) for index in order]
     batches: list[list[int]] = []
