@@ -8,18 +8,20 @@ sets less the words GloVe lacks ("gladiola"), both target sets cut to the shorte
   per test, ``options`` WEFE's variant where it departs from the paper (RND: the mean over the
   attribute words of raw-vector distances; RIPA: per-pair normalised differences); the whole user
   call is timed (query checks, word lookup, the metric, the table), after one warm-up call
-  (imports and first-call costs, for WEFE too);
+  (imports and first-call costs, for WEFE too): the bare call's fixed cost, in ms per call;
 - ``wordlens+uncertainty``: the same with the defaults a user gets, a 1,000-resample bootstrap
-  interval and (where the metric has one) a 10,000-partition permutation p, which WEFE does not
-  compute: the price of the uncertainty;
+  interval and (where the metric has one) a 10,000-relabelling permutation p, which WEFE does not
+  compute: seconds per call, the mean over the tests and the slowest test, and the same on one
+  WEAT-size query (``--size``: test 1's first 8 + 8 target and 8 + 8 attribute words);
 - ``wefe``: ``metric.run_query(Query(...), model, preprocessors=[{}])`` per test and, for RND,
   ECT and RIPA (one attribute set each), per attribute set; RNSB with ``random_state=k`` for its
   ``k = 0..9`` (wordlens's 10 fits); the model a gensim ``KeyedVectors`` of the tests' words with
   wordlens's GloVe vectors (built before the clock starts: a WEFE user's model load).
 
 SemAxis has no WEFE implementation (the R package sweater has one): its row prints wordlens alone.
-Every configuration runs in its own process, 2 threads, interleaved over ``--repeats``; the
-largest difference between the two sides' values is printed (they must agree to 1e-6).
+Every configuration runs in its own process, 2 threads, interleaved over ``--repeats`` (medians
+printed); the largest difference between the two sides' values is printed (they must agree to
+1e-6, or the script fails).
 
 Run: ``python benchmarks/bench_associations.py [--repeats 3] [--quick]``.
 """
@@ -44,6 +46,10 @@ WEFE_OPTIONS: dict[str, dict[str, Any]] = {
 }
 """wordlens options that give WEFE's variant of each metric (none: the paper's is WEFE's)."""
 PER_ATTRIBUTE_SET = ("rnd", "ect", "ripa")
+TOLERANCE = 1e-6
+"""Largest difference allowed between wordlens's values and WEFE's."""
+SIZE = 8
+"""Words per set of the WEAT-size query (test 1's first ones)."""
 
 
 def queries(test_ids: list[int]) -> tuple[Any, list[dict[str, Any]]]:
@@ -66,7 +72,23 @@ def queries(test_ids: list[int]) -> tuple[Any, list[dict[str, Any]]]:
     return glove, found
 
 
-def run_wordlens(metric: str, test_ids: list[int], uncertainty: bool) -> tuple[float, list[float]]:
+def weat_size_query(glove: Any) -> dict[str, Any]:
+    """Test 1's first :data:`SIZE` words GloVe has of each set (flowers, insects, pleasant,
+    unpleasant)."""
+    from wordlens.resources import load_weat_tests
+
+    (test,) = load_weat_tests([1])
+    named = (test.x, test.y, test.a, test.b)
+    words = [[w for w in s.words if w not in glove.missing_words(s.words)][:SIZE] for s in named]
+    return {
+        "targets": {test.x.name: words[0], test.y.name: words[1]},
+        "attributes": {test.a.name: words[2], test.b.name: words[3]},
+    }
+
+
+def run_wordlens(metric: str, test_ids: list[int], uncertainty: bool) -> dict[str, Any]:
+    """Seconds per call of each test's query (and, with ``uncertainty``, of the WEAT-size
+    query), and the values."""
     import wordlens
 
     glove, found = queries(test_ids)
@@ -74,15 +96,23 @@ def run_wordlens(metric: str, test_ids: list[int], uncertainty: bool) -> tuple[f
     if not uncertainty:
         options.update(bootstrap=0, permutations=0)
     wordlens.run(metric, glove, query=found[0], **options)  # warm: imports, first-call costs
-    start = time.perf_counter()
-    values = []
+    calls, values = [], []
     for query in found:
+        start = time.perf_counter()
         table = wordlens.run(metric, glove, query=query, **options).tables["scores"]
+        calls.append(time.perf_counter() - start)
         values += [float(value) for value in table["value"]]
-    return time.perf_counter() - start, values
+    sized = float("nan")
+    if uncertainty:
+        start = time.perf_counter()
+        wordlens.run(metric, glove, query=weat_size_query(glove), **options)
+        sized = time.perf_counter() - start
+    return {"calls": calls, "values": values, "sized": sized}
 
 
-def run_wefe(metric: str, test_ids: list[int]) -> tuple[float, list[float]]:
+def run_wefe(metric: str, test_ids: list[int]) -> dict[str, Any]:
+    """Seconds per query (its calls, one per attribute set for RND, ECT and RIPA; RNSB's 10
+    random states), and the values."""
     from gensim.models import KeyedVectors  # type: ignore[import-untyped]
     from wefe import metrics
     from wefe.query import Query
@@ -108,16 +138,16 @@ def run_wefe(metric: str, test_ids: list[int]) -> tuple[float, list[float]]:
         ],
     )
     peer.run_query(warm, model, preprocessors=[{}])  # warm, as wordlens
-    start = time.perf_counter()
-    values = []
+    calls, values = [], []
     for query in found:
+        start = time.perf_counter()
         targets = list(query["targets"].values())
         attributes = list(query["attributes"].values())
         if metric in PER_ATTRIBUTE_SET:
-            calls = [[attribute] for attribute in attributes]
+            asked_sets = [[attribute] for attribute in attributes]
         else:
-            calls = [attributes]
-        for chosen in calls:
+            asked_sets = [attributes]
+        for chosen in asked_sets:
             asked = Query(target_sets=targets, attribute_sets=chosen)
             if metric == "rnsb":
                 runs = [
@@ -127,17 +157,24 @@ def run_wefe(metric: str, test_ids: list[int]) -> tuple[float, list[float]]:
                 values.append(float(np.mean(runs)))
             else:
                 values.append(float(peer.run_query(asked, model, preprocessors=[{}])["result"]))
-    return time.perf_counter() - start, values
+        calls.append(time.perf_counter() - start)
+    return {"calls": calls, "values": values}
 
 
 def run_child(args: argparse.Namespace) -> dict[str, Any]:
     torch.set_num_threads(THREADS)
     side, metric = args.child.split(":")
     if side == "wefe":
-        seconds, values = run_wefe(metric, args.tests)
+        measured = run_wefe(metric, args.tests)
     else:
-        seconds, values = run_wordlens(metric, args.tests, side == "wordlens+uncertainty")
-    return {"seconds": seconds, "values": values, "rss": peak_rss_mib()}
+        measured = run_wordlens(metric, args.tests, side == "wordlens+uncertainty")
+    calls = measured["calls"]
+    return {
+        **measured,
+        "per_call": sum(calls) / len(calls),
+        "slowest": max(calls),
+        "rss": peak_rss_mib(),
+    }
 
 
 def main() -> None:
@@ -158,29 +195,38 @@ def main() -> None:
         return
     common = ["--tests", ",".join(map(str, args.tests))]
     print(f"GloVe 6B 50d, WEAT tests {args.tests} as queries, {args.repeats} interleaved "
-          f"repetition(s), {THREADS} threads")  # fmt: skip
-    header = f"{'metric':<9}{'wordlens s':>12}{'+ uncertainty s':>17}{'wefe s':>9}"
-    print(f"{header}{'wefe / wordlens':>17}{'max |diff|':>12}")
+          f"repetition(s), {THREADS} threads; medians over the repetitions")  # fmt: skip
+    print(
+        f"{'metric':<9}{'bare ms':>9}{'wefe ms':>9}{'wefe/ours':>11}{'default s':>11}"
+        f"{'slowest s':>11}{f'{SIZE}+{SIZE} s':>9}{'max |diff|':>12}"
+    )
+    worst = 0.0
     for metric in args.metrics.split(","):
         sides = ["wordlens", "wordlens+uncertainty"] + (["wefe"] if metric != "semaxis" else [])
         results = interleaved(
             __file__, {side: [f"{side}:{metric}", *common] for side in sides},
             args.repeats,
         )  # fmt: skip
-        ours = median(results["wordlens"], "seconds")
-        with_uncertainty = median(results["wordlens+uncertainty"], "seconds")
+        bare = 1e3 * median(results["wordlens"], "per_call")
+        full = results["wordlens+uncertainty"]
         if "wefe" in results:
-            theirs = f"{median(results['wefe'], 'seconds'):>9.3f}"
-            ratio = f"{median_ratio(results['wefe'], results['wordlens'], 'seconds'):>16.1f}x"
+            theirs = f"{1e3 * median(results['wefe'], 'per_call'):>9.2f}"
+            ratio = f"{median_ratio(results['wefe'], results['wordlens'], 'per_call'):>10.2f}x"
             gap = max(
                 abs(a - b)
                 for first, second in zip(results["wordlens"], results["wefe"], strict=True)
                 for a, b in zip(first["values"], second["values"], strict=True)
             )
+            worst = max(worst, gap)
             difference = f"{gap:>12.1e}"
         else:
-            theirs, ratio, difference = f"{'—':>9}", f"{'no WEFE peer':>17}", f"{'':>12}"
-        print(f"{metric:<9}{ours:>12.3f}{with_uncertainty:>17.3f}{theirs}{ratio}{difference}")
+            theirs, ratio, difference = f"{'—':>9}", f"{'no peer':>11}", f"{'':>12}"
+        print(
+            f"{metric:<9}{bare:>9.2f}{theirs}{ratio}{median(full, 'per_call'):>11.3f}"
+            f"{median(full, 'slowest'):>11.3f}{median(full, 'sized'):>9.3f}{difference}"
+        )
+    if worst > TOLERANCE:
+        raise SystemExit(f"wordlens and WEFE differ by {worst:.1e}, more than {TOLERANCE:.0e}")
 
 
 if __name__ == "__main__":

@@ -33,14 +33,14 @@ FLOWERS = Query(
 
 def _mean_gap(targets: Sequence[FloatArray], attributes: Sequence[FloatArray]) -> FloatArray:
     """A metric contrasting the two target sets: the gap between their mean cosine with the
-    first attribute set, per layer."""
+    first attribute set, per layer (sets ``[..., n, L, d]``, leading draw axes broadcast)."""
 
-    def cosine_with(words: FloatArray) -> FloatArray:  # [n, L]
+    def cosine_with(words: FloatArray) -> FloatArray:  # [..., n, L]
         a = attributes[0] / np.linalg.norm(attributes[0], axis=-1, keepdims=True)
         w = words / np.linalg.norm(words, axis=-1, keepdims=True)
-        return np.einsum("nld,mld->nml", w, a).mean(axis=1)
+        return np.einsum("...nld,...mld->...nml", w, a).mean(axis=-2)
 
-    return cosine_with(targets[0]).mean(axis=0) - cosine_with(targets[1]).mean(axis=0)
+    return cosine_with(targets[0]).mean(axis=-2) - cosine_with(targets[1]).mean(axis=-2)
 
 
 def test_the_query_is_embedded_once_per_word_and_split_by_set(minilm: WordEmbedder) -> None:
@@ -145,7 +145,7 @@ def test_a_constant_metric_has_a_nan_free_degenerate_interval_and_nan_stays_nan(
     words = np.ones((3, 2, 4))
 
     def constant(t: Sequence[FloatArray], a: Sequence[FloatArray]) -> FloatArray:
-        return np.array([1.0, np.nan])
+        return np.tile([1.0, np.nan], (len(t[0]), 1))  # [draws, 2]
 
     low, high = bootstrap_interval(
         constant, [words, words], [words], resamples=50, confidence=0.95, seed=0
@@ -203,7 +203,7 @@ def test_paired_targets_swap_within_pairs_and_resample_pairs(glove: WordEmbedder
 
     # a score of the pairs' differences alone: resampling pairs keeps each difference whole
     def gap_of_pairs(t: Sequence[FloatArray], a: Sequence[FloatArray]) -> FloatArray:
-        return np.asarray((t[0] - t[1]).sum(axis=-1).std(axis=0))
+        return np.asarray((t[0] - t[1]).sum(axis=-1).std(axis=-2))
 
     equal = [x, x + 1.0]  # every pair differs by the same vector
     low, high = bootstrap_interval(

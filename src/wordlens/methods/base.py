@@ -25,7 +25,7 @@ import json
 import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
+from contextlib import AbstractContextManager, closing, contextmanager, nullcontext, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import wraps
@@ -93,23 +93,41 @@ def read_once_when_shared(read: Callable[[M, C], R]) -> Callable[[M, C], R]:
     return read_shared
 
 
-@dataclass(frozen=True)
+@dataclass
 class RunContext:
     """Where and how a method runs.
 
     Attributes
     ----------
-    out_dir
-        The run's output directory (a method may keep resumable work under it).
+    given_dir
+        The run's output directory, or None for a run that writes nothing (:attr:`out_dir`).
     progress
         Show progress bars.
     status
         Shows a message while something slow without a progress bar runs (model loading).
     """
 
-    out_dir: Path
+    given_dir: Path | None
     progress: bool = False
     status: Status = no_status
+    _scratch: tempfile.TemporaryDirectory[str] | None = field(default=None, init=False)
+
+    @property
+    def out_dir(self) -> Path:
+        """Where the method may keep files (resumable work, figures): :attr:`given_dir`, or
+        else a temporary directory, made when first asked for (a run that keeps nothing costs
+        no directory) and removed by :meth:`close`."""
+        if self.given_dir is not None:
+            return self.given_dir
+        if self._scratch is None:
+            self._scratch = tempfile.TemporaryDirectory(prefix="wordlens-run-")
+        return Path(self._scratch.name)
+
+    def close(self) -> None:
+        """Remove the temporary directory of :attr:`out_dir`, if one was made."""
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch = None
 
 
 @dataclass(frozen=True)
@@ -320,7 +338,8 @@ def run_method(
     ``out_dir`` is created first; if the run fails before writing into it, a folder this call
     created is removed again (:func:`new_output_dir`). With ``out_dir`` None nothing is written:
     what the method keeps in its :attr:`RunContext.out_dir` (asymmetry's resumable work list,
-    the paper figures' PNG files) goes to a temporary directory, removed after the run.
+    the paper figures' PNG files) goes to a temporary directory, made when the method first
+    asks for it and removed after the run.
 
     With ``model.plan`` nothing runs and nothing is written: the run (not complete) holds the
     method's plan (:meth:`Method.plan`) as its table ``plan`` and metadata ``plan``.
@@ -346,8 +365,7 @@ def run_method(
     if model.with_plan and not method.can_plan:
         raise no_plan_error(method.name)
     if out_dir is None:
-        with tempfile.TemporaryDirectory(prefix="wordlens-run-") as scratch:
-            context = RunContext(Path(scratch), progress, status)
+        with closing(RunContext(None, progress, status)) as context:
             return _run(method, model, config, context, log), []
     with new_output_dir(out_dir):
         try:

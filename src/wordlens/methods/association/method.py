@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from rich.console import RenderableType
 
-    from wordlens.methods.association.resampling import PermutationOutcome, Tail
+    from wordlens.methods.association.resampling import PermutationOutcome, Score, Tail
     from wordlens.methods.association.vectors import FloatArray, QueryVectors
     from wordlens.models.base import WordEmbedder
     from wordlens.models.options import ModelOptions
@@ -113,6 +113,11 @@ class AssociationMethod(Method[C]):
     paired_targets: ClassVar[bool] = False
     """Whether the two target sets are pairs by position (RIPA): the bootstrap draws pairs and
     the permutation test swaps words within pairs (:mod:`~.resampling`)."""
+    batched: ClassVar[bool] = True
+    """Whether :meth:`score` takes sets with leading axes (the draws of a resampling), so that
+    the bootstrap and the permutation test score many draws in one call; a metric that cannot
+    (RNSB, which refits its classifiers on every draw) is called one draw at a time
+    (:func:`~.resampling.per_draw`)."""
     needs = "any model: a language model's word vectors in context, or static vectors"
     query: Query | None = None
     """A query given in Python (:meth:`with_query`), run instead of ``config.query``."""
@@ -121,8 +126,22 @@ class AssociationMethod(Method[C]):
     def score(
         self, targets: Sequence[FloatArray], attributes: Sequence[FloatArray], config: C
     ) -> FloatArray:
-        """The metric at every layer, ``[n_layers]``, from the target and attribute sets of
-        one :class:`Part` (each ``[n_words, n_layers, dim]``, in the query's order)."""
+        """The metric at every layer, ``[..., n_layers]``, from the target and attribute sets
+        of one :class:`Part` (each ``[..., n_words, n_layers, dim]``, in the query's order;
+        the leading axes, the draws of a resampling, broadcast between the sets). A metric
+        that is not :attr:`batched` takes ``[n_words, n_layers, dim]`` and returns
+        ``[n_layers]``."""
+
+    def draws_score(self, config: C) -> Score:
+        """:meth:`score` as the resampling calls it, on a block of draws at once
+        (:data:`~.resampling.Score`), or one draw at a time where the metric is not
+        :attr:`batched`."""
+        from wordlens.methods.association.resampling import per_draw
+
+        def score(targets: Sequence[FloatArray], attributes: Sequence[FloatArray]) -> FloatArray:
+            return self.score(targets, attributes, config)
+
+        return score if self.batched else per_draw(score)
 
     def scheme(self, config: C) -> Scheme | None:
         """What the permutation test relabels (:data:`Scheme`), or None where the metric has no
@@ -214,14 +233,12 @@ class AssociationMethod(Method[C]):
         from wordlens.methods.association.resampling import bootstrap_interval
 
         vectors = self.usable(vectors, query)
-        rows, notes = [], []
+        columns: list[dict[str, Any]] = []  # each part's columns, [n_layers] each
+        notes = []
+        n_layers = len(vectors.layers)
         for part in self.parts(query):
             targets = [vectors.targets[name] for name in part.targets]
             attributes = [vectors.attributes[name] for name in part.attributes]
-
-            def score(t: Sequence[FloatArray], a: Sequence[FloatArray]) -> FloatArray:
-                return self.score(t, a, config)
-
             value, own = self.observed(targets, attributes, config)
             low = high = np.full(len(value), np.nan)
             single = _single_word_note(self, part, vectors)
@@ -229,7 +246,7 @@ class AssociationMethod(Method[C]):
                 notes.append(single)
             if config.bootstrap and not _every_set_single(part, vectors):
                 low, high = bootstrap_interval(
-                    score,
+                    self.draws_score(config),
                     targets,
                     attributes,
                     resamples=config.bootstrap,
@@ -243,25 +260,31 @@ class AssociationMethod(Method[C]):
                 note = f"{self.label} ({part.label}): {test.warning}"
                 warnings.warn(type(test.warning)(note), stacklevel=2)
                 notes.append(note)
-            sizes = {f"n_{name}": len(vectors.words[name]) for name in part.targets}
-            for column, layer in enumerate(vectors.layers):
-                rows.append(
-                    {
-                        "metric": self.name,
-                        "part": part.label,
-                        "layer": layer,
-                        "value": float(value[column]),
-                        **{name: float(values[column]) for name, values in own.items()},
-                        "ci_low": float(low[column]),
-                        "ci_high": float(high[column]),
-                        "p_value": float(test.p[column]),
-                        "n_relabellings": test.n_relabellings,
-                        "exact_p": test.exact,
-                        "n_targets": sum(sizes.values()),
-                        "n_attributes": sum(len(vectors.words[n]) for n in part.attributes),
-                    }
-                )
-        table = pd.DataFrame(rows)
+            columns.append(
+                {
+                    "metric": [self.name] * n_layers,
+                    "part": [part.label] * n_layers,
+                    "layer": np.asarray(vectors.layers, dtype=np.int64),
+                    "value": value,
+                    **own,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "p_value": test.p,
+                    "n_relabellings": np.full(n_layers, test.n_relabellings),
+                    "exact_p": np.full(n_layers, test.exact),
+                    "n_targets": np.full(
+                        n_layers, sum(len(vectors.words[n]) for n in part.targets)
+                    ),
+                    "n_attributes": np.full(
+                        n_layers, sum(len(vectors.words[n]) for n in part.attributes)
+                    ),
+                }
+            )
+        table = pd.DataFrame(
+            {name: _joined([part[name] for part in columns]) for name in columns[0]}
+            if columns
+            else None
+        )
         return Scored(table, [*notes, *self.notes(table)], vectors)
 
     def tested(
@@ -291,7 +314,7 @@ class AssociationMethod(Method[C]):
             return PermutationOutcome(np.full(len(vectors.layers), np.nan), 0, False, None)
         if scheme != "attribute words":
             return permutation_p(
-                lambda t, a: self.score(t, a, config),
+                self.draws_score(config),
                 targets,
                 [vectors.attributes[name] for name in part.attributes],
                 permutations=config.permutations,
@@ -510,6 +533,18 @@ def _single_word_note(method: AssociationMethod[Any], part: Part, vectors: Query
         f"{method.label} ({part.label}): {names} has one word, so the bootstrap interval cannot "
         "show its sampling variability: it is narrower than the uncertainty"
     )
+
+
+def _joined(chunks: list[Any]) -> Any:
+    """One table column from the parts' pieces: lists of labels chained, arrays concatenated
+    (a DataFrame built from arrays, not row by row)."""
+    import itertools
+
+    import numpy as np
+
+    if isinstance(chunks[0], list):
+        return list(itertools.chain.from_iterable(chunks))
+    return np.concatenate(chunks)
 
 
 def _every_set_single(part: Part, vectors: QueryVectors) -> bool:

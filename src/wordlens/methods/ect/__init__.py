@@ -61,16 +61,17 @@ class EmbeddingCoherenceTest(AssociationMethod[AssociationConfig]):
         Parameters
         ----------
         targets
-            ``T1``, ``T2``: ``[n_words, n_layers, dim]`` each.
+            ``T1``, ``T2``: ``[..., n_words, n_layers, dim]`` each.
         attributes
-            The one attribute set of the part: ``[n_words, n_layers, dim]``.
+            The one attribute set of the part: ``[..., n_words, n_layers, dim]``.
         config
             Unused (ECT has no options of its own).
 
         Returns
         -------
         FloatArray
-            ``[n_layers]``, NaN where a cosine list is constant (:func:`embedding_coherence`).
+            ``[..., n_layers]``, NaN where a cosine list is constant
+            (:func:`embedding_coherence`).
         """
         from wordlens.methods.ect.metric import embedding_coherence
 

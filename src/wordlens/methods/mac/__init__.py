@@ -64,16 +64,16 @@ class MeanAverageCosine(AssociationMethod[AssociationConfig]):
         Parameters
         ----------
         targets
-            The two target sets: ``[n_words, n_layers, dim]`` each.
+            The two target sets: ``[..., n_words, n_layers, dim]`` each.
         attributes
-            The attribute sets: ``[n_words, n_layers, dim]`` each.
+            The attribute sets: ``[..., n_words, n_layers, dim]`` each.
         config
             Unused (MAC has no options of its own).
 
         Returns
         -------
         FloatArray
-            ``[n_layers]`` (:func:`mean_average_cosine`).
+            ``[..., n_layers]`` (:func:`mean_average_cosine`).
         """
         from wordlens.methods.mac.metric import mean_average_cosine
 

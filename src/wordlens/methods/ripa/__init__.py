@@ -64,15 +64,17 @@ class Ripa(AssociationMethod[RipaConfig]):
     def score(
         self, targets: Sequence[FloatArray], attributes: Sequence[FloatArray], config: RipaConfig
     ) -> FloatArray:
-        """Mean RIPA of the attribute set's words, ``[n_layers]``."""
+        """Mean RIPA of the attribute set's words, ``[..., n_layers]``, from sets
+        ``[..., n_words, n_layers, dim]``."""
         (words,) = attributes
-        means: FloatArray = self.word_scores(targets, words, config).mean(axis=0)
+        means: FloatArray = self.word_scores(targets, words, config).mean(axis=-2)
         return means
 
     def word_scores(
         self, targets: Sequence[FloatArray], words: FloatArray, config: RipaConfig
     ) -> FloatArray:
-        """Each word's RIPA ``β(w; b) = <w, b>`` (§5), ``[n_words, n_layers]``.
+        """Each word's RIPA ``β(w; b) = <w, b>`` (§5), ``[..., n_words, n_layers]``, from
+        ``words`` and target pairs ``[..., n_words, n_layers, dim]``.
 
         Raises
         ------
@@ -84,13 +86,13 @@ class Ripa(AssociationMethod[RipaConfig]):
         from wordlens.methods.ripa.metric import relation_vector
 
         x, y = targets
-        if len(x) != len(y):
+        if x.shape[-3] != y.shape[-3]:
             raise WordSetError(
                 f"ripa pairs the two target sets by position, so they need the same number of "
-                f"words, not {len(x)} and {len(y)}"
+                f"words, not {x.shape[-3]} and {y.shape[-3]}"
             )
-        b = relation_vector(x, y, config.relation)  # [n_layers, dim]
-        return np.asarray(np.einsum("wld,ld->wl", words, b), dtype=np.float64)
+        b = relation_vector(x, y, config.relation)  # [..., n_layers, dim]
+        return np.asarray(np.einsum("...wld,...ld->...wl", words, b), dtype=np.float64)
 
     def scheme(self, config: RipaConfig) -> Scheme:
         """``relation="pairs"``: swaps within pairs (each swap flips the sign of that pair's

@@ -1,5 +1,6 @@
 """The computation of :mod:`wordlens.methods.ripa` at every layer at once, on numpy arrays
-``[n_words, n_layers, dim]`` (imported when a run computes, not when the command line starts)."""
+``[..., n_words, n_layers, dim]`` (leading axes: the draws of a resampling, broadcast between the
+sets; imported when a run computes, not when the command line starts)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def relation_vector(x: FloatArray, y: FloatArray, relation: Relation = "pc") -> 
     Parameters
     ----------
     x, y
-        ``[n_pairs, n_layers, dim]`` each, paired by row.
+        ``[..., n_pairs, n_layers, dim]`` each, paired by row, leading axes broadcast.
     relation
         ``"pc"``: the unit first principal component of the differences ``x_i - y_i``
         (uncentred, as the paper's single-pair case ``b = (x - y) / ||x - y||`` requires),
@@ -32,17 +33,18 @@ def relation_vector(x: FloatArray, y: FloatArray, relation: Relation = "pc") -> 
     Returns
     -------
     FloatArray
-        ``[n_layers, dim]``; NaN at a layer where a difference (``"pairs"``) or every
+        ``[..., n_layers, dim]``; NaN at a layer where a difference (``"pairs"``) or every
         difference (``"pc"``) is the zero vector.
     """
-    differences = np.moveaxis(x - y, 1, 0)  # [n_layers, n_pairs, dim]
+    differences = np.moveaxis(x - y, -3, -2)  # [..., n_layers, n_pairs, dim]
     with np.errstate(divide="ignore", invalid="ignore"):
         if relation == "pairs":
-            norms = np.linalg.norm(differences, axis=2, keepdims=True)  # [n_layers, n_pairs, 1]
+            norms = np.linalg.norm(differences, axis=-1, keepdims=True)  # [..., L, n_pairs, 1]
             unit = np.where(norms > 0, differences / norms, np.nan)
-            return np.asarray(unit.mean(axis=1), dtype=np.float64)
+            return np.asarray(unit.mean(axis=-2), dtype=np.float64)
         _, singular, right = np.linalg.svd(differences, full_matrices=False)
-        first = right[:, 0, :]  # [n_layers, dim], unit
-        sign = np.where(np.einsum("ld,ld->l", first, differences.sum(axis=1)) < 0, -1.0, 1.0)
-        component = first * sign[:, None]
-        return np.asarray(np.where(singular[:, :1] > 0, component, np.nan), dtype=np.float64)
+        first = right[..., 0, :]  # [..., n_layers, dim], unit
+        total = differences.sum(axis=-2)  # [..., n_layers, dim]
+        sign = np.where(np.einsum("...ld,...ld->...l", first, total) < 0, -1.0, 1.0)
+        component = first * sign[..., None]
+        return np.asarray(np.where(singular[..., :1] > 0, component, np.nan), dtype=np.float64)

@@ -59,16 +59,16 @@ class RelativeNormDistance(AssociationMethod[RndConfig]):
         Parameters
         ----------
         targets
-            ``T1``, ``T2``: ``[n_words, n_layers, dim]`` each.
+            ``T1``, ``T2``: ``[..., n_words, n_layers, dim]`` each.
         attributes
-            The one attribute set of the part: ``[n_words, n_layers, dim]``.
+            The one attribute set of the part: ``[..., n_words, n_layers, dim]``.
         config
             Its ``normalize``, ``average`` and ``distance``.
 
         Returns
         -------
         FloatArray
-            ``[n_layers]`` (:func:`relative_norm_distance`).
+            ``[..., n_layers]`` (:func:`relative_norm_distance`).
         """
         from wordlens.methods.rnd.metric import relative_norm_distance
 

@@ -1,5 +1,6 @@
 """The computation of :mod:`wordlens.methods.rnd` at every layer at once, on numpy arrays
-``[n_words, n_layers, dim]`` (imported when a run computes, not when the command line starts)."""
+``[..., n_words, n_layers, dim]`` (leading axes: the draws of a resampling, broadcast between the
+sets; imported when a run computes, not when the command line starts)."""
 
 from __future__ import annotations
 
@@ -29,25 +30,26 @@ def relative_norm_distance(
     Parameters
     ----------
     first, second
-        The target sets ``T1``, ``T2``: ``[n_words, n_layers, dim]`` each.
+        The target sets ``T1``, ``T2``: ``[..., n_words, n_layers, dim]`` each.
     attributes
-        The attribute set ``A``: ``[n_attributes, n_layers, dim]``.
+        The attribute set ``A``: ``[..., n_attributes, n_layers, dim]``; the leading axes of
+        the three sets broadcast.
     normalize, average, distance
         As :class:`RndConfig`.
 
     Returns
     -------
     FloatArray
-        ``[n_layers]``: ``sum_a ||a - mean(T1)|| - ||a - mean(T2)||`` (or the mean over ``a``,
+        ``[..., n_layers]``: ``sum_a ||a - mean(T1)|| - ||a - mean(T2)||`` (or the mean over ``a``,
         or the difference of cosine similarities); NaN at a layer where a vector has length 0
         and ``normalize`` or ``distance="cos"`` needs its direction.
     """
     if normalize:
         first, second, attributes = (unit(words) for words in (first, second, attributes))
-    centres = [words.mean(axis=0) for words in (first, second)]  # [n_layers, dim] each
+    centres = [words.mean(axis=-3) for words in (first, second)]  # [..., n_layers, dim] each
     if distance == "norm":
-        gaps = [np.linalg.norm(attributes - centre, axis=-1) for centre in centres]
+        gaps = [np.linalg.norm(attributes - centre[..., None, :, :], axis=-1) for centre in centres]
     else:
         gaps = [cosines(attributes, centre) for centre in centres]
-    per_word = gaps[0] - gaps[1]  # [n_attributes, n_layers]
-    return np.asarray(per_word.mean(axis=0) if average else per_word.sum(axis=0))
+    per_word = gaps[0] - gaps[1]  # [..., n_attributes, n_layers]
+    return np.asarray(per_word.mean(axis=-2) if average else per_word.sum(axis=-2))

@@ -62,6 +62,7 @@ class Rnsb(AssociationMethod[RnsbConfig]):
         "same for every partition of them"
     )
     more_bias = "larger"
+    batched = False  # each draw refits the classifiers
 
     def score(
         self, targets: Sequence[FloatArray], attributes: Sequence[FloatArray], config: RnsbConfig

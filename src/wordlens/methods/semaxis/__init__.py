@@ -55,15 +55,16 @@ class SemAxis(AssociationMethod[AssociationConfig]):
         attributes: Sequence[FloatArray],
         config: AssociationConfig,
     ) -> FloatArray:
-        """Mean SemAxis score of ``X`` minus that of ``Y``, ``[n_layers]`` (NaN at a layer where
-        the two poles have the same mean: the axis is the zero vector)."""
+        """Mean SemAxis score of ``X`` minus that of ``Y``, ``[..., n_layers]``, from sets
+        ``[..., n_words, n_layers, dim]`` (NaN at a layer where the two poles have the same
+        mean: the axis is the zero vector)."""
         import numpy as np
 
         from wordlens.methods.semaxis.metric import semaxis_scores
 
         x, y = targets
         positive, negative = attributes
-        axis = positive.mean(axis=0) - negative.mean(axis=0)  # [n_layers, dim]
+        axis = positive.mean(axis=-3) - negative.mean(axis=-3)  # [..., n_layers, dim]
         with np.errstate(invalid="ignore"):
-            value = semaxis_scores(x, axis).mean(axis=0) - semaxis_scores(y, axis).mean(axis=0)
+            value = semaxis_scores(x, axis).mean(axis=-2) - semaxis_scores(y, axis).mean(axis=-2)
         return np.asarray(value, dtype=np.float64)

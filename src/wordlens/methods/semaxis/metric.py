@@ -1,5 +1,6 @@
 """The computation of :mod:`wordlens.methods.semaxis` at every layer at once, on numpy arrays
-``[n_words, n_layers, dim]`` (imported when a run computes, not when the command line starts)."""
+``[..., n_words, n_layers, dim]`` (leading axes: the draws of a resampling, broadcast between the
+sets; imported when a run computes, not when the command line starts)."""
 
 from __future__ import annotations
 
@@ -19,13 +20,13 @@ def semaxis_scores(words: FloatArray, axis: FloatArray) -> FloatArray:
     Parameters
     ----------
     words
-        ``[n_words, n_layers, dim]``.
+        ``[..., n_words, n_layers, dim]``.
     axis
-        ``[n_layers, dim]``.
+        ``[..., n_layers, dim]``, leading axes broadcast with those of ``words``.
 
     Returns
     -------
     FloatArray
-        ``[n_words, n_layers]``; NaN where the word or the axis is the zero vector.
+        ``[..., n_words, n_layers]``; NaN where the word or the axis is the zero vector.
     """
     return cosines(words, axis)
