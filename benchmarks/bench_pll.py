@@ -24,8 +24,10 @@ Each configuration runs in a fresh process, configurations interleaved over ``--
 repetitions (``_harness.interleaved``); the table shows medians, and the speed-ups are medians of
 the per-repetition ratios of seconds (``_harness.median_ratio``), against the targets (>= 10x the
 loop, >= 4x minicons). Model loading is not timed; every configuration first scores two sentences
-outside the measured ones (warm-up). The scores of wordlens must agree with the loop's and with
-minicons' to 1e-4 on every sentence (checked; the script exits non-zero otherwise).
+outside the measured ones (warm-up). The ``padding`` column is wordlens' padding waste, padded
+positions over all positions its passes computed (the stage's work counts). The scores of
+wordlens must agree with the loop's and with minicons' to 1e-4 on every sentence (checked; the
+script exits non-zero otherwise).
 
 ``--budgets 512,1024,2048`` instead times wordlens' PLL at each token budget (interleaved,
 medians; PLL batches hold ``PLL_BUDGET_SCALE`` times the budget), the measurement behind the
@@ -132,21 +134,29 @@ def scoring_function(
 def run_mode(
     mode: str, model_dir: str, n_sentences: int, token_budget: int | None, minicons_batch: int
 ) -> dict[str, Any]:
-    """Run one configuration in this process and return its measurements."""
+    """Run one configuration in this process and return its measurements (``padding``: the
+    padded share of the positions wordlens' passes computed, from the stage's work counts; None
+    for the peers, which count none)."""
+    from wordlens import stages
+
     torch.set_num_threads(THREADS)
     sentences = crows_pairs_sentences(n_sentences + 2)
     warm_up, sentences = sentences[-2:], sentences[:-2]
     score = scoring_function(mode, model_dir, token_budget, minicons_batch)
     score(warm_up)
+    log = stages.StageLog()
     start = time.perf_counter()
-    scores, n_tokens = score(sentences)
+    with stages.recording(log), stages.Timings().stage("score"):
+        scores, n_tokens = score(sentences)
     seconds = time.perf_counter() - start
+    work = log.records[-1].work
     return {
         "sentences": len(sentences),
         "tokens": n_tokens,
         "seconds": seconds,
         "peak_rss_mib": peak_rss_mib(),
         "scores": scores,
+        "padding": work["padding_positions"] / work["token_positions"] if work else None,
     }
 
 
@@ -160,18 +170,19 @@ def child_arguments(
 
 
 def print_table(runs: dict[str, list[dict[str, Any]]]) -> None:
-    """Median seconds, rates and peak RSS of each configuration."""
+    """Median seconds, rates and peak RSS of each configuration, and wordlens' padding waste."""
     print(
         f"{'configuration':<16}{'sentences':>10}{'tokens':>8}{'seconds':>9}{'sent/s':>9}"
-        f"{'tokens/s':>10}{'all 3,016 (s)':>15}{'peak RSS MiB':>14}"
+        f"{'tokens/s':>10}{'all 3,016 (s)':>15}{'peak RSS MiB':>14}{'padding':>9}"
     )
     for name, results in runs.items():
         first, seconds = results[0], median(results, "seconds")
+        padding = "-" if first["padding"] is None else f"{first['padding']:.2%}"
         print(
             f"{name:<16}{first['sentences']:>10}{first['tokens']:>8}{seconds:>9.2f}"
             f"{first['sentences'] / seconds:>9.2f}{first['tokens'] / seconds:>10.1f}"
             f"{N_SENTENCES * seconds / first['sentences']:>15.0f}"
-            f"{median(results, 'peak_rss_mib'):>14.0f}"
+            f"{median(results, 'peak_rss_mib'):>14.0f}{padding:>9}"
         )
 
 

@@ -66,7 +66,9 @@ class StageRecord:
     work
         What the stage computed, counted where it is done (:func:`add_work`), its inner stages'
         work included: ``forward_passes`` (model calls), ``sequences`` (rows of those calls),
-        ``token_positions`` (positions computed, padding included).
+        ``token_positions`` (positions computed, padding included) and, for the scorer's passes
+        (:func:`wordlens.models.scoring.count_pass`), ``padding_positions`` (those of them that
+        are padding).
     """
 
     name: str

@@ -16,6 +16,7 @@ import pytest
 import torch
 
 from tests.conftest import shared_dir
+from tests.models.pass_counts import counted_passes
 from wordlens.contexts.corpus import split_sentences
 from wordlens.contexts.paragraphs import ParagraphIndex, build_paragraph_index
 from wordlens.errors import EmptyInputError, TargetError, WordlensError
@@ -128,6 +129,43 @@ def test_shared_passes_equal_per_pair(
     assert run.rows_computed == len(work.passes) < reference.rows
     assert shared.loc[0, "p_response_given_cue"] != shared.loc[0, "p_cue_given_response"]
     assert shared.loc[0, "p_response_given_cue"] == shared.loc[1, "p_cue_given_response"]
+
+
+def paragraph_length(tokenizer: Any, text: str, ends: Any) -> int:
+    """Tokens of ``[CLS] s_1 [SEP] ... s_n [SEP]``, each sentence tokenized on its own."""
+    bounds = zip([0, *ends[:-1]], ends, strict=True)
+    return 1 + sum(
+        len(tokenizer(text[a:b], add_special_tokens=False)["input_ids"]) + 1 for a, b in bounds
+    )
+
+
+def test_masked_passes_count_their_padding(
+    work: WorkList, one_run: Any, mlm: LMScorer, tmp_path: Path
+) -> None:
+    # a smaller budget regroups the passes into more batches: the same scores, and the stage's
+    # positions and padding are those of the ids the model received; the real tokens among them,
+    # counted by the tokenizer, are each pass's paragraph once per subtoken of its word
+    _, scores = one_run
+    with counted_passes(mlm, token_budget=128) as count:
+        run = run_shard(work, 0, 1, mlm, tmp_path)
+    regrouped = merge_shards(work, tmp_path, 1).table
+    np.testing.assert_allclose(regrouped["log_prob"], scores.table["log_prob"], rtol=0, atol=1e-9)
+    paragraphs = work.paragraphs
+    lengths = {
+        paragraph: paragraph_length(mlm.tokenizer, text, ends)
+        for paragraph, text, ends in zip(
+            paragraphs["paragraph"], paragraphs["text"], paragraphs["sentence_ends"], strict=True
+        )
+    }
+    real = sum(
+        lengths[paragraph] * n
+        for paragraph, n in zip(work.passes["paragraph"], regrouped["n_subtokens"], strict=True)
+    )
+    assert count.work["forward_passes"] == run.batches_computed > 1
+    assert count.work["sequences"] == run.rows_computed == regrouped["n_subtokens"].sum()
+    assert count.work["token_positions"] == count.positions
+    assert count.work["padding_positions"] == count.padding > 0
+    assert count.positions - count.padding == real
 
 
 def test_eq6_by_hand(work: WorkList, one_run: Any, index: ParagraphIndex) -> None:

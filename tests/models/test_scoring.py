@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from tests.conftest import shared_dir
+from tests.models.pass_counts import counted_passes
 from wordlens.errors import EmptyInputError, TargetError, UntrainedHeadError, WordlensError
 from wordlens.models.scoring import (
     REDUCTIONS,
@@ -280,6 +281,38 @@ def test_length_batches_respect_the_budget() -> None:
     assert [batch.tolist() for batch in batches] == [[5], [1, 3], [2, 0], [4]]
     for batch in batches[1:]:
         assert len(batch) * max(lengths[i] for i in batch) <= 20
+
+
+def test_length_batches_are_full_buckets_of_near_equal_lengths() -> None:
+    # every row once; each batch a run of the rows sorted longest first, holding as many rows as
+    # the budget takes at its longest (but the last), so padding is nearly gone
+    lengths = np.random.default_rng(0).integers(4, 400, size=5000)
+    budget = 2048
+    batches = length_batches(lengths, budget)
+    order = np.concatenate(batches)
+    assert sorted(order.tolist()) == list(range(len(lengths)))
+    assert np.all(np.diff(lengths[order]) <= 0)
+    for batch in batches[:-1]:
+        assert len(batch) == budget // lengths[batch].max()
+    padded = sum(len(batch) * int(lengths[batch].max()) for batch in batches)
+    assert 1 - lengths.sum() / padded < 0.01
+
+
+@pytest.mark.parametrize("method", ["aul", "aula", "pll"])
+def test_padding_positions_are_counted_in_the_stage(mlm: LMScorer, method: ScoringMethod) -> None:
+    # the stage's work against the token ids the model received and the sentences' lengths by
+    # the tokenizer: a PLL sentence of n ids (n - 2 scored) is n - 2 rows of n real tokens; at 24
+    # tokens a batch, rows of different lengths share some
+    lengths = [len(ids) for ids in mlm.tokenizer(SENTENCES)["input_ids"]]
+    copies = [n - 2 if method == "pll" else 1 for n in lengths]
+    with counted_passes(mlm, token_budget=24) as count:
+        mlm.score(SENTENCES, method)
+    work = count.work
+    assert work["sequences"] == sum(copies)
+    assert work["token_positions"] == count.positions
+    assert work["padding_positions"] == count.padding > 0
+    real = sum(n * k for n, k in zip(lengths, copies, strict=True))
+    assert work["token_positions"] - work["padding_positions"] == real
 
 
 def test_attention_received_ignores_padded_queries() -> None:
