@@ -26,7 +26,7 @@ import resource
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
@@ -37,6 +37,8 @@ import psutil  # type: ignore[import-untyped]  # no stubs in the dev extra
 from wordlens.errors import WordlensError
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
     import pandas as pd
 
 RSS_SAMPLE_S = 0.2
@@ -67,7 +69,7 @@ class StageRecord:
         What the stage computed, counted where it is done (:func:`add_work`), its inner stages'
         work included: ``forward_passes`` (model calls), ``sequences`` (rows of those calls),
         ``token_positions`` (positions computed, padding included) and, for the scorer's passes
-        (:func:`wordlens.models.scoring.count_pass`), ``padding_positions`` (those of them that
+        (:func:`count_pass`), ``padding_positions`` (those of them that
         are padding).
     """
 
@@ -252,6 +254,29 @@ def add_work(**counts: int) -> None:
         work = _OPEN[-1].work
         for name, count in counts.items():
             work[name] = work.get(name, 0) + int(count)
+
+
+def count_pass(lengths: Sequence[int] | npt.NDArray[np.int64], width: int) -> None:
+    """Count one forward pass over right-padded rows in the open stage's work
+    (:func:`add_work`): ``forward_passes``, ``sequences`` (rows),
+    ``token_positions`` (``rows * width``, padding included) and ``padding_positions`` (those
+    past a row's length).
+
+    Parameters
+    ----------
+    lengths
+        Real tokens per row ``[rows]``, each ``<= width``.
+    width
+        Positions per row of the pass (its longest row).
+    """
+    rows = len(lengths)
+    positions = rows * width
+    add_work(
+        forward_passes=1,
+        sequences=rows,
+        token_positions=positions,
+        padding_positions=positions - int(sum(lengths)),
+    )
 
 
 def _mark(error: BaseException, name: str) -> None:

@@ -152,6 +152,7 @@ def test_an_encoder_batch_is_one_padded_pass_over_its_distinct_texts(minilm: HFE
         "forward_passes": 1,
         "sequences": len(distinct),
         "token_positions": len(distinct) * max(distinct.values()),
+        "padding_positions": len(distinct) * max(distinct.values()) - sum(distinct.values()),
     }
     for target, row in zip(targets, vectors, strict=True):
         (encoded,) = minilm.encode([target])

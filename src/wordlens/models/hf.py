@@ -78,7 +78,7 @@ from wordlens.models.readable import unread_reasons
 from wordlens.models.spec import ModelSpec
 from wordlens.models.transfer import to_host
 from wordlens.progress import progress_bar
-from wordlens.stages import add_work
+from wordlens.stages import count_pass
 
 #: A batch of texts that form a prefix tree holds up to this many token budgets over its passes
 #: (each pass within one budget): 4. A tree's tokens are spread over one pass per level, so at one
@@ -399,7 +399,9 @@ class HFEmbedder(WordEmbedder):
         counts = spans[:, 1] - spans[:, 0]  # [items]: each target's subtokens
         row = torch.from_numpy(np.repeat(np.asarray(rows, dtype=np.int64), counts))
         column = torch.from_numpy(concatenated_ranges(spans[:, 0], counts))
-        outputs = self._forward(input_ids.to(self.device), attention_mask.to(self.device), {})
+        outputs = self._forward(
+            input_ids.to(self.device), attention_mask.to(self.device), {}, lengths
+        )
         hidden = outputs.hidden_states
         row, column = row.to(self.device), column.to(self.device)
         return torch.arange(int(counts.sum())), [hidden[layer][row, column] for layer in layers]
@@ -409,13 +411,15 @@ class HFEmbedder(WordEmbedder):
         input_ids: torch.Tensor,
         attention_mask: torch.Tensor,
         kwargs: dict[str, Any],
+        lengths: Sequence[int] | npt.NDArray[np.int64],
         *,
         hidden: bool = True,
     ) -> Any:
         """One forward pass and the model's outputs (with ``hidden``, every layer's hidden states
         ``[rows, width, dim]``; a pass that only fills a key/value pool needs none), its work
-        counted in the open stage (:func:`~wordlens.stages.add_work`). A causal model keeps no
-        cache of its own unless ``kwargs`` passes one."""
+        counted in the open stage from the rows' own ``lengths`` (:func:`~wordlens.stages.
+        count_pass`, padding apart). A causal model keeps no cache of its own unless ``kwargs``
+        passes one."""
         if self.info.kind == "causal" and "use_cache" not in kwargs:
             kwargs = {**kwargs, "use_cache": False}
         outputs = self.model(
@@ -424,8 +428,7 @@ class HFEmbedder(WordEmbedder):
             output_hidden_states=hidden,
             **kwargs,
         )
-        rows, width = input_ids.shape
-        add_work(forward_passes=1, sequences=rows, token_positions=rows * width)
+        count_pass(lengths, input_ids.shape[1])
         return outputs
 
     def _tree_pass(
@@ -439,8 +442,9 @@ class HFEmbedder(WordEmbedder):
             kwargs[cache_keyword(self.model)] = tree_cache(pool, tree_pass)
             kwargs.update(use_cache=True, position_ids=tree_pass.position_ids)
         hidden = located is not None
+        lengths = [node.length for node in tree_pass.nodes]
         outputs = self._forward(
-            tree_pass.input_ids, tree_pass.attention_mask, kwargs, hidden=hidden
+            tree_pass.input_ids, tree_pass.attention_mask, kwargs, lengths, hidden=hidden
         )
         return tuple(outputs.hidden_states) if hidden else None
 

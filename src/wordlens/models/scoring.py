@@ -37,15 +37,15 @@ included): sorted by length, longest first, and cut so that ``rows * longest <= 
 padding is on the right and masked, so a row's scores do not depend on its batch (tested to 1e-5
 per token against one row per pass). Sorted rows leave little padding: each pass counts its
 positions and the padded ones among them in the stage's work (``token_positions``,
-``padding_positions``; :func:`count_pass`), 0.01 % on the paper-scale eq. 6 work list (250,905
-masked passes, tiny BERT's tokenizer) at the CPU's 2,048 tokens a batch and 0.16 % at 32,768 (an
-accelerator's), so variable-length attention (nested tensors), which would remove the rest, is
-not used. PLL's copies of many sentences share batches, of up to :data:`PLL_BUDGET_SCALE` times
-the token budget. The
-language-model head (BERT's transform and output embedding, ``hidden -> vocabulary``)
-is applied only at the positions that are read — one position of each PLL copy — when a probe at
-load time shows that this reproduces the full pass's logits; for minilm-l6-mlm, whose output
-embedding costs about as much as its six layers, this halves PLL time.
+``padding_positions``; :func:`~wordlens.stages.count_pass`), 0.01 % on the paper-scale eq. 6
+work list (250,905 masked passes, tiny BERT's tokenizer) at the CPU's 2,048 tokens a batch and
+0.16 % at 32,768 (an accelerator's), so variable-length attention (nested tensors), which would
+remove the rest, is not used. PLL's copies of many sentences share batches, of up to
+:data:`PLL_BUDGET_SCALE` times the token budget. The language-model head (BERT's transform and
+output embedding, ``hidden -> vocabulary``) is applied only at the positions that are read — one
+position of each PLL copy — when a probe at load time shows that this reproduces the full pass's
+logits; for minilm-l6-mlm, whose output embedding costs about as much as its six layers, this
+halves PLL time.
 
 **PLL on BERT-style encoders.** Each masked copy is a full pass over its sentence (a
 bidirectional encoder lets every position see the mask), so the work is about copies x tokens
@@ -101,7 +101,7 @@ from wordlens.models.hf import HFEmbedder
 from wordlens.models.loading import DType, LoadNoteWarning, load_model, quiet_transformers
 from wordlens.models.spec import ModelSpec
 from wordlens.progress import progress_bar
-from wordlens.stages import add_work
+from wordlens.stages import count_pass
 
 ScoringMethod = Literal["aul", "aula", "pll", "causal_sum", "causal_mean"]
 MASKED_METHODS: tuple[ScoringMethod, ...] = ("aul", "aula", "pll")
@@ -295,29 +295,6 @@ def length_batches(
         batches.append(order[start : start + size])
         start += size
     return batches
-
-
-def count_pass(lengths: npt.NDArray[np.int64], width: int) -> None:
-    """Count one forward pass over right-padded rows in the open stage's work
-    (:func:`wordlens.stages.add_work`): ``forward_passes``, ``sequences`` (rows),
-    ``token_positions`` (``rows * width``, padding included) and ``padding_positions`` (those
-    past a row's length).
-
-    Parameters
-    ----------
-    lengths
-        Real tokens per row ``[rows]``, each ``<= width``.
-    width
-        Positions per row of the pass (its longest row).
-    """
-    rows = len(lengths)
-    positions = rows * width
-    add_work(
-        forward_passes=1,
-        sequences=rows,
-        token_positions=positions,
-        padding_positions=positions - int(lengths.sum()),
-    )
 
 
 def attention_received(
