@@ -471,8 +471,9 @@ def batched_pll(
     *,
     token_budget: int,
     device: torch.device,
-) -> npt.NDArray[np.float64]:
-    """Mean PLL per sentence from the fair peer (module notes): every non-special token of every
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+    """Mean PLL per sentence from the fair peer (module notes), and the tokens scored in each
+    ``[sentences]``: every non-special token of every
     sentence masked once, all copies of a group of sentences in one padded pass of
     ``copies * longest <= token_budget`` tokens (``token_budget``: wordlens' PLL budget,
     :func:`wordlens.models.scoring.pll_token_budget`), the head only at the masked positions,
@@ -514,8 +515,7 @@ def batched_pll(
             logits = head(states[rows, columns])
         chosen = torch.log_softmax(logits.float(), dim=-1)[rows, truth]
         totals[group] += np.bincount(owner, chosen.double().cpu().numpy(), minlength=len(group))
-    result: npt.NDArray[np.float64] = totals / copies
-    return result
+    return totals / copies, copies.astype(np.int64)
 
 
 # ---------------------------------------------------------------- measures
