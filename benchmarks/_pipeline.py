@@ -48,6 +48,7 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -590,7 +591,7 @@ def side_by_side(
         for name, run in runs.items():
             reset_peak_memory(device)
             cpu = time.process_time()
-            seconds, measured[name].result = timed(lambda run=run: run(items), device)
+            seconds, measured[name].result = timed(partial(run, items), device)
             measured[name].cpu_seconds.append(time.process_time() - cpu)
             measured[name].seconds.append(seconds)
             measured[name].peak_bytes = peak_memory(device)

@@ -159,7 +159,7 @@ def every_word_targets(texts: Sequence[str]) -> list[Target]:
     return [
         Target(text, match.start(), match.end())
         for text in dict.fromkeys(texts)
-        for match in re.finditer(r"\w+", text)
+        for match in re.finditer(r"(?<![\w'’])\w+", text)  # not the "s" of "'s"
     ]
 
 

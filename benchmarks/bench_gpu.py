@@ -59,7 +59,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -130,7 +130,7 @@ def word_vector_section(
         hf: Any = model
         causal = is_causal(hf)
         parameters = parameter_count(hf.model)
-        runs = {
+        runs: dict[str, Callable[[Sequence[Any]], Any]] = {
             "wordlens": partial(embed_last, model),
             FAIR: fair_for(model, device),
             OLD: plain_for(model, device),
@@ -186,9 +186,9 @@ def pll_section(
         scorer = load_scorer(str(model_dir), device=str(device), dtype=dtype)
         budget = pll_token_budget(scorer.token_budget)  # wordlens' PLL batches
         fair = partial(batched_pll, scorer.model, scorer.tokenizer, token_budget=budget)
-        runs = {
+        runs: dict[str, Callable[[Sequence[Any]], Any]] = {
             "wordlens": partial(scorer.score, method="pll"),
-            FAIR: lambda sentences, fair=fair: fair(sentences, device=device)[0],
+            FAIR: partial(first_of, partial(fair, device=device)),
             OLD_PLL: partial(plain_pll, scorer.model, scorer.tokenizer, device=device),
         }
         measured = side_by_side(runs, sentences, repeats, device, warm_up=8)
@@ -215,6 +215,11 @@ def pll_section(
         del scorer
         empty_cache(device)
     return rows
+
+
+def first_of(function: Callable[[Sequence[Any]], tuple[Any, ...]], items: Sequence[Any]) -> Any:
+    """The first value ``function(items)`` returns (the fair PLL peer's scores)."""
+    return function(items)[0]
 
 
 def eq6_section(

@@ -44,6 +44,7 @@ import cProfile
 import io
 import pstats
 import tempfile
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -81,7 +82,7 @@ def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
         for shape in ("tiny-bert", "tiny-llama"):
             model: Any = load_model(str(make_model_dir(args.folder, shape, Path(work) / shape)))
             ours_texts = "cut" if is_causal(model) else "full"
-            runs = {
+            runs: dict[str, Callable[[Sequence[Any]], Any]] = {
                 "wordlens": partial(embed_last, model),
                 FAIR: fair_for(model, device),
                 OLD: plain_for(model, device),
