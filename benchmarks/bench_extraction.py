@@ -12,11 +12,19 @@ Sections:
 
    - ``wordlens``: ``model.embed(targets, layers=None)`` (token-budget batches, prefix key/value
      reuse, the target's later tokens dropped);
-   - ``hf-batched``: the peer a user writes with transformers alone
-     (:func:`_harness.batched_hf_mean_vectors`: length-sorted, 64 texts a right-padded pass,
-     attention mask, ``inference_mode``), with the same BOS token wordlens adds
-     (``bos=model.bos_token_id``), so its vectors must equal wordlens's (printed: the largest
-     relative difference of a word's layer vector, ``|a - b| / |b|``);
+   - ``hf-fair``: the fair peer (:func:`_pipeline.fair_vectors`, mean pooling): the same work
+     as wordlens with transformers alone: all texts in one tokenizer call, each text cut after
+     the target's last subtoken (a causal model: wordlens drops the later tokens too), passes
+     sized by the embedder's own token budget (``rows * longest <= token_budget``, at most
+     ``max_batch_targets`` rows), with the same BOS token wordlens adds;
+   - ``hf-batched``: the old peer, kept as a row so that the change in the ratios shows
+     (:func:`_harness.batched_hf_mean_vectors`: full texts, length-sorted, 64 texts a pass padded
+     row by row, attention mask, ``inference_mode``), with the same BOS token.
+
+     Both peers' vectors must equal wordlens's: the largest per-layer relative difference
+     (``max |ours - peer| / max |peer|`` of a layer) is checked against
+     ``_pipeline.VECTOR_LIMIT`` (1e-5), and the script exits non-zero past it (after all
+     sections); the largest relative difference of a word's layer vector is printed too;
    - ``minicons``: minicons 0.3.39's ``cwe.CWE(model_dir).extract_representation(pairs,
      layer="all")`` on the same (sentence, character span) pairs, 64 a call in input order. It
      loads the local directory wordlens converted the GGUF file into (offline, no shim needed on
@@ -54,11 +62,11 @@ Sections:
    random corpus sentence containing the word, trimmed to 10 words either side) of
    ``--corpus-words`` words spread evenly over those that have a corpus sentence (the others get
    "This is {word}" in VAST, section 1's texts; their number is printed), wordlens against the hf
-   peer (target >= 1.5x); and probing-like texts: every word (``\\w+``) of those same sentences
-   is a target, so a sentence carries many targets (the hf peer runs each distinct sentence once
-   and pools every target from it). The peer runs the whole sentence; wordlens stops at the
-   target (a causal model's target never sees later tokens). Printed with the tokens each
-   computes.
+   peers (target >= 1.5x against the fair one); and probing-like texts: every word (``\\w+``) of
+   those same sentences is a target, so a sentence carries many targets. The old peer runs each
+   distinct whole sentence once and pools every target from it; the fair peer, like wordlens,
+   computes each distinct text cut after a target once (a causal model's target never sees later
+   tokens). Printed with the tokens each computes, and checked like section 1.
 
 Run: ``python benchmarks/bench_extraction.py [--words 1000] [--repeats 3] [--quick]``.
 """
@@ -66,6 +74,7 @@ Run: ``python benchmarks/bench_extraction.py [--words 1000] [--repeats 3] [--qui
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import re
 import tempfile
@@ -91,6 +100,8 @@ from _harness import (
     naive_subtoken_states,
     peak_rss_mib,
 )
+from _pipeline import VECTOR_LIMIT, check_limits, fair_vectors, peer_batches, peer_rows
+from _pipeline import layer_relative_difference as layer_difference
 
 if TYPE_CHECKING:
     from wordlens.contexts import Target
@@ -148,7 +159,7 @@ def every_word_targets(texts: Sequence[str]) -> list[Target]:
     return [
         Target(text, match.start(), match.end())
         for text in dict.fromkeys(texts)
-        for match in re.finditer(r"\w+", text)
+        for match in re.finditer(r"(?<![\w'’])\w+", text)  # not the "s" of "'s"
     ]
 
 
@@ -204,6 +215,15 @@ def peer_tokens(model: HFEmbedder, targets: Sequence[Target]) -> dict[str, int]:
         for first in range(0, len(lengths), PEER_BATCH)
     )
     return {"peer_tokens": sum(lengths), "peer_padded_tokens": padded}
+
+
+def fair_peer_tokens(model: HFEmbedder, targets: Sequence[Target]) -> dict[str, int]:
+    """Tokens the fair peer computes: each distinct row (cut after the target for a causal
+    model), without and with padding."""
+    rows = peer_rows(model.tokenizer, targets, model.bos_token_id, model.info.kind == "causal")
+    batches = peer_batches(rows.lengths, model.token_budget, model.max_batch_targets)
+    padded = sum(len(batch) * int(rows.lengths[batch[0]]) for batch in batches)
+    return {"peer_tokens": int(rows.lengths.sum()), "peer_padded_tokens": padded}
 
 
 def parameter_counts(model: HFEmbedder) -> dict[str, int]:
@@ -289,6 +309,19 @@ def extract(
     if mode == "wordlens":
         vectors = model.embed(targets, layers=None, pooling="mean").vectors
         return time.perf_counter() - start, vectors
+    if mode == "hf-fair":
+        pooled_fair = fair_vectors(
+            model.model,
+            model.tokenizer,
+            targets,
+            bos=model.bos_token_id,
+            cut=model.info.kind == "causal",
+            token_budget=model.token_budget,
+            max_rows=model.max_batch_targets,
+            device=model.device,
+            pooling="mean",
+        )
+        return time.perf_counter() - start, pooled_fair
     if mode == "hf-batched":
         pooled = batched_hf_mean_vectors(
             model.model, model.tokenizer, targets, PEER_BATCH, model.bos_token_id
@@ -318,12 +351,16 @@ def run_child(args: argparse.Namespace) -> dict[str, Any]:
         return {"loaded_rss": loaded, "rss": peak_rss_mib(), "model_dir": model.model.name_or_path}
     if args.child == "cached":
         return cached_reruns(model, targets)
+    cpu = time.process_time()
     seconds, vectors = extract(args.child, model, targets, args.naive_words)
     result: dict[str, Any] = speed(len(targets), seconds, peak_rss_mib())
+    result["cpu_s"] = time.process_time() - cpu  # not extrapolated (naive)
     if args.child == "wordlens" and args.floor:
         result.update(floor_measurements(model, targets))
     if args.child == "hf-batched":
         result.update(peer_tokens(model, targets))
+    if args.child == "hf-fair":
+        result.update(fair_peer_tokens(model, targets))
     if args.save and vectors is not None:
         np.save(args.save, vectors)
     return result
@@ -342,6 +379,15 @@ def saved_difference(work: Path, first: str, second: str) -> float:
     return relative_difference(np.load(work / f"{first}.npy"), np.load(work / f"{second}.npy"))
 
 
+def checked_difference(work: Path, ours: str, peer: str, failures: list[str]) -> float:
+    """The largest per-layer relative difference of two saved runs' vectors; past
+    :data:`VECTOR_LIMIT`, noted in ``failures``."""
+    difference = layer_difference(np.load(work / f"{ours}.npy"), np.load(work / f"{peer}.npy"))
+    if not difference <= VECTOR_LIMIT:
+        failures.append(f"{ours} vs {peer}: {difference:.1e}")
+    return difference
+
+
 def print_table(results: dict[str, list[dict[str, Any]]], unit: str = "words") -> None:
     print(
         f"{'configuration':<22}{unit:>8}{'median s':>10}{'min s':>8}{'max s':>8}"
@@ -356,19 +402,22 @@ def print_table(results: dict[str, list[dict[str, Any]]], unit: str = "words") -
         )
 
 
-def speed_section(args: argparse.Namespace, work: Path, model_dir: str) -> None:
+def speed_section(
+    args: argparse.Namespace, work: Path, model_dir: str, failures: list[str]
+) -> None:
     targets = write_targets(template_targets(args.words), work / "template.json")
     common = ["--targets", targets]
-    results = interleaved(
-        __file__,
-        {
-            "wordlens": ["wordlens", *common, "--floor", "--save", str(work / "wordlens.npy")],
-            "hf-batched": ["hf-batched", *common, "--save", str(work / "hf-batched.npy")],
-            "minicons": ["minicons", *common, "--model-dir", model_dir],
-            "naive": ["naive", *common, "--naive-words", str(args.naive_words)],
-        },
-        args.repeats,
-    )
+    configurations = {
+        "wordlens": ["wordlens", *common, "--floor", "--save", str(work / "wordlens.npy")],
+        "hf-fair": ["hf-fair", *common, "--save", str(work / "hf-fair.npy")],
+        "hf-batched": ["hf-batched", *common, "--save", str(work / "hf-batched.npy")],
+        "minicons": ["minicons", *common, "--model-dir", model_dir],
+        "naive": ["naive", *common, "--naive-words", str(args.naive_words)],
+    }
+    if importlib.util.find_spec("minicons") is None:
+        print("minicons is not installed (make bench installs it): its row is left out")
+        del configurations["minicons"]
+    results = interleaved(__file__, configurations, args.repeats)
     ours = results["wordlens"]
     print(
         f"\n== 1. Speed: first {args.words:,} Warriner words in 'This is {{word}}', smollm2-135m, "
@@ -377,19 +426,29 @@ def speed_section(args: argparse.Namespace, work: Path, model_dir: str) -> None:
     )
     print(f"(naive: {args.naive_words} words timed, extrapolated to {args.words:,})")
     print_table(results)
-    for peer in ("hf-batched", "minicons", "naive"):
+    labels = {"hf-fair": "fair, cut/cut", "hf-batched": "old, cut/full"}
+    for peer in [name for name in results if name != "wordlens"]:
         ratio = median_ratio(results[peer], ours, "seconds")
-        print(f"median time ratio {peer} / wordlens: {ratio:.2f}x")
-    tokens = results["hf-batched"][0]
-    print(
-        f"tokens computed: wordlens {ours[0]['tokens']:,}; hf peer {tokens['peer_tokens']:,} "
-        f"({tokens['peer_padded_tokens']:,} with padding)"
+        cpu = f", CPU {median_ratio(results[peer], ours, 'cpu_s'):.2f}x" if peer in labels else ""
+        print(f"median time ratio {peer} / wordlens: {ratio:.2f}x{cpu}")
+    for peer, label in labels.items():
+        tokens = results[peer][0]
+        difference = checked_difference(work, "wordlens", peer, failures)
+        print(
+            f"{peer} ({label}): tokens computed {tokens['peer_tokens']:,} "
+            f"({tokens['peer_padded_tokens']:,} with padding), wordlens {ours[0]['tokens']:,}; "
+            f"vectors max |ours - peer| / max |peer| of a layer {difference:.1e} "
+            f"(limit {VECTOR_LIMIT:.0e})"
+        )
+    versus_minicons = (
+        f"; minicons vs the hf peer without BOS (first {PEER_BATCH} words) "
+        f"{max(row['vs_peer_no_bos'] for row in results['minicons']):.2e}"
+        if "minicons" in results
+        else ""
     )
     print(
-        "vectors, max |a - b| / |b| over words and layers: wordlens vs hf-batched "
-        f"{saved_difference(work, 'wordlens', 'hf-batched'):.2e}; minicons vs the hf peer "
-        f"without BOS (first {PEER_BATCH} words) "
-        f"{max(row['vs_peer_no_bos'] for row in results['minicons']):.2e}"
+        "vectors, max |a - b| / |b| over words and layers: wordlens vs hf-fair "
+        f"{saved_difference(work, 'wordlens', 'hf-fair'):.2e}{versus_minicons}"
     )
     print(
         "FLOP floor = 2 x multiplied parameters (all but the input embedding table) x tokens of "
@@ -445,14 +504,14 @@ def memory_section(args: argparse.Namespace, work: Path, model_only: dict[str, A
     print("target: peak RSS at 13,915 words <= 1,536 MiB, flat beyond model + one batch")
 
 
-def corpus_section(args: argparse.Namespace, work: Path) -> None:
+def corpus_section(args: argparse.Namespace, work: Path, failures: list[str]) -> None:
     random_targets, n_without = random_setting_targets(args.corpus_words)
     probing = every_word_targets([target.text for target in random_targets])
     kinds = {"random": random_targets, "probing": probing}
     configurations = {}
     for kind, targets in kinds.items():
         path = write_targets(targets, work / f"{kind}.json")
-        for mode in ("wordlens", "hf-batched"):
+        for mode in ("wordlens", "hf-fair", "hf-batched"):
             save = str(work / f"{kind}-{mode}.npy")
             floor = ["--floor"] if mode == "wordlens" else []
             configurations[f"{mode} {kind}"] = [mode, "--targets", path, "--save", save, *floor]
@@ -466,16 +525,23 @@ def corpus_section(args: argparse.Namespace, work: Path) -> None:
     )
     print_table(results, "targets")
     for kind in kinds:
-        ratio = median_ratio(results[f"hf-batched {kind}"], results[f"wordlens {kind}"], "seconds")
-        difference = saved_difference(work, f"{kind}-wordlens", f"{kind}-hf-batched")
-        tokens = results[f"hf-batched {kind}"][0]
+        ours = results[f"wordlens {kind}"]
         print(
-            f"{kind}: median time ratio hf-batched / wordlens {ratio:.2f}x (target >= 1.5x); "
-            f"max |a - b| / |b| {difference:.2e}; tokens computed: wordlens "
-            f"{results[f'wordlens {kind}'][0]['tokens']:,}, hf peer {tokens['peer_tokens']:,} "
-            f"({tokens['peer_padded_tokens']:,} with padding); wordlens / FLOP floor "
-            f"{_floor_ratio(results[f'wordlens {kind}'], 'floor_s'):.2f}"
+            f"{kind}: tokens computed by wordlens {ours[0]['tokens']:,}; wordlens / FLOP floor "
+            f"{_floor_ratio(ours, 'floor_s'):.2f}"
         )
+        for peer, label in (("hf-fair", "fair, cut/cut"), ("hf-batched", "old, cut/full")):
+            theirs = results[f"{peer} {kind}"]
+            difference = checked_difference(work, f"{kind}-wordlens", f"{kind}-{peer}", failures)
+            target = " (target >= 1.5x)" if peer == "hf-fair" else ""
+            print(
+                f"  {peer} ({label}): time ratio {peer} / wordlens "
+                f"{median_ratio(theirs, ours, 'seconds'):.2f}x{target}, CPU "
+                f"{median_ratio(theirs, ours, 'cpu_s'):.2f}x; tokens "
+                f"{theirs[0]['peer_tokens']:,} ({theirs[0]['peer_padded_tokens']:,} with "
+                f"padding); max |ours - peer| / max |peer| of a layer {difference:.1e} "
+                f"(limit {VECTOR_LIMIT:.0e})"
+            )
 
 
 def parse_arguments() -> argparse.Namespace:
@@ -514,13 +580,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-extraction-") as directory:
         work = Path(directory)
         model_only = measure_in_child(__file__, ["model-only"])
-        speed_section(args, work, model_only["model_dir"])
+        failures: list[str] = []
+        speed_section(args, work, model_only["model_dir"], failures)
         if not args.no_cached:
             cached_section(args, work)
         if args.rss_words:
             memory_section(args, work, model_only)
         if args.corpus_words:
-            corpus_section(args, work)
+            corpus_section(args, work, failures)
+    check_limits(failures)
 
 
 if __name__ == "__main__":

@@ -16,15 +16,21 @@ by side with its peer in one process, interleaved over ``--repeats`` (medians; t
 repetition of each pair is preceded by a warm-up on 64 targets):
 
 1. word vectors, all layers, last-subtoken pooling, no cache: ``HFEmbedder.embed`` against the
-   plain loop (length-sorted batches of 256, ``output_hidden_states=True``, target rows gathered
-   on the device) for BERT-base and SmolLM2-135M in float32 and bfloat16 and the 1.7B shape in
-   bfloat16, on both context sets: words/s, the ratio, the largest per-layer relative difference
-   of the vectors (float32 must be within 1e-5 of each layer's scale), peak device memory, and
-   the achieved FLOP/s (2 x multiplied parameters x tokens the texts need) as a share of the
+   fair peer (``_pipeline.fair_vectors``: one tokenizer call, texts cut after the target for the
+   causal shapes as wordlens cuts them and full for BERT, passes sized by the embedder's own
+   free-memory token budget and ``max_batch_targets``, ``output_hidden_states=True``, target rows
+   gathered on the device) and the old plain loop (full texts, 256 a pass, padded row by row; an
+   extra row, so the change in the ratio shows) for BERT-base and SmolLM2-135M in float32 and
+   bfloat16 and the 1.7B shape in bfloat16, on both context sets: words/s, the ratio (peer /
+   ours), the texts each side computes, the largest per-layer relative difference of the vectors
+   (checked: float32 within 1e-5 of each layer's scale, bfloat16 within 5e-2), peak device memory,
+   and the achieved FLOP/s (2 x multiplied parameters x tokens the texts need) as a share of the
    measured matrix rate in that dtype;
 2. PLL of the CrowS-Pairs sentences with BERT-base: ``LMScorer.score(..., "pll")`` against the
-   careful loop (every masked copy, sorted, 256 a pass, the head only at the masked position),
-   float32 and bfloat16: masked rows/s, the ratio, the largest score difference;
+   fair batched peer (``_pipeline.batched_pll``: all masked copies of a sentence group in one
+   padded pass of wordlens' PLL token budget, the head only at the masked positions) and the old
+   careful loop (every masked copy, sorted, 256 a pass), float32 and bfloat16: masked rows/s, the
+   ratio, the largest score difference (checked: 1e-4 in float32, 5e-2 in bfloat16);
 3. eq. 6 of Zhang et al. (2021): every masked pass of the work list with BERT-base
    (``run_shard``), bfloat16 and float32 at the default (free-memory) token budget: passes/s, and
    the projection to the paper's SWOW workload (about 2 x 10^8 passes on paragraphs like these);
@@ -32,7 +38,11 @@ repetition of each pair is preceded by a warm-up on 64 targets):
 5. ``--profile``: torch.profiler over one wordlens run (SmolLM2-135M, float32, template) — the
    top operators by host and by device time — and where the host's time goes (cProfile).
 
-It prints a table per section and writes everything to ``--out`` as JSON.
+It prints a table per section and writes everything to ``--out`` as JSON, then exits non-zero if
+a vector or score difference was past its limit (or a section failed).
+
+``run --tiny`` is a dry run on whatever device there is (the CPU here): each shape's tiny
+stand-in, the same code paths and checks; its numbers are no GPU figures.
 """
 
 from __future__ import annotations
@@ -49,7 +59,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -58,8 +68,13 @@ import numpy as np
 import torch
 
 from _pipeline import (
+    batched_pll,
+    check_limits,
     embed_last,
+    fair_for,
+    is_causal,
     layer_relative_difference,
+    limits_for,
     make_model_dir,
     matmul_rate,
     paired_ratio,
@@ -88,10 +103,18 @@ SWOW_PASSES = 2e8
 #: ``--tiny`` (a dry run on the CPU): each shape's tiny stand-in.
 TINY = {"bert-base": "tiny-bert", "smollm2-135m": "tiny-llama", "smollm2-1.7b": "tiny-llama"}
 TARGETS = {"template": 5.0, "corpus": 2.0, "pll": 3.0, "eq6_bf16": 14_000, "vast_seconds": 90}
+#: The peers' row names: the fair peer, the old word-vector loop, the old PLL loop.
+FAIR, OLD, OLD_PLL = "fair", "old: full texts, 256", "old: 256 copies"
 
 
 def word_vector_section(
-    folder: Path, work: Path, device: torch.device, repeats: int, shapes: set[str], tiny: bool
+    folder: Path,
+    work: Path,
+    device: torch.device,
+    repeats: int,
+    shapes: set[str],
+    tiny: bool,
+    limit: int | None = None,
 ) -> list[dict[str, Any]]:
     from wordlens.models.loading import load_model
 
@@ -105,33 +128,46 @@ def word_vector_section(
         model_dir = make_model_dir(folder, built, work / built, device=str(device))
         model = load_model(str(model_dir), device=str(device), dtype=dtype)
         hf: Any = model
-        causal = hf.info.kind == "causal"
+        causal = is_causal(hf)
         parameters = parameter_count(hf.model)
-        runs = {"plain": plain_for(model, device), "wordlens": partial(embed_last, model)}
+        runs: dict[str, Callable[[Sequence[Any]], Any]] = {
+            "wordlens": partial(embed_last, model),
+            FAIR: fair_for(model, device),
+            OLD: plain_for(model, device),
+        }
+        texts = {
+            FAIR: "cut/cut" if causal else "full/full",
+            OLD: f"{'cut' if causal else 'full'}/full",
+        }
         for context in CONTEXTS:
-            targets = read_targets(folder, context)
+            targets = read_targets(folder, context)[:limit]
             needed = text_tokens(hf.tokenizer, targets, hf.bos_token_id is not None, causal)
             measured = side_by_side(runs, targets, repeats, device)
-            plain, ours = measured["plain"], measured["wordlens"]
-            row = {
-                "shape": shape,
-                "dtype": dtype,
-                "context": context,
-                "targets": len(targets),
-                "plain_s": plain.median,
-                "wordlens_s": ours.median,
-                "plain_words_s": len(targets) / plain.median,
-                "wordlens_words_s": len(targets) / ours.median,
-                "ratio": paired_ratio(plain, ours),
-                "max_layer_rel_diff": layer_relative_difference(ours.result, plain.result),
-                "plain_peak_gib": plain.peak_bytes / 2**30,
-                "wordlens_peak_gib": ours.peak_bytes / 2**30,
-                "needed_tokens": needed,
-                "flop_share": 2 * parameters * needed / ours.median / rates[dtype],
-                "token_budget": hf.token_budget,
-            }
-            rows.append(row)
-            print(json.dumps(row), flush=True)
+            ours = measured["wordlens"]
+            for peer in (FAIR, OLD):
+                plain = measured[peer]
+                row = {
+                    "shape": shape,
+                    "dtype": dtype,
+                    "context": context,
+                    "peer": peer,
+                    "texts": texts[peer],
+                    "targets": len(targets),
+                    "plain_s": plain.median,
+                    "wordlens_s": ours.median,
+                    "plain_words_s": len(targets) / plain.median,
+                    "wordlens_words_s": len(targets) / ours.median,
+                    "ratio": paired_ratio(plain, ours),
+                    "max_layer_rel_diff": layer_relative_difference(ours.result, plain.result),
+                    "limit": limits_for(dtype)[0],
+                    "plain_peak_gib": plain.peak_bytes / 2**30,
+                    "wordlens_peak_gib": ours.peak_bytes / 2**30,
+                    "needed_tokens": needed,
+                    "flop_share": 2 * parameters * needed / ours.median / rates[dtype],
+                    "token_budget": hf.token_budget,
+                }
+                rows.append(row)
+                print(json.dumps(row), flush=True)
         del model, hf
         empty_cache(device)
         shutil.rmtree(model_dir)
@@ -141,37 +177,49 @@ def word_vector_section(
 def pll_section(
     folder: Path, work: Path, device: torch.device, repeats: int, bert: str
 ) -> list[dict[str, Any]]:
-    from wordlens.models.scoring import load_scorer
+    from wordlens.models.scoring import load_scorer, pll_token_budget
 
     sentences = json.loads((folder / "crows.json").read_text())
     model_dir = make_model_dir(folder, bert, work / "bert-mlm", masked_head=True)
     rows = []
     for dtype in ("float32", "bfloat16"):
         scorer = load_scorer(str(model_dir), device=str(device), dtype=dtype)
-
-        runs = {
-            "plain": partial(plain_pll, scorer.model, scorer.tokenizer, device=device),
+        budget = pll_token_budget(scorer.token_budget)  # wordlens' PLL batches
+        fair = partial(batched_pll, scorer.model, scorer.tokenizer, token_budget=budget)
+        runs: dict[str, Callable[[Sequence[Any]], Any]] = {
             "wordlens": partial(scorer.score, method="pll"),
+            FAIR: partial(first_of, partial(fair, device=device)),
+            OLD_PLL: partial(plain_pll, scorer.model, scorer.tokenizer, device=device),
         }
         measured = side_by_side(runs, sentences, repeats, device, warm_up=8)
-        plain, ours = measured["plain"], measured["wordlens"]
+        ours = measured["wordlens"]
         masked_rows = int(ours.result.n_tokens.sum())
-        row = {
-            "dtype": dtype,
-            "sentences": len(sentences),
-            "masked_rows": masked_rows,
-            "plain_rows_s": masked_rows / plain.median,
-            "wordlens_rows_s": masked_rows / ours.median,
-            "ratio": paired_ratio(plain, ours),
-            "max_score_diff": float(np.abs(ours.result.scores - plain.result).max()),
-            "fast_path": scorer.pll_fast_path,
-            "token_budget": scorer.token_budget,
-        }
-        rows.append(row)
-        print(json.dumps(row), flush=True)
+        for peer in (FAIR, OLD_PLL):
+            plain = measured[peer]
+            row = {
+                "dtype": dtype,
+                "peer": peer,
+                "sentences": len(sentences),
+                "masked_rows": masked_rows,
+                "plain_rows_s": masked_rows / plain.median,
+                "wordlens_rows_s": masked_rows / ours.median,
+                "ratio": paired_ratio(plain, ours),
+                "max_score_diff": float(np.abs(ours.result.scores - plain.result).max()),
+                "limit": limits_for(dtype)[1],
+                "fast_path": scorer.pll_fast_path,
+                "token_budget": scorer.token_budget,
+                "peer_budget": budget if peer == FAIR else None,
+            }
+            rows.append(row)
+            print(json.dumps(row), flush=True)
         del scorer
         empty_cache(device)
     return rows
+
+
+def first_of(function: Callable[[Sequence[Any]], tuple[Any, ...]], items: Sequence[Any]) -> Any:
+    """The first value ``function(items)`` returns (the fair PLL peer's scores)."""
+    return function(items)[0]
 
 
 def eq6_section(
@@ -274,25 +322,31 @@ def empty_cache(device: torch.device) -> None:
 
 
 def print_tables(report: dict[str, Any]) -> None:
-    print("\n== word vectors: 13,915 Warriner words (template) / 10,144 corpus contexts")
     print(
-        f"{'shape':<14}{'dtype':<10}{'context':<10}{'plain w/s':>11}{'ours w/s':>11}"
-        f"{'ratio':>8}{'target':>8}{'rel diff':>10}{'GiB ours':>10}{'FLOP %':>8}"
+        "\n== word vectors: 13,915 Warriner words (template) / 10,144 corpus contexts; texts: "
+        "ours/peer (cut after the target, or full); ratio peer time / ours"
+    )
+    print(
+        f"{'shape':<14}{'dtype':<10}{'context':<10}{'peer':<22}{'texts':<10}{'peer w/s':>11}"
+        f"{'ours w/s':>11}{'ratio':>8}{'target':>8}{'rel diff':>10}{'limit':>8}{'GiB ours':>10}"
+        f"{'FLOP %':>8}"
     )
     for row in report.get("words", []):
         target = TARGETS[row["context"]] if row["dtype"] == "float32" else 2.0
         print(
-            f"{row['shape']:<14}{row['dtype']:<10}{row['context']:<10}"
-            f"{row['plain_words_s']:>11,.0f}{row['wordlens_words_s']:>11,.0f}"
+            f"{row['shape']:<14}{row['dtype']:<10}{row['context']:<10}{row['peer']:<22}"
+            f"{row['texts']:<10}{row['plain_words_s']:>11,.0f}{row['wordlens_words_s']:>11,.0f}"
             f"{row['ratio']:>7.2f}x{target:>7.0f}x{row['max_layer_rel_diff']:>10.1e}"
-            f"{row['wordlens_peak_gib']:>10.2f}{100 * row['flop_share']:>7.1f}%"
+            f"{row['limit']:>8.0e}{row['wordlens_peak_gib']:>10.2f}"
+            f"{100 * row['flop_share']:>7.1f}%"
         )
     print("\n== PLL, CrowS-Pairs, BERT-base (target >= 3x the careful loop)")
     for row in report.get("pll", []):
         print(
-            f"{row['dtype']:<10}{row['masked_rows']:>8} rows  plain {row['plain_rows_s']:>9,.0f}/s"
-            f"  ours {row['wordlens_rows_s']:>9,.0f}/s  {row['ratio']:.2f}x"
-            f"  max diff {row['max_score_diff']:.1e}  budget {row['token_budget']}"
+            f"{row['dtype']:<10}{row['peer']:<17}{row['masked_rows']:>8} rows  peer "
+            f"{row['plain_rows_s']:>9,.0f}/s  ours {row['wordlens_rows_s']:>9,.0f}/s  "
+            f"{row['ratio']:.2f}x  max diff {row['max_score_diff']:.1e} (limit "
+            f"{row['limit']:.0e})  budget {row['token_budget']}"
         )
     print("\n== eq. 6 masked passes, BERT-base (target >= 14,000/s in bfloat16)")
     for row in report.get("eq6", []):
@@ -321,6 +375,7 @@ def main() -> None:
     parser.add_argument("--shapes", default=",".join(dict.fromkeys(s for s, _ in WORD_CONFIGS)))
     parser.add_argument("--vast-timeout", type=int, default=150)
     parser.add_argument("--tiny", action="store_true", help="tiny stand-ins: a dry run")
+    parser.add_argument("--limit", type=int, default=None, help="first N targets of each set")
     parser.add_argument("--eq6-shards", type=int, default=1, help="score the first of N shards")
     parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", ".")))
     args = parser.parse_args()
@@ -347,6 +402,7 @@ def main() -> None:
             args.repeats,
             set(args.shapes.split(",")),
             args.tiny,
+            args.limit,
         ),
         "pll": partial(pll_section, args.folder, work, device, args.repeats, bert),
         "eq6": partial(eq6_section, args.folder, work, device, bert, args.eq6_shards),
@@ -364,6 +420,22 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "bench_gpu.json").write_text(json.dumps(report, indent=1))
     print_tables(report)
+    check_limits(failures(report))
+
+
+def failures(report: dict[str, Any]) -> list[str]:
+    """The failed sections and the comparisons past their limits."""
+    failed = [key for key in report if key.endswith("_error")]
+    for row in report.get("words", []):
+        if not row["max_layer_rel_diff"] <= row["limit"]:
+            failed.append(
+                f"{row['shape']} {row['dtype']} {row['context']} {row['peer']}: "
+                f"{row['max_layer_rel_diff']:.1e}"
+            )
+    for row in report.get("pll", []):
+        if not row["max_score_diff"] <= row["limit"]:
+            failed.append(f"PLL {row['dtype']} {row['peer']}: {row['max_score_diff']:.1e}")
+    return failed
 
 
 def prepare_worklist(folder: Path, n_pairs: int) -> None:
