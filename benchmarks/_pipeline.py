@@ -19,13 +19,13 @@ The peers are what a careful user writes with transformers alone, doing the same
 
 - **fair word-vector peer** (:func:`fair_vectors`): all texts in one tokenizer call (ids and
   offsets as numpy arrays, :func:`tokenized_arrays`), padded by array indexing; each target's
-  subtokens located by array operations on the offsets; for a causal model each row cut after the
-  target's last subtoken (its hidden states never see later tokens: wordlens drops them too), for
-  an encoder the full text; identical rows computed once; rows sorted longest first and grouped so
-  that ``rows * longest <= token_budget`` with at most ``max_batch_targets`` rows, the embedder's
-  own two numbers (:attr:`HFEmbedder.token_budget`: 1,024 on the CPU, sized from free memory on an
-  accelerator); ``output_hidden_states=True`` under ``torch.inference_mode``, the pooled rows
-  gathered on the device and copied to the host once a pass;
+  subtokens located by array operations on the offsets; each distinct text computed once, for a
+  causal model cut after the last subtoken of its last target (no target's hidden states see later
+  tokens: wordlens drops them too), for an encoder in full; rows sorted longest first and grouped
+  so that ``rows * longest <= token_budget`` with at most ``max_batch_targets`` rows, the
+  embedder's own two numbers (:attr:`HFEmbedder.token_budget`: 1,024 on the CPU, sized from free
+  memory on an accelerator); ``output_hidden_states=True`` under ``torch.inference_mode``, the
+  pooled rows gathered on the device and copied to the host once a pass;
 - **fair PLL peer** (:func:`batched_pll`): all sentences in one tokenizer call; sentences sorted
   longest first and grouped so that all masked copies of a group fit one padded pass of
   ``copies * longest <= pll_token_budget(token_budget)`` tokens (wordlens' PLL budget); the copies
@@ -320,7 +320,8 @@ class PeerRows:
     Attributes
     ----------
     input_ids
-        Distinct rows, right-padded ``[rows, width]`` (BOS first where the model has one).
+        One row a distinct text, right-padded ``[rows, width]`` (BOS first where the model has
+        one).
     lengths
         Tokens of each row ``[rows]``.
     target_rows
@@ -365,9 +366,9 @@ def tokenized_arrays(
 
 def peer_rows(tokenizer: Any, targets: Sequence[Any], bos: int | None, cut: bool) -> PeerRows:
     """Tokenize the targets' distinct texts in one call (:func:`tokenized_arrays`) and locate
-    each target's subtokens by array operations on the offsets; ``cut``: each row ends at its
-    target's last subtoken (a causal model), otherwise rows are the full texts (shared by their
-    targets)."""
+    each target's subtokens by array operations on the offsets. One row a distinct text, shared by
+    its targets; ``cut``: it ends at the last subtoken of its last target (a causal model: later
+    tokens change no target's hidden states), otherwise it is the full text."""
     index: dict[str, int] = {}
     text_of = np.fromiter(
         (index.setdefault(t.text, len(index)) for t in targets), np.int64, len(targets)
@@ -397,13 +398,14 @@ def peer_rows(tokenizer: Any, targets: Sequence[Any], bos: int | None, cut: bool
     stop = width - hits[:, ::-1].argmax(axis=1) + shift
     if bos is not None:
         ids = np.concatenate([np.full((len(ids), 1), bos, dtype=np.int64), ids], axis=1)
-    row_lengths = stop if cut else text_lengths[text_of] + shift
-    keys = text_of * (ids.shape[1] + 1) + row_lengths
-    _, first_target, target_rows = np.unique(keys, return_index=True, return_inverse=True)
-    lengths = row_lengths[first_target]
-    rows = ids[text_of[first_target]]
+    if cut:  # each text once, up to the last subtoken of its last target
+        lengths = np.zeros(len(text_lengths), dtype=np.int64)
+        np.maximum.at(lengths, text_of, stop)
+    else:
+        lengths = text_lengths + shift
+    rows = ids.copy()
     rows[np.arange(rows.shape[1]) >= lengths[:, None]] = pad
-    return PeerRows(rows, lengths, target_rows.reshape(-1), first, stop)
+    return PeerRows(rows, lengths, text_of, first, stop)
 
 
 @torch.inference_mode()

@@ -14,7 +14,7 @@ Sections:
      reuse, the target's later tokens dropped);
    - ``hf-fair``: the fair peer (:func:`_pipeline.fair_vectors`, mean pooling): the same work
      as wordlens with transformers alone: all texts in one tokenizer call, each text cut after
-     the target's last subtoken (a causal model: wordlens drops the later tokens too), passes
+     the last subtoken of its last target (a causal model: wordlens drops later tokens too), passes
      sized by the embedder's own token budget (``rows * longest <= token_budget``, at most
      ``max_batch_targets`` rows), with the same BOS token wordlens adds;
    - ``hf-batched``: the old peer, kept as a row so that the change in the ratios shows
