@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -73,6 +74,7 @@ from wordlens.models.prefix import (
     token_batches,
     tree_cache,
     tree_passes,
+    width_groups,
 )
 from wordlens.models.readable import unread_reasons
 from wordlens.models.spec import ModelSpec
@@ -365,10 +367,10 @@ class HFEmbedder(WordEmbedder):
         """Run the passes over the items' prefix tree; for each pass that computes target
         subtokens, yield their numbers (int64 ``[k]``: item 0's subtokens first, then item 1's,
         ...; on the CPU) and their hidden states ``[k, dim]`` at each of ``layers`` (on the
-        device). Without prefix reuse (encoders) the batch is one plain padded pass
-        (:meth:`_plain_pass`), with no tree."""
+        device). Without prefix reuse (encoders) the batch's passes are plain padded passes
+        (:meth:`_plain_passes`), with no tree."""
         if not self.reuses_prefixes:
-            yield self._plain_pass(items, layers)
+            yield from self._plain_passes(items, layers)
             return
         tree = PrefixTree(self.min_shared_tokens, self.pass_cost_tokens, count_padding=False)
         for item in items:
@@ -383,28 +385,46 @@ class HFEmbedder(WordEmbedder):
                 rows, columns = rows.to(self.device), columns.to(self.device)
                 yield subtokens, [hidden[layer][rows, columns] for layer in layers]
 
-    def _plain_pass(
+    def _plain_passes(
         self, items: Sequence[Encoded], layers: Sequence[int]
-    ) -> tuple[torch.Tensor, list[torch.Tensor]]:
-        """One right-padded pass over the batch's distinct texts (identical texts share a row),
-        built and located with arrays: every target subtoken, in order, and its hidden states
-        ``[k, dim]`` at each of ``layers``. The planner sized the batch to the token budget
-        (``widest text × distinct texts``, :func:`~wordlens.models.prefix.token_batches`)."""
+    ) -> Iterator[tuple[torch.Tensor, list[torch.Tensor]]]:
+        """Right-padded passes over the batch's distinct texts (identical texts share a row),
+        built and located with arrays, no prefix tree: the rows split into passes of similar
+        widths where the padding saved is worth more than a pass
+        (:func:`~wordlens.models.prefix.width_groups`, :attr:`pass_cost_tokens`), each of at
+        most the token budget. Per pass, the numbers of the target subtokens it computes (item 0's
+        first) and their hidden states ``[k, dim]`` at each of ``layers``."""
         row_of: dict[tuple[int, ...], int] = {}
         rows = [row_of.setdefault(tuple(item.input_ids), len(row_of)) for item in items]
-        lengths = np.fromiter(map(len, row_of), np.int64, len(row_of))  # [distinct texts]
-        flat = np.fromiter(itertools.chain.from_iterable(row_of), np.int64, int(lengths.sum()))
-        input_ids, attention_mask = padded_rows(flat, lengths, self.pad_token_id)
+        texts = list(row_of)
+        lengths = np.fromiter(map(len, texts), np.int64, len(texts))  # [distinct texts]
         spans = np.asarray([item.span for item in items], dtype=np.int64).reshape(-1, 2)
         counts = spans[:, 1] - spans[:, 0]  # [items]: each target's subtokens
-        row = torch.from_numpy(np.repeat(np.asarray(rows, dtype=np.int64), counts))
-        column = torch.from_numpy(concatenated_ranges(spans[:, 0], counts))
-        outputs = self._forward(
-            input_ids.to(self.device), attention_mask.to(self.device), {}, lengths
-        )
-        hidden = outputs.hidden_states
-        row, column = row.to(self.device), column.to(self.device)
-        return torch.arange(int(counts.sum())), [hidden[layer][row, column] for layer in layers]
+        subtoken_row = np.repeat(np.asarray(rows, dtype=np.int64), counts)  # [subtokens]
+        subtoken_column = concatenated_ranges(spans[:, 0], counts)  # [subtokens]
+        bounds = [*width_groups(Counter(lengths.tolist()), self.pass_cost_tokens), 0]
+        for widest, narrower in itertools.pairwise(bounds):
+            group = np.flatnonzero((lengths > narrower) & (lengths <= widest))  # [rows]
+            per_pass = max(1, self.token_budget // widest)
+            for chunk in (
+                group[first : first + per_pass] for first in range(0, len(group), per_pass)
+            ):
+                place = np.full(len(texts), -1, dtype=np.int64)
+                place[chunk] = np.arange(len(chunk))  # distinct text -> its row in this pass
+                subtokens = np.flatnonzero(place[subtoken_row] >= 0)
+                flat = np.fromiter(
+                    itertools.chain.from_iterable(texts[row] for row in chunk),
+                    np.int64,
+                    int(lengths[chunk].sum()),
+                )
+                input_ids, attention_mask = padded_rows(flat, lengths[chunk], self.pad_token_id)
+                outputs = self._forward(
+                    input_ids.to(self.device), attention_mask.to(self.device), {}, lengths[chunk]
+                )
+                row = torch.from_numpy(place[subtoken_row[subtokens]]).to(self.device)
+                column = torch.from_numpy(subtoken_column[subtokens]).to(self.device)
+                hidden = outputs.hidden_states
+                yield torch.from_numpy(subtokens), [hidden[layer][row, column] for layer in layers]
 
     def _forward(
         self,

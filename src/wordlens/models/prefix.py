@@ -36,8 +36,9 @@ cache already holds: a resumed run is bit-identical to an uninterrupted one. Hid
 those of the full-text pass to float32 rounding (tested at every layer of smollm2-135m). Only models
 whose every layer is plain full attention take part (:func:`supports_prefix_reuse`); sliding-window,
 chunked and linear-attention layers keep the full-text pass, as do encoders: a batch without reuse
-builds no tree at all, it is one plain padded pass over its distinct texts, built with arrays
-(:meth:`~wordlens.models.hf.HFEmbedder._plain_pass`).
+builds no tree at all, its passes are plain padded passes over its distinct texts, split by width
+(:func:`width_groups`) and built with arrays (:meth:`~wordlens.models.hf.HFEmbedder.
+_plain_passes`).
 
 Measured with ``benchmarks/bench_intersectional.py`` (smollm2-135m, 2 CPU threads, token budget
 1,024, quiet machine): the 4,096 combination phrases cost 69,704 padded tokens flat and 14,796 in
