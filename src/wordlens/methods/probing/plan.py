@@ -11,8 +11,8 @@ The stages are those :func:`~wordlens.methods.probing.experiment.run_probing` re
   vectors and takes less;
 - ``train <representation>``: the probe's optimizer steps and its validations on dev, then the
   test predictions. Calibration: the representation's own probe, on the calibration sentences'
-  features, takes :data:`CALIBRATION_STEPS` timed steps of a batch of 32 sentences (after two
-  untimed ones) and predicts the sample once; a validation costs the sample's prediction scaled
+  features, takes :data:`CALIBRATION_STEPS` timed steps of a batch of 32 sentences (after as
+  many untimed ones) and predicts the sample once; a validation costs the sample's prediction scaled
   to dev's sentences. Training stops early (20 validations without improvement, Appendix C), at
   a point no calibration can foresee, so the estimate is the **most** it can take: jiant's cap of
   validations (``max_steps``). The least (the first 21 validations) is in the basis.
@@ -40,7 +40,14 @@ from wordlens.methods.probing.experiment import (
     task_labels,
 )
 from wordlens.models.hf import HFEmbedder
-from wordlens.plan import LinearCost, Plan, PlannedStage, forward_passes, token_counts
+from wordlens.plan import (
+    LinearCost,
+    Plan,
+    PlannedStage,
+    forward_passes,
+    seconds_per_call,
+    token_counts,
+)
 from wordlens.probing.converters import probing_task_info
 from wordlens.probing.edges import EdgeExample
 from wordlens.probing.features import SentenceFeatures, sentence_features
@@ -132,10 +139,7 @@ def _training_stage(
     torch.manual_seed(train_config.seed)
     probe = new_probe(representation, sample, two_spans)
     step_s = _step_seconds(probe, sample, train_config)
-    predict(probe, sample)  # warm-up
-    predicting = time.perf_counter()
-    predict(probe, sample)
-    per_sentence = (time.perf_counter() - predicting) / sample.n_sentences
+    per_sentence = seconds_per_call(lambda: predict(probe, sample), repeats=1) / sample.n_sentences
     max_steps = train_config.max_steps or train_config.validate_every
     validations = max_steps // train_config.validate_every
     least = train_config.validate_every * (train_config.stop_patience + 1)
@@ -151,20 +155,17 @@ def _training_stage(
 
 def _step_seconds(probe: EdgeProbe, sample: ProbingSplit, train_config: TrainConfig) -> float:
     """Seconds of one training step on the sample, its batch assembly included (the mean of
-    :data:`CALIBRATION_STEPS` after two untimed steps)."""
+    :data:`CALIBRATION_STEPS`, timed after as many untimed ones:
+    :func:`~wordlens.plan.seconds_per_call`)."""
     optimizer = torch.optim.Adam(probe.parameters(), lr=train_config.learning_rate)
     loss_function = nn.BCEWithLogitsLoss()
     device = next(probe.parameters()).device
     order = np.random.default_rng(train_config.seed)
     stream = training_batches(sample, train_config.batch_size, order)
 
-    def step() -> None:
-        batch = next(stream).to(device)
-        train_step(probe, batch, optimizer, loss_function, train_config.clip_norm)
+    def steps() -> None:
+        for _ in range(CALIBRATION_STEPS):
+            batch = next(stream).to(device)
+            train_step(probe, batch, optimizer, loss_function, train_config.clip_norm)
 
-    for _ in range(2):
-        step()
-    started = time.perf_counter()
-    for _ in range(CALIBRATION_STEPS):
-        step()
-    return (time.perf_counter() - started) / CALIBRATION_STEPS
+    return seconds_per_call(steps, repeats=1) / CALIBRATION_STEPS
