@@ -1,5 +1,5 @@
 """The own-leaf lengths of a prefix tree read from the tree itself: the independent derivation
-that :func:`wordlens.models.prefix.own_lengths` (computed on sorted arrays, without a tree) is
+that :func:`wordlens.models.tree_shape.own_lengths` (computed on sorted arrays, without a tree) is
 tested against."""
 
 from __future__ import annotations

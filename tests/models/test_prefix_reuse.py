@@ -27,16 +27,14 @@ from wordlens.models.base import POOLINGS, Pooling
 from wordlens.models.cache import ActivationCache
 from wordlens.models.hf import HFEmbedder, plan_batches
 from wordlens.models.prefix import (
-    LEAVES,
     PrefixTree,
     cache_keyword,
     common_prefix_length,
-    own_lengths,
     subtoken_locations,
     token_batches,
     tree_passes,
-    width_groups,
 )
+from wordlens.models.tree_shape import LEAVES, SortedTexts, own_lengths, width_groups
 
 WORDS = ["pleasant", "Lakisha", "unpleasantness"]  # 1, 2 and 3 subtokens after a space
 #: Two categories of each of four biases of the intersectional study, in phrase order.
@@ -120,9 +118,8 @@ def reference_rows(sequences: Sequence[Sequence[int]], min_shared: int) -> dict[
     shared_heads = {key[:min_shared] for key in keys if len(key) >= min_shared}
     for head in sorted(shared_heads):
         visit([key for key in keys if key[:min_shared] == head], 0, 0)
-    for key in keys:
-        if len(key) < min_shared:
-            visit([key], 0, 0)
+    for key in sorted({key for key in keys if len(key) < min_shared}):  # identical: one node
+        visit([key], 0, 0)
     return rows
 
 
@@ -193,6 +190,45 @@ def test_own_lengths_on_sorted_arrays_equal_the_trees(min_shared: int, seed: int
     for sequence in sequences:
         tree.add(sequence)
     assert own_lengths([tuple(s) for s in sequences], min_shared) == tree_own_lengths(tree)
+
+
+@pytest.mark.parametrize("min_shared", [1, 2, 3])
+@pytest.mark.parametrize("seed", range(6))
+def test_tree_tokens_on_sorted_arrays_equal_the_built_trees(min_shared: int, seed: int) -> None:
+    """The tokens a subset's passes compute, without and with padding, read from sorted arrays
+    (no tree), equal those of the tree built from the subset's texts, on random subsets of random
+    texts over 3 token ids (heads of other texts, duplicates, one-token texts), with levels split
+    by width (cheap passes) and kept whole."""
+    rng = np.random.default_rng(seed)
+    sequences = [
+        [int(token) for token in rng.integers(0, 3, rng.integers(1, 7))] for _ in range(200)
+    ]
+    texts = SortedTexts.of(sequences)
+    for size in (1, 2, 3, 7, 40, 200):
+        chosen = rng.choice(len(sequences), size, replace=False)
+        for pass_cost in (4, None):
+            tree = PrefixTree(min_shared, pass_cost)
+            for index in chosen:
+                tree.add(sequences[index])
+            assert texts.tree_tokens(texts.rank[chosen], min_shared, pass_cost) == (
+                tree.real_tokens,
+                tree.padded_tokens,
+            )
+
+
+def test_sorted_texts_shared_heads_are_range_minima() -> None:
+    """The LCP of any two sorted texts (a sparse-table lookup) equals the pairwise count."""
+    rng = np.random.default_rng(7)
+    sequences = [[int(t) for t in rng.integers(0, 2, rng.integers(1, 9))] for _ in range(120)]
+    texts = SortedTexts.of(sequences)
+    first, second = np.triu_indices(len(texts.distinct), 1)
+    expected = [
+        common_prefix_length(texts.distinct[a], texts.distinct[b])
+        for a, b in zip(first, second, strict=True)
+    ]
+    assert texts.shared(first, second).tolist() == expected
+    with pytest.raises(WordlensError, match="no tokens"):
+        SortedTexts.of([[1], []])
 
 
 def test_growing_leaf_and_single_text() -> None:

@@ -93,7 +93,7 @@ def default_token_budget(
 
 def default_pass_cost(device: torch.device) -> int:
     """What one more forward pass costs, in tokens, when a level of a batch's prefix tree is split
-    into passes of similar widths (:func:`~wordlens.models.prefix.width_groups`):
+    into passes of similar widths (:func:`~wordlens.models.tree_shape.width_groups`):
     :data:`~wordlens.models.prefix.PASS_COST_TOKENS` on the CPU, :data:`ACCELERATOR_PASS_COST`
     on an accelerator."""
     return PASS_COST_TOKENS if device.type == "cpu" else ACCELERATOR_PASS_COST

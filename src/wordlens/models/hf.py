@@ -74,11 +74,11 @@ from wordlens.models.prefix import (
     token_batches,
     tree_cache,
     tree_passes,
-    width_groups,
 )
 from wordlens.models.readable import unread_reasons
 from wordlens.models.spec import ModelSpec
 from wordlens.models.transfer import to_host
+from wordlens.models.tree_shape import width_groups
 from wordlens.progress import progress_bar
 from wordlens.stages import count_pass
 
@@ -391,7 +391,7 @@ class HFEmbedder(WordEmbedder):
         """Right-padded passes over the batch's distinct texts (identical texts share a row),
         built and located with arrays, no prefix tree: the rows split into passes of similar
         widths where the padding saved is worth more than a pass
-        (:func:`~wordlens.models.prefix.width_groups`, :attr:`pass_cost_tokens`), each of at
+        (:func:`~wordlens.models.tree_shape.width_groups`, :attr:`pass_cost_tokens`), each of at
         most the token budget. Per pass, the numbers of the target subtokens it computes (item 0's
         first) and their hidden states ``[k, dim]`` at each of ``layers``."""
         row_of: dict[tuple[int, ...], int] = {}

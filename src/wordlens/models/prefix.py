@@ -25,11 +25,13 @@ begin with the same token ids share the keys, values and hidden states of that h
 3. **Batches** (:func:`token_batches`). Texts ordered by the length of their own leaf in the tree
    of all texts (longest first), then by token ids, so texts that share heads meet in a batch while
    texts that share almost nothing (corpus sentences: BOS and a first word) are still ordered by
-   length, as without reuse. A batch costs the padded tokens of all its passes (kept up to date
-   while texts join it) and is the longest run of that order within the token budget and the
-   limit on texts (:data:`~wordlens.models.hf.HFEmbedder.max_batch_targets`, which bounds the
-   work an interruption loses). The pool lives until the batch's last pass, so memory is bounded
-   by the budget.
+   length, as without reuse. A batch costs the padded tokens of all its passes and is a run of
+   that order, found by bisection, within the token budget and the limit on texts
+   (:data:`~wordlens.models.hf.HFEmbedder.max_batch_targets`, which bounds the work an
+   interruption loses). Planning builds no tree: the order and each run's tokens are read from
+   the sorted token ids (:mod:`wordlens.models.tree_shape`), so a text enters a Python tree once,
+   in its batch's passes. The pool lives until the batch's last pass, so memory is bounded by
+   the budget.
 
 A batch's tree depends only on the batch's texts, never on which other batches the activation
 cache already holds: a resumed run is bit-identical to an uninterrupted one. Hidden states equal
@@ -67,6 +69,13 @@ import torch
 from transformers.cache_utils import Cache, CacheLayerMixin, DynamicCache, DynamicLayer
 
 from wordlens.errors import WordlensError
+from wordlens.models.tree_shape import (
+    LEAVES,
+    SortedTexts,
+    TokenIds,
+    padded_level_tokens,
+    width_groups,
+)
 
 #: Shortest head that texts share: 1. Measured with benchmarks/bench_prefix.py (smollm2-135m,
 #: 2 CPU threads): BOS alone, all that words embedded alone share, made them 17% faster (21% fewer
@@ -82,11 +91,6 @@ MIN_PREFIX_TOKENS = 1
 #: a token: ~18). A level of the tree is split into passes of similar widths where that saves more
 #: padded tokens than this (:func:`width_groups`).
 PASS_COST_TOKENS = 64
-
-#: Level of the leaf passes in :class:`PaddedPasses` (branching nodes are at their depth, >= 0).
-LEAVES = -1
-
-TokenIds = tuple[int, ...]
 
 
 def common_prefix_length(first: Sequence[int], second: Sequence[int]) -> int:
@@ -185,47 +189,6 @@ def holder(node: Node, position: int) -> Node:
     return node
 
 
-def width_groups(widths: Counter[int], pass_cost: int | None) -> list[int]:
-    """Split the rows of one level into passes of similar widths.
-
-    A pass costs its padded tokens, ``rows * widest row``, plus ``pass_cost`` tokens for being a
-    pass at all; groups of consecutive widths are chosen to minimize the total (dynamic
-    programming over the distinct widths, widest first).
-
-    Parameters
-    ----------
-    widths
-        Number of rows of each width.
-    pass_cost
-        Cost of one more pass in tokens; ``None``: one pass.
-
-    Returns
-    -------
-    list[int]
-        The widest row of each pass, decreasing: a row belongs to the pass of the smallest of these
-        that is at least its width.
-    """
-    distinct = sorted(widths, reverse=True)
-    if pass_cost is None:
-        return distinct[:1]
-    counts = [widths[width] for width in distinct]
-    rows_from = [sum(counts[first:]) for first in range(len(counts) + 1)]  # rows this wide or less
-    best: list[tuple[int, int]] = [(0, len(distinct))] * (len(distinct) + 1)  # (cost, next)
-    for first in reversed(range(len(distinct))):
-        best[first] = min(
-            (
-                distinct[first] * (rows_from[first] - rows_from[stop]) + pass_cost + best[stop][0],
-                stop,
-            )
-            for stop in range(first + 1, len(distinct) + 1)
-        )
-    starts, first = [], 0
-    while first < len(distinct):
-        starts.append(distinct[first])
-        first = best[first][1]
-    return starts
-
-
 class PaddedPasses:
     """Padded tokens of the passes of each level (:func:`width_groups`), kept up to date as nodes
     change, and the tokens without padding."""
@@ -265,11 +228,7 @@ class PaddedPasses:
         """Padded tokens of all passes."""
         for level, widths in self._widths.items():
             if level not in self._padded:
-                bounds = [*self.groups(level), 0]
-                self._padded[level] = sum(
-                    widest * sum(n for width, n in widths.items() if lower < width <= widest)
-                    for widest, lower in itertools.pairwise(bounds)
-                )
+                self._padded[level] = padded_level_tokens(widths, self.pass_cost)
         return sum(self._padded.values())
 
 
@@ -313,7 +272,6 @@ class PrefixTree:
         self._roots_by_tokens: dict[TokenIds, Node] = {}  # without shared heads: identical texts
         self._pass_cost = pass_cost
         self._passes = PaddedPasses(pass_cost) if count_padding else None
-        self._longest = 0
 
     @property
     def padded_tokens(self) -> int:
@@ -325,18 +283,11 @@ class PrefixTree:
         """Tokens of the tree's nodes, without padding (never more than :attr:`padded_tokens`)."""
         return self._padding().real
 
-    @property
-    def padded_bound(self) -> int:
-        """An upper bound of :attr:`padded_tokens` at no cost: every node (a row of one pass)
-        padded to the longest text."""
-        return self._padding().rows * self._longest
-
     def add(self, ids: Sequence[int]) -> None:
         """Add the text with token ids ``ids`` (it becomes text ``len(self.sequences)``)."""
         sequence = tuple(ids)
         if not sequence:
             raise WordlensError("a text of the prefix tree has no tokens")
-        self._longest = max(self._longest, len(sequence))
         text = len(self.sequences)
         self.sequences.append(sequence)
         if self.min_shared_tokens is None:
@@ -386,11 +337,14 @@ class PrefixTree:
     def _longest_shared_head(self, sequence: TokenIds, text: int) -> tuple[int, int | None]:
         """The longest head ``sequence`` shares with a text already in the tree, and that text
         (``(0, None)`` when below ``min_shared_tokens``). In sorted order the text sharing the
-        longest head with a new one is one of its two neighbours."""
+        longest head with a new one is one of its two neighbours; an identical text, the one
+        before it, shares its node whatever its length."""
         assert self.min_shared_tokens is not None
         slot = bisect.bisect(self._sorted, (sequence, text))
         neighbours = self._sorted[max(slot - 1, 0) : slot + 1]
         self._sorted.insert(slot, (sequence, text))
+        if neighbours and neighbours[0][0] == sequence:
+            return len(sequence), neighbours[0][1]
         shared, neighbour = max(
             ((common_prefix_length(sequence, other), index) for other, index in neighbours),
             default=(0, -1),
@@ -458,86 +412,6 @@ class PrefixTree:
         self.end_nodes.append(node)
 
 
-def own_lengths(sequences: Sequence[TokenIds], min_shared_tokens: int) -> list[int]:
-    """Per text, the tokens of its own leaf in the prefix tree of all ``sequences``: the leaf
-    holding its last token, or, for a text that is a head of others, the longest leaf below the
-    node holding its last token — computed on arrays, without building the tree.
-
-    A tree branches only where texts diverge (a text ending inside another adds no node). In
-    lexicographic order, the texts a text diverges from that share its longest head are its next
-    neighbour and the nearest earlier text that is not a head of it, so each distinct text's
-    branching point is ``b = max(those two LCPs)`` (0 below ``min_shared_tokens``: it branches
-    off no text). A text that is no head of another ends in its own leaf ``[b, len)``. A head
-    ends in the node whose subtree holds exactly the texts it is a head of (they follow it in
-    sorted order while the running minimum of the neighbours' LCP stays >= its length); its own
-    length is their longest leaf. Identical texts share one leaf; a head shorter than
-    ``min_shared_tokens`` shares nothing and is a root of its own.
-
-    Parameters
-    ----------
-    sequences
-        Token ids of each text.
-    min_shared_tokens
-        Shortest head texts share (:class:`PrefixTree`).
-
-    Returns
-    -------
-    list[int]
-        Per text, in the order given.
-
-    Raises
-    ------
-    WordlensError
-        If a text has no tokens.
-    """
-    distinct = sorted(set(sequences))  # [D], lexicographic
-    lengths = np.fromiter(map(len, distinct), np.int64, len(distinct))  # [D]
-    if len(lengths) and lengths.min() == 0:
-        raise WordlensError("a text of the prefix tree has no tokens")
-    between = _neighbour_lcp(distinct, lengths)  # [D - 1]: LCP of texts k and k + 1
-    is_head = np.append(between >= lengths[:-1], False)  # [D]: a head of the next text
-    earlier = np.append(0, between)  # [D]: LCP with the previous text, unless it is a head...
-    for text in np.flatnonzero(np.append(False, is_head[:-1])):  # ...of this one: look further
-        shared, other = int(between[text - 1]), text - 1
-        while other >= 0 and shared >= lengths[other]:  # text ``other`` is a head of ``text``
-            other -= 1
-            shared = min(shared, int(between[other])) if other >= 0 else 0
-        earlier[text] = shared
-    branch = np.maximum(earlier, np.append(between, 0))  # [D]: LCP with the next text
-    branch[branch < min_shared_tokens] = 0
-    own = np.where(is_head & (lengths >= min_shared_tokens), 0, lengths - branch)
-    for head in np.flatnonzero(own == 0):
-        below = np.minimum.accumulate(between[head:]) >= lengths[head]  # its extensions
-        stop = head + 1 + (int(np.argmin(below)) if not below.all() else len(below))
-        extensions = own[head + 1 : stop]
-        own[head] = int(extensions[extensions > 0].max())
-    index = {sequence: number for number, sequence in enumerate(distinct)}
-    return [int(own[index[tuple(sequence)]]) for sequence in sequences]
-
-
-def _neighbour_lcp(
-    distinct: Sequence[TokenIds], lengths: npt.NDArray[np.int64], chunk_rows: int = 4096
-) -> npt.NDArray[np.int64]:
-    """Longest common prefix of each pair of neighbours ``k, k + 1``, ``[D - 1]``: the texts
-    padded into chunks of a ``[rows, widest]`` array (-1 past each end, which no token id
-    equals) and compared column by column."""
-    found = np.zeros(max(len(distinct) - 1, 0), dtype=np.int64)
-    for first in range(0, len(found), chunk_rows):
-        rows = range(first, min(first + chunk_rows + 1, len(distinct)))  # one row of overlap
-        widths = lengths[rows.start : rows.stop]
-        flat = np.fromiter(
-            itertools.chain.from_iterable(distinct[row] for row in rows), np.int64, widths.sum()
-        )
-        block = np.full((len(rows), int(widths.max())), -1, dtype=np.int64)
-        block[np.arange(block.shape[1])[None, :] < widths[:, None]] = flat
-        differs = block[1:] != block[:-1]  # [rows - 1, widest]
-        first_difference = np.where(differs.any(axis=1), differs.argmax(axis=1), block.shape[1])
-        found[first : first + len(rows) - 1] = np.minimum(
-            first_difference, np.minimum(widths[1:], widths[:-1])
-        )
-    return found
-
-
 def token_batches(
     sequences: Sequence[Sequence[int]],
     token_budget: int,
@@ -546,18 +420,21 @@ def token_batches(
     max_texts: int | None = None,
 ) -> list[list[int]]:
     """Group texts into batches whose passes (:class:`PrefixTree`) fit ``token_budget``, at most
-    ``max_texts`` texts each.
+    ``max_texts`` texts each, planned on sorted arrays (:class:`~wordlens.models.tree_shape.
+    SortedTexts`): no tree is built.
 
-    Texts are ordered longest own leaf first (:func:`own_lengths` in the tree of all texts), then
-    by token ids (then index), and each batch is the longest run of that order whose passes' padded
-    tokens fit the budget. Ordering by leaf length keeps padding as small as without reuse where
-    texts share little (ordering by token ids alone would mix long and short sentences wherever
-    groups of them share a first word); ordering by token ids next makes texts that share heads
-    meet. The padded tokens of a growing batch are not monotone (a text that shares little adds a
-    long leaf; its siblings then split it), so a batch is only closed once its tokens without
-    padding exceed the budget, at the last text where it fit. With ``min_shared_tokens=None`` this
-    is ``len(batch) * longest <= budget`` over texts sorted by length; a single text over the
-    budget gets a batch of its own.
+    Texts are ordered longest own leaf first (:func:`~wordlens.models.tree_shape.own_lengths` in
+    the tree of all texts), then by token ids (then index). Ordering by leaf length keeps padding
+    as small as without reuse where texts share little (ordering by token ids alone would mix long
+    and short sentences wherever groups of them share a first word); ordering by token ids next
+    makes texts that share heads meet. Each batch is a run of that order found by bisection
+    (:func:`_fitting_run`): the longest run whose tokens without padding fit the budget (they grow
+    with the run), or, where its padded tokens do not fit, a run whose padded tokens fit and one
+    text more would not. (The padded tokens of a growing run are not monotone: a text that shares
+    little adds a long leaf, its siblings then split it; the bisection takes one boundary of
+    several.) With ``min_shared_tokens=None`` a batch is the longest run with
+    ``len(batch) * longest <= budget`` over texts sorted by length. A single text over the budget
+    gets a batch of its own.
 
     Parameters
     ----------
@@ -578,30 +455,53 @@ def token_batches(
     """
     if min_shared_tokens is None:
         return _padded_batches([tuple(sequence) for sequence in sequences], token_budget, max_texts)
-    keys = [tuple(sequence) for sequence in sequences]
-    own = own_lengths(keys, min_shared_tokens)
-    order = sorted(range(len(keys)), key=lambda index: (-own[index], keys[index], index))
-    lengths = [len(keys[index]) for index in order]
+    texts = SortedTexts.of(sequences)
+    own = texts.own_lengths(min_shared_tokens)[texts.rank]  # [N]
+    order = np.lexsort((np.arange(len(own)), texts.rank, -own))  # [N]: the last key first
+    ranks = texts.rank[order]  # [N]
+    lengths = texts.lengths[ranks]  # [N]
     batches: list[list[int]] = []
     start = 0
     while start < len(order):
-        tree, stop = PrefixTree(min_shared_tokens, pass_cost), start + 1
         end = len(order) if max_texts is None else min(len(order), start + max_texts)
-        if 2 * (end - start) * max(lengths[start:end]) <= token_budget:
+        if 2 * (end - start) * int(lengths[start:end].max()) <= token_budget:
             # a text adds at most two nodes, each a row no wider than the longest text: the whole
             # run fits (the budget of an accelerator, where the limit on texts binds first)
-            batches.append(order[start:end])
-            start = end
-            continue
-        for position in range(start, end):
-            tree.add(keys[order[position]])
-            if tree.real_tokens > token_budget:
-                break
-            if tree.padded_bound <= token_budget or tree.padded_tokens <= token_budget:
-                stop = position + 1
-        batches.append(order[start:stop])
+            stop = end
+        else:
+            run = ranks[start:end]
+            stop = start + _fitting_run(texts, run, min_shared_tokens, pass_cost, token_budget)
+        batches.append(order[start:stop].tolist())
         start = stop
     return batches
+
+
+def _fitting_run(
+    texts: SortedTexts,
+    run: npt.NDArray[np.int64],
+    min_shared_tokens: int,
+    pass_cost: int | None,
+    token_budget: int,
+) -> int:
+    """The size of a batch (:func:`token_batches`) that begins ``run`` (rows of
+    ``texts.distinct``, in the plan's order): the largest size whose tokens without padding fit
+    the budget (they grow with the size), if its padded tokens fit too; else, by bisection below
+    it, a size whose padded tokens fit and whose next size's do not. At least 1."""
+
+    def tokens(size: int, padded: bool) -> int:
+        return texts.tree_tokens(run[:size], min_shared_tokens, pass_cost)[padded]
+
+    fits, over = 0, len(run) + 1  # size 0 fits, past the run is out
+    while over - fits > 1:
+        middle = (fits + over) // 2
+        fits, over = (middle, over) if tokens(middle, False) <= token_budget else (fits, middle)
+    if fits <= 1 or tokens(fits, True) <= token_budget:
+        return max(fits, 1)
+    fits, over = 1, fits  # a text alone is a batch; ``over`` does not fit
+    while over - fits > 1:
+        middle = (fits + over) // 2
+        fits, over = (middle, over) if tokens(middle, True) <= token_budget else (fits, middle)
+    return fits
 
 
 def _padded_batches(
