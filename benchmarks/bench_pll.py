@@ -188,7 +188,12 @@ def run_mode(
         "cpu_seconds": cpu_seconds,
         "peak_rss_mib": peak_rss_mib(),
         "scores": scores,
-        "padding": work["padding_positions"] / work["token_positions"] if work else None,
+        # None where the build does not count its padding (one before issue 40, for a before/after)
+        "padding": (
+            work["padding_positions"] / work["token_positions"]
+            if work and "padding_positions" in work
+            else None
+        ),
     }
 
 
