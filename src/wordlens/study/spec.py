@@ -324,16 +324,13 @@ def swept_entries(entry: ModelEntry) -> list[ModelEntry]:
     revisions = entry.options.revisions
     if revisions is None:
         return [entry]
+    points = checkpoints(entry.model, revisions)
     skipped = tuple(left_out(entry.model, revisions))
     return [
         checkpoint_entry(
-            entry.options,
-            checkpoint,
-            f"{entry.display_name}@{checkpoint.name}",
-            entry.display_name,
-            skipped,
+            entry.options, point, f"{entry.display_name}@{point.name}", entry.display_name, skipped
         )
-        for checkpoint in checkpoints(entry.model, revisions)
+        for point in points
     ]
 
 
