@@ -75,14 +75,17 @@ def sha256_file(path: Path) -> str:
 
 
 def sha256_file_cached(path: Path) -> str:
-    """sha256 of a (large, rarely changing) file, memoized on disk by path, size and mtime.
+    """sha256 of a (large, rarely changing) file, memoized on disk by path, size, mtime and ctime.
 
     Hashing a multi-GB weight file takes seconds; the memo under ``user_home()/hashes.json`` makes
-    later loads instant while any change to the file (size or mtime) forces a re-hash.
+    later loads instant while any change to the file forces a re-hash: its size or mtime, and its
+    ctime, which every write changes and which no one can set back (a file copied over another
+    with the same size and its modification time restored, ``cp -p`` or ``touch -r``, is hashed
+    again).
     """
     resolved = path.resolve()
     stat = resolved.stat()
-    key = f"{resolved}|{stat.st_size}|{stat.st_mtime_ns}"
+    key = f"{resolved}|{stat.st_size}|{stat.st_mtime_ns}|{stat.st_ctime_ns}"
     memo_path = user_home() / "hashes.json"
     memo: dict[str, str] = {}
     try:
@@ -97,6 +100,37 @@ def sha256_file_cached(path: Path) -> str:
     with contextlib.suppress(OSError):
         atomic_write_text(memo_path, json.dumps(memo, indent=0, sort_keys=True))
     return digest
+
+
+def file_identity(path: Path) -> str:
+    """What a file holds, found cheaply (a file is read at most 2 MiB; nothing is unpickled).
+
+    A file of at most 2 MiB (a ``config.json``, a tokenizer's vocabulary) is the sha256 of its
+    bytes. A larger one (weights) is its size, its modification time in nanoseconds and the sha256
+    of its first and last MiB: a safetensors file's header (names, shapes, dtypes) and its first
+    and last tensors, which differ between two checkpoints of one training run even when their
+    sizes and headers agree.
+
+    Parameters
+    ----------
+    path
+        A regular file.
+
+    Returns
+    -------
+    str
+        The hex sha256 (small files), or ``<size>-<mtime_ns>-<sha256 of the samples>``.
+    """
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        stat = os.fstat(handle.fileno())
+        if stat.st_size <= 2 * _CHUNK:
+            digest.update(handle.read())
+            return digest.hexdigest()
+        digest.update(handle.read(_CHUNK))
+        handle.seek(-_CHUNK, os.SEEK_END)
+        digest.update(handle.read())
+    return f"{stat.st_size}-{stat.st_mtime_ns}-{digest.hexdigest()}"
 
 
 def _create_beside(path: Path) -> tuple[int, Path]:

@@ -363,7 +363,10 @@ def study_run(
     def announce(status: CellProgress) -> None:
         cell = status.cell
         verb = "skip (done)" if status.state == "done" and not force else "run"
-        console.print(f"[bold]{verb}[/] {cell.model.display_name} / {cell.method}")
+        why = ""
+        if status.reason is not None:
+            verb, why = "rerun", escape(f" ({status.reason})")
+        console.print(f"[bold]{verb}[/] {cell.model.display_name} / {cell.method}{why}")
 
     cells = tuple(part.strip() for part in (only or "").split(",") if part.strip())
     out = new_output_dir(study.out_dir, f"out: in {study_file}")  # removed if no cell began

@@ -162,6 +162,7 @@ def study_listing(study: Any) -> Listing:
                 "model": status.cell.model.display_name,
                 "method": status.cell.method,
                 "state": status.state,
+                "reason": status.reason,
                 "out_dir": str(status.cell.out_dir),
                 "seconds": None if record is None else record.seconds,
                 "headline": {} if record is None else _finite(record.headline),

@@ -10,8 +10,17 @@ from pathlib import Path
 
 import pytest
 from huggingface_hub import constants
+from typer.testing import CliRunner
 
-from wordlens.models.revisions import Checkpoint, RevisionError, checkpoints, step_of
+from wordlens.cli import app
+from wordlens.models.revisions import (
+    Checkpoint,
+    LeftOut,
+    RevisionError,
+    checkpoints,
+    left_out,
+    step_of,
+)
 
 
 def _folders(root: Path, *names: str) -> Path:
@@ -34,11 +43,16 @@ def test_all_orders_folders_by_step_not_by_name(tmp_path: Path) -> None:
     root = _folders(tmp_path, "step-1000", "step-500", "step-0", "checkpoint-final")
     (root / "checkpoint-final" / "trainer_state.json").write_text(json.dumps({"global_step": 2000}))
     (root / "logs").mkdir()  # no config.json: not a checkpoint
+    (root / "step-1500").mkdir()  # a checkpoint saved without its config.json
+    (root / ".cache").mkdir()
     found = checkpoints(str(root), ["all"])
     assert [(c.name, c.step) for c in found] == [
         ("step-0", 0), ("step-500", 500), ("step-1000", 1000), ("checkpoint-final", 2000)
     ]  # fmt: skip
     assert all(c.revision is None and Path(c.model).parent == root for c in found)
+    reason = "no config.json, so not a checkpoint folder"
+    assert left_out(str(root), ["all"]) == [LeftOut("logs", reason), LeftOut("step-1500", reason)]
+    assert left_out(str(root), ["step-0"]) == []  # named revisions run what they name
 
 
 def test_folders_are_picked_by_name_or_step(tmp_path: Path) -> None:
@@ -101,3 +115,15 @@ def test_all_hub_revisions_offline_are_those_in_the_local_cache(
     ]  # fmt: skip
     with pytest.raises(RevisionError, match=r"no revision named with a training step .*local"):
         checkpoints("org/absent", ["all"])
+
+
+def test_revision_with_revisions_is_refused_before_any_model_loads() -> None:
+    """A hub id that is not in the cache: loading it would fail otherwise (no network here)."""
+    result = CliRunner().invoke(
+        app, ["weat", "-m", "org/absent-model", "--revision", "main", "--revisions", "all"]
+    )
+    assert result.exit_code == 2
+    assert result.output == (
+        "error: revision 'main' with revisions: a sweep loads each checkpoint at its own "
+        "revision, the one revisions names; leave out revision\n"
+    )

@@ -8,6 +8,7 @@ import pytest
 
 from wordlens.methods.registry import registered_methods
 from wordlens.methods.weat import WeatConfig
+from wordlens.models.revisions import LeftOut
 from wordlens.study.spec import (
     StudyFileError,
     load_study,
@@ -159,3 +160,19 @@ def test_slugs_are_filesystem_safe() -> None:
     assert slugify("/abs/path/model dir") == "model-dir"
     assert slugify("openai-community/gpt2") == "openai-community--gpt2"
     assert slugify("???") == "model"
+
+
+def test_a_swept_entry_names_the_folders_all_leaves_out(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    for name in ("step-0", "step-10"):
+        (run / name).mkdir(parents=True)
+        (run / name / "config.json").write_text("{}")
+    (run / "step-20").mkdir()  # saved without its config.json
+    text = f"name: x\nmodels:\n  - {{name: run, model: {run}, revisions: all}}\n"
+    study = load_study(_write(tmp_path, text + "methods: {weat: {}}\n"), check_inputs=False)
+    assert [entry.display_name for entry in study.models] == ["run@step-0", "run@step-10"]
+    reason = "no config.json, so not a checkpoint folder"
+    assert {entry.left_out for entry in study.models} == {(LeftOut("step-20", reason),)}
+    both = f"name: x\nmodels:\n  - {{model: {run}, revision: main, revisions: all}}\n"
+    with pytest.raises(StudyFileError, match=r":3: models.0: revision 'main' with revisions: "):
+        load_study(_write(tmp_path, both + "methods: {weat: {}}\n"), check_inputs=False)

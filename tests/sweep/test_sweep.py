@@ -12,6 +12,8 @@ at least 0.05: measured -0.4, 0.15, 1.1, 1.4 and 0.36, 0.69, 0.79, 0.86).
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,12 +23,14 @@ import huggingface_hub.constants
 import numpy as np
 import pandas as pd
 import pytest
+from typer.testing import CliRunner
 
 import wordlens
 from tests.checkpoints import hub_revision_cache, interpolated_checkpoints
 from tests.conftest import REPO
 from tests.models.test_cache import worker_env
 from tests.test_cli_faults import signal_when
+from wordlens.cli import app
 from wordlens.models.loading import ALIASES
 from wordlens.results import Run
 from wordlens.study.runner import run_study
@@ -51,6 +55,8 @@ VAST = {
     "max_pcs": 1,
     "pc_population": "lexicon",
 }
+LEFT_OUT = "skipped runs: no config.json, so not a checkpoint folder"
+RERUN = "(model.safetensors changed since it ran)"
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +92,17 @@ def _effect_sizes(table: pd.DataFrame, quantity: str = "weat1_d") -> pd.DataFram
     return grid[[name for name in NAMES if name in grid.columns]]
 
 
+def _swap_weights(source: Path, target: Path) -> None:
+    """Copy ``source``'s ``model.safetensors`` over ``target``'s and set its modification time
+    back: the file keeps its size (one architecture) and its time, only its bytes differ."""
+    weights = target / "model.safetensors"
+    before = weights.stat()
+    shutil.copyfile(source / "model.safetensors", weights)
+    os.utime(weights, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = weights.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+
+
 def _assert_equals_single_runs(
     table: pd.DataFrame, single: dict[str, pd.DataFrame], names: list[str] = NAMES
 ) -> None:
@@ -104,6 +121,7 @@ def test_the_command_runs_each_checkpoint_and_writes_the_sweep(
     done = _wordlens("weat", "-m", str(checkpoint_dir), "--revisions", "all", *WEAT_FLAGS,
                      "--out", str(out), "--cache-dir", str(tmp_path / "cache"))  # fmt: skip
     assert done.returncode == 0, done.stderr
+    assert LEFT_OUT in done.stdout  # the folder without config.json is named, with why
     for name in NAMES:  # one normal run directory per checkpoint, in step order
         assert f"run {name}\n" in done.stdout
         run = Run.read(out / "revisions" / name)
@@ -127,6 +145,10 @@ def test_the_command_runs_each_checkpoint_and_writes_the_sweep(
     assert (revisions["seconds"] > 0).all() and (revisions["peak_memory_mib"] > 100).all()
     page = (out / "report.html").read_text()
     assert "weat1_d by layer and training step" in page
+    assert "Skipped runs: no config.json, so not a checkpoint folder." in page
+    assert Run.read(out).metadata["left_out"] == [
+        {"name": "runs", "reason": "no config.json, so not a checkpoint folder"}
+    ]
     assert '<a href="revisions/step-1000/report.html">step-1000</a>' in page
     assert Run.read(out).method == "sweep"
 
@@ -161,6 +183,62 @@ def test_a_killed_sweep_resumes_without_rerunning_finished_checkpoints(
         assert (out / "revisions" / name / "run.json").stat().st_mtime_ns == mtime
     table = pd.read_parquet(out / "sweep_table.parquet")
     _assert_equals_single_runs(table, single_weat)
+
+
+def test_a_checkpoint_whose_weights_were_replaced_runs_again(
+    checkpoint_dir: Path, single_weat: dict[str, pd.DataFrame], tmp_path: Path
+) -> None:
+    """step-2000 gets step-3000's weights (same size, same modification time): the rerun runs
+    it again, with step-3000's numbers, from the same activation cache; step-3000 is skipped."""
+    root, out = tmp_path / "run", tmp_path / "sweep"
+    for name in ("step-2000", "step-3000"):
+        shutil.copytree(checkpoint_dir / name, root / name)
+    args = ["weat", "-m", str(root), "--revisions", "all", *WEAT_FLAGS, "--out", str(out),
+            "--cache-dir", str(tmp_path / "cache")]  # fmt: skip
+    first = _wordlens(*args)
+    assert first.returncode == 0, first.stderr
+    kept = (out / "revisions" / "step-3000" / "run.json").stat().st_mtime_ns
+    _swap_weights(root / "step-3000", root / "step-2000")
+    again = _wordlens(*args)
+    assert again.returncode == 0, again.stderr
+    assert f"rerun step-2000 {RERUN}\n" in again.stdout
+    assert "skip step-3000 (done)\n" in again.stdout
+    assert (out / "revisions" / "step-3000" / "run.json").stat().st_mtime_ns == kept
+    fresh = {"step-2000": single_weat["step-3000"], "step-3000": single_weat["step-3000"]}
+    table = pd.read_parquet(out / "sweep_table.parquet")
+    _assert_equals_single_runs(table, fresh, ["step-2000", "step-3000"])
+    third = _wordlens(*args)  # unchanged since: skipped
+    assert "skip step-2000 (done)\n" in third.stdout, third.stdout
+
+
+def test_a_study_cell_on_a_local_folder_runs_again_when_its_weights_change(
+    checkpoint_dir: Path, single_weat: dict[str, pd.DataFrame], tmp_path: Path
+) -> None:
+    model = tmp_path / "model"
+    shutil.copytree(checkpoint_dir / "step-2000", model)
+    study_file = tmp_path / "study.yaml"
+    study_file.write_text(
+        "name: local\ncache_dir: cache\nmodels:\n"
+        f"  - {{name: mine, model: {model}}}\n"
+        f"  - {{name: other, model: {checkpoint_dir / 'step-0'}}}\n"
+        "methods:\n  weat: {tests: [1], permutations: 200}\n"
+    )
+    runner = CliRunner()
+    first = runner.invoke(app, ["study", "run", str(study_file)])
+    assert first.exit_code == 0, first.output
+    _swap_weights(checkpoint_dir / "step-3000", model)
+    status = runner.invoke(app, ["study", "status", str(study_file), "--json"])
+    assert "model.safetensors changed since it ran" in status.output
+    again = runner.invoke(app, ["study", "run", str(study_file)])
+    assert again.exit_code == 0, again.output
+    assert f"rerun mine / weat {RERUN}" in again.output
+    assert "skip (done) other / weat" in again.output
+    table = Run.read(load_study(study_file).out_dir / "cells" / "mine" / "weat").tables["weat"]
+    np.testing.assert_allclose(
+        table.sort_values("layer")["effect_size"],
+        single_weat["step-3000"].sort_values("layer")["effect_size"],
+        rtol=1e-5,
+    )
 
 
 def test_the_python_api_shares_the_tokenizer_and_the_inputs(

@@ -50,7 +50,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
-from wordlens._files import ensure_writable_dir, is_offline, sha256_file_cached, user_home
+from wordlens._files import (
+    ensure_writable_dir,
+    file_identity,
+    is_offline,
+    sha256_file_cached,
+    user_home,
+)
 from wordlens.errors import (
     CacheError,
     MissingPackageError,
@@ -265,6 +271,36 @@ def _portable_source(spec_text: str) -> str:
     if spec_text in ALIASES or not path.exists():
         return spec_text
     return str(path.absolute())
+
+
+def local_model_files(spec: str) -> dict[str, str] | None:
+    """What a local model's files hold, by name (:func:`~wordlens._files.file_identity`): a model
+    file itself (a ``.gguf``, static vectors), or every file of a model directory (its subfolders
+    and hidden files left out).
+
+    Parameters
+    ----------
+    spec
+        A model spec, as ``--model`` or a study file's ``model:`` gives it.
+
+    Returns
+    -------
+    dict of str to str, or None
+        None for an alias or a hub id, whose files their package's version or their hub revision
+        fix. A file that cannot be read is named with why (loading it will fail and say so).
+    """
+    path = Path(spec).expanduser()
+    if spec in ALIASES or not path.exists():
+        return None
+    files = [path] if path.is_file() else sorted(path.iterdir())
+    found = {}
+    for file in files:
+        if file.is_file() and not file.name.startswith("."):
+            try:
+                found[file.name] = file_identity(file)
+            except OSError as error:
+                found[file.name] = f"unreadable: {error.strerror}"
+    return found
 
 
 def model_spec_problem(spec: str) -> str | None:

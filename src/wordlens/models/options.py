@@ -71,7 +71,8 @@ class ModelOptions:
         Alias (``wordlens models``), local path or hub id; None only for methods that can run
         without one (``sense-bias --senses``).
     revision
-        The hub revision of a hub id (:func:`wordlens.models.loading.load_model`).
+        The hub revision of a hub id (:func:`wordlens.models.loading.load_model`); not with
+        ``revisions``.
     revisions
         The checkpoints a sweep runs on (:func:`wordlens.models.revisions.checkpoints`): each
         run gets these options with ``model`` (and ``revision``) of one checkpoint and no
@@ -153,6 +154,11 @@ class ModelOptions:
             raise WordlensError(f"unknown BOS policy {self.bos!r}: use auto, always or never")
         if self.backend not in get_args(BackendName):
             raise WordlensError(f"unknown backend {self.backend!r}: use local or ray")
+        if self.revision is not None and self.revisions is not None:
+            raise WordlensError(
+                f"revision {self.revision!r} with revisions: a sweep loads each checkpoint at "
+                "its own revision, the one revisions names; leave out revision"
+            )
         if self.unicode not in UNICODE_FORMS:
             raise WordlensError(
                 f"unknown Unicode form {self.unicode!r}: use {' or '.join(UNICODE_FORMS)}"

@@ -15,7 +15,8 @@ entry, ``revisions=`` in Python), for one of two kinds of model:
   the revisions in the local hub cache.
 
 A checkpoint whose step cannot be read is refused under ``all`` (the sweep could not order it);
-named one by one, it runs after the ones with a step, in the order given.
+named one by one, it runs after the ones with a step, in the order given. The folders ``all``
+leaves out (no ``config.json``) are named with why (:func:`left_out`), so a sweep can say so.
 """
 
 from __future__ import annotations
@@ -62,6 +63,22 @@ class Checkpoint:
     revision: str | None = None
 
 
+@dataclass(frozen=True)
+class LeftOut:
+    """A folder of a directory of checkpoint folders that ``all`` does not run.
+
+    Attributes
+    ----------
+    name
+        The folder's name.
+    reason
+        Why it is not a checkpoint (``no config.json``).
+    """
+
+    name: str
+    reason: str
+
+
 def step_of(name: str) -> int | None:
     """The training step a checkpoint's name carries: its last number (``checkpoint-500`` →
     500, ``step1000`` → 1000, ``final`` → None)."""
@@ -97,7 +114,7 @@ def checkpoints(model: str, revisions: Sequence[str]) -> list[Checkpoint]:
         ``model`` is a single model (an alias, a file, a model directory) rather than a directory
         of checkpoints or a hub id.
     """
-    wanted = [text.strip() for text in revisions if text.strip()]
+    wanted = _wanted(revisions)
     if not wanted:
         raise RevisionError("revisions: name checkpoints (step0,step1000) or 'all'")
     path = Path(model).expanduser()
@@ -117,6 +134,37 @@ def checkpoints(model: str, revisions: Sequence[str]) -> list[Checkpoint]:
         _check_orderable(found, model)
         return _ordered(found)
     return _ordered(_selected(found, wanted, model))
+
+
+def left_out(model: str, revisions: Sequence[str]) -> list[LeftOut]:
+    """The folders of a directory of checkpoint folders that ``revisions`` ``all`` does not run,
+    with why: each folder without ``config.json`` (hidden folders aside), by name.
+
+    Parameters
+    ----------
+    model, revisions
+        As :func:`checkpoints` takes them.
+
+    Returns
+    -------
+    list of LeftOut
+        Empty for named revisions (they run what they name or fail) and for a hub id.
+    """
+    path = Path(model).expanduser()
+    if _wanted(revisions) != [ALL] or not path.is_dir():
+        return []
+    return [
+        LeftOut(folder.name, "no config.json, so not a checkpoint folder")
+        for folder in sorted(path.iterdir())
+        if folder.is_dir()
+        and not folder.name.startswith(".")
+        and not (folder / "config.json").exists()
+    ]
+
+
+def _wanted(revisions: Sequence[str]) -> list[str]:
+    """The revisions named, stripped, the empty ones left out."""
+    return [text.strip() for text in revisions if text.strip()]
 
 
 def hub_checkpoints(hub_id: str) -> list[Checkpoint]:

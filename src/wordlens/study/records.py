@@ -51,6 +51,10 @@ class CellRecord:
         Why a failed cell failed.
     config_digest : str
         sha256 of the cell's resolved options: a changed option re-runs the cell.
+    model_files : dict of str to str, or None
+        What the files of a local model held when the cell began, by name
+        (:func:`~wordlens.models.loading.local_model_files`): a changed file (a checkpoint's
+        weights replaced) re-runs the cell. None for an alias or a hub id.
     finished : str or None
         ISO 8601 time the cell ended.
     pid, host : int or None, str or None
@@ -73,6 +77,7 @@ class CellRecord:
     seconds: float | None = None
     error: str | None = None
     config_digest: str = ""
+    model_files: dict[str, str] | None = None
     finished: str | None = None
     pid: int | None = None
     host: str | None = None

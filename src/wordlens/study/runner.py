@@ -4,8 +4,10 @@ Each cell runs its method with :func:`wordlens.methods.base.run_method` (the cod
 line runs) into ``<study>/cells/<model>/<method>/`` and leaves a ``cell.json`` record beside its
 tables: ``running`` (with the process id and host) while it runs, then ``done`` with its headline
 numbers (:meth:`wordlens.methods.base.Method.summary`) or ``failed`` with the error. A cell
-whose record is ``done`` for the same options (the record's ``config_digest``) is skipped, and a
-cell that reruns finds its vectors in the activation cache. A failed cell does not stop the others.
+whose record is ``done`` for the same options (the record's ``config_digest``) and, for a local
+model, the same model files (its ``model_files``: a checkpoint's weights replaced by another's
+make it stale) is skipped, and a cell that reruns finds its vectors in the activation cache. A
+failed cell does not stop the others.
 """
 
 from __future__ import annotations
@@ -43,14 +45,18 @@ class CellProgress:
     cell : Cell
     state : {"done", "running", "failed", "pending", "interrupted", "stale"}
         ``interrupted``: its record says running but the process is gone (same host);
-        ``stale``: done, but with other options than the study's now (it will rerun).
+        ``stale``: done, but with other options than the study's now, or on model files that
+        have changed since (it will rerun).
     record : CellRecord or None
         The cell's record, if any.
+    reason : str or None
+        Why a stale cell will rerun (``model.safetensors changed since it ran``).
     """
 
     cell: Cell
     state: CellState
     record: CellRecord | None
+    reason: str | None = None
 
 
 def cell_status(cell: Cell) -> CellProgress:
@@ -60,11 +66,28 @@ def cell_status(cell: Cell) -> CellProgress:
         return CellProgress(cell, "pending", None)
     record = read_cell_record(path)
     state: CellState = record.status
-    if record.status == "done" and record.config_digest != cell.digest():
+    reason = _stale_reason(record, cell) if record.status == "done" else None
+    if reason is not None:
         state = "stale"
     elif record.status == "running" and not _alive(record.pid, record.host):
         state = "interrupted"
-    return CellProgress(cell, state, record)
+    return CellProgress(cell, state, record, reason)
+
+
+def _stale_reason(record: CellRecord, cell: Cell) -> str | None:
+    """Why the done ``record`` of ``cell`` no longer holds (its options changed, or the local
+    model's files: :meth:`~wordlens.study.spec.ModelEntry.files`); None while it does."""
+    if record.config_digest != cell.digest():
+        return "its options changed since it ran"
+    before, now = record.model_files, cell.model.files()
+    if before == now:
+        return None
+    if before is None:
+        return "the model files it ran on are not recorded"
+    current = now or {}
+    changed = sorted(name for name in {*before, *current} if before.get(name) != current.get(name))
+    shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+    return f"{shown} changed since it ran"
 
 
 def study_status(study: Study) -> list[CellProgress]:
@@ -233,7 +256,11 @@ def run_cell(
     path = cell.out_dir / RECORD_NAME
     cell.out_dir.mkdir(parents=True, exist_ok=True)
     running = replace(
-        pending_record(cell), status="running", pid=os.getpid(), host=socket.gethostname()
+        pending_record(cell),
+        status="running",
+        model_files=cell.model.files(),
+        pid=os.getpid(),
+        host=socket.gethostname(),
     )
     write_cell_record(path, running)
     started = time.perf_counter()
@@ -330,7 +357,9 @@ def status_table(study: Study) -> Table:
     for status in study_status(study):
         record = status.record
         detail = ""
-        if record is not None and record.error:
+        if status.reason is not None:
+            detail = status.reason
+        elif record is not None and record.error:
             detail = record.error.splitlines()[0][:100]
         elif record is not None and record.headline:
             detail = ", ".join(f"{k} {v:.3g}" for k, v in list(record.headline.items())[:3])

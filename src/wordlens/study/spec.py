@@ -50,9 +50,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from wordlens._files import read_text
 from wordlens.errors import WordlensError
 from wordlens.methods.registry import registered_methods
-from wordlens.models.loading import model_spec_problem
+from wordlens.models.loading import local_model_files, model_spec_problem
 from wordlens.models.options import LOADING_OPTIONS, ModelOptions
-from wordlens.models.revisions import Checkpoint, checkpoints
+from wordlens.models.revisions import Checkpoint, LeftOut, checkpoints, left_out
 from wordlens.options import (
     OptionError,
     config_values,
@@ -87,12 +87,16 @@ class ModelEntry:
         ``<name>@<checkpoint>``.
     swept
         The display name of the study entry that swept it (the sweep's report groups by it).
+    left_out
+        The folders of the swept directory that its ``revisions`` (``all``) did not take, with
+        why (:func:`wordlens.models.revisions.left_out`); the sweep's report names them.
     """
 
     options: ModelOptions
     name: str | None = None
     checkpoint: Checkpoint | None = None
     swept: str | None = None
+    left_out: tuple[LeftOut, ...] = ()
 
     @property
     def model(self) -> str:
@@ -110,6 +114,11 @@ class ModelEntry:
     def loading(self) -> dict[str, Any]:
         """The model and its loading options, as a study writes them (the cell digest)."""
         return {key: getattr(self.options, key) for key in ("model", *LOADING_OPTIONS)}
+
+    def files(self) -> dict[str, str] | None:
+        """What the model's files hold now, when it is local (a folder or a file; a sweep's
+        checkpoint folder): :func:`~wordlens.models.loading.local_model_files`."""
+        return local_model_files(self.model)
 
 
 class StudyFile(BaseModel):
@@ -315,21 +324,28 @@ def swept_entries(entry: ModelEntry) -> list[ModelEntry]:
     revisions = entry.options.revisions
     if revisions is None:
         return [entry]
+    points = checkpoints(entry.model, revisions)
+    skipped = tuple(left_out(entry.model, revisions))
     return [
         checkpoint_entry(
-            entry.options, checkpoint, f"{entry.display_name}@{checkpoint.name}", entry.display_name
+            entry.options, point, f"{entry.display_name}@{point.name}", entry.display_name, skipped
         )
-        for checkpoint in checkpoints(entry.model, revisions)
+        for point in points
     ]
 
 
 def checkpoint_entry(
-    options: ModelOptions, checkpoint: Checkpoint, name: str, swept: str
+    options: ModelOptions,
+    checkpoint: Checkpoint,
+    name: str,
+    swept: str,
+    skipped: tuple[LeftOut, ...] = (),
 ) -> ModelEntry:
     """The entry that runs ``checkpoint`` of the model ``options`` sweeps: its model (and hub
-    revision), no ``revisions``, the other options kept; shown as ``name``."""
+    revision), no ``revisions``, the other options kept; shown as ``name``. ``skipped``: the
+    folders the sweep left out."""
     chosen = options.replace(model=checkpoint.model, revision=checkpoint.revision, revisions=None)
-    return ModelEntry(chosen, name, checkpoint, swept)
+    return ModelEntry(chosen, name, checkpoint, swept, skipped)
 
 
 def _method_config(

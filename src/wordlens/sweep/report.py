@@ -40,7 +40,8 @@ def sweep_report(
     definitions
         Quantity → what it measures (a quantity may have none).
     metadata
-        The sweep's: ``method``, ``method_title``, ``model`` (its name) and ``revisions``.
+        The sweep's: ``method``, ``method_title``, ``model`` (its name), ``revisions`` and
+        ``left_out`` (the folders it did not run, with why).
 
     Returns
     -------
@@ -52,6 +53,8 @@ def sweep_report(
         metadata={"method": metadata["method"]},
     )
     report.paragraph(_summary(revisions))
+    for line in left_out_lines(metadata):
+        report.paragraph(f"{line[:1].upper()}{line[1:]}.")
     quantities = list(dict.fromkeys(table["quantity"]))
     layered = {
         name for name in quantities if table.loc[table["quantity"] == name, "layer"].notna().any()
@@ -79,6 +82,14 @@ def sweep_report(
         note=True,
     )
     return report
+
+
+def left_out_lines(metadata: dict[str, Any]) -> list[str]:
+    """``skipped runs: no config.json, so not a checkpoint folder`` for each folder a sweep (its
+    ``metadata``) left out; none for a sweep written before they were recorded."""
+    return [
+        f"skipped {folder['name']}: {folder['reason']}" for folder in metadata.get("left_out", [])
+    ]
 
 
 def _summary(revisions: pd.DataFrame) -> str:

@@ -41,7 +41,7 @@ from wordlens.methods.base import (
 from wordlens.methods.registry import get_method
 from wordlens.models.loading import sharing_tokenizers
 from wordlens.models.options import ModelOptions
-from wordlens.models.revisions import Checkpoint, checkpoints
+from wordlens.models.revisions import Checkpoint, LeftOut, checkpoints, left_out
 from wordlens.options import config_values
 from wordlens.results import Figure, Run, register_view
 from wordlens.study.records import CellRecord
@@ -68,8 +68,9 @@ class Sweep(Run):
         checkpoint with its status, time and peak memory.
     metadata
         ``method``, ``method_title``, ``model``, ``revisions`` (as asked), ``checkpoints``
-        (name, step, model, revision), ``definitions`` (what each quantity measures),
-        ``options`` (the method's), ``backend``.
+        (name, step, model, revision), ``left_out`` (name and reason of each folder ``all``
+        does not run: :func:`~wordlens.models.revisions.left_out`), ``definitions`` (what each
+        quantity measures), ``options`` (the method's), ``backend``.
     runs
         Checkpoint name → its run (the checkpoints that ran).
     """
@@ -156,13 +157,14 @@ def run_sweep(
         If the method's inputs cannot be read (before any checkpoint loads).
     """
     points = checkpoints(model.required_model(), model.revisions or ())
+    skipped = left_out(model.required_model(), model.revisions or ())
     with ExitStack() as stack:
         where = (
             Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="wordlens-sweep-")))
             if out_dir is None
             else stack.enter_context(new_output_dir(out_dir))
         )
-        cells = checkpoint_cells(method, model, config, points, where)
+        cells = checkpoint_cells(method, model, config, points, where, skipped)
         with sharing_inputs(), sharing_tokenizers():
             method.read_inputs(config)  # a bad input fails before any checkpoint loads
             records = run_cells(
@@ -174,14 +176,20 @@ def run_sweep(
 
 
 def checkpoint_cells(
-    method: Method[Any], model: ModelOptions, config: Any, points: list[Checkpoint], out_dir: Path
+    method: Method[Any],
+    model: ModelOptions,
+    config: Any,
+    points: list[Checkpoint],
+    out_dir: Path,
+    skipped: Sequence[LeftOut] = (),
 ) -> list[Cell]:
-    """One cell per checkpoint, in ``out_dir/revisions/<checkpoint>``."""
+    """One cell per checkpoint, in ``out_dir/revisions/<checkpoint>``; ``skipped``: the folders
+    the sweep left out (:func:`~wordlens.models.revisions.left_out`)."""
     swept = model.required_model()
     cells = []
     for point in points:
         relative = f"revisions/{slugify(point.name)}"
-        entry = checkpoint_entry(model, point, point.name, swept)
+        entry = checkpoint_entry(model, point, point.name, swept, tuple(skipped))
         cells.append(Cell(entry, method.name, config, out_dir / relative, relative))
     return cells
 
@@ -196,8 +204,9 @@ def gathered(
     tasks: RayBackend | None = None,
 ) -> Sweep:
     """The sweep of the checkpoints' ``cells`` after they ran (their ``records``): the runs
-    read back, the tables, the metadata. ``root``: the sweep's directory (the checkpoints' run
-    directories are given relative to it)."""
+    read back, the tables, the metadata (with the folders the sweep left out, which the cells'
+    entries carry). ``root``: the sweep's directory (the checkpoints' run directories are given
+    relative to it)."""
     points = [_checkpoint(cell) for cell in cells]
     runs = {
         point.name: Run.read(cell.out_dir)
@@ -211,6 +220,7 @@ def gathered(
         "model": cells[0].model.swept if cells else None,
         "revisions": list(revisions),
         "checkpoints": [asdict(point) for point in points],
+        "left_out": [asdict(folder) for folder in (cells[0].model.left_out if cells else ())],
         "definitions": sweep_definitions(summaries),
         "options": config_values(config),
         "backend": "ray" if tasks is not None else "local",
@@ -301,9 +311,12 @@ register_view(SWEEP, SweepView())
 
 
 def checkpoint_started(state: CellProgress) -> str:
-    """``run step-1000`` or ``skip step-1000 (done)``: what a sweep does with a checkpoint."""
+    """``run step-1000``, ``skip step-1000 (done)`` or ``rerun step-1000 (model.safetensors
+    changed since it ran)``: what a sweep does with a checkpoint."""
     name = state.cell.model.display_name
-    return f"skip {name} (done)" if state.state == "done" else f"run {name}"
+    if state.state == "done":
+        return f"skip {name} (done)"
+    return f"run {name}" if state.reason is None else f"rerun {name} ({state.reason})"
 
 
 def checkpoint_finished(record: CellRecord) -> str:
@@ -320,9 +333,11 @@ def checkpoint_finished(record: CellRecord) -> str:
 
 def sweep_console(sweep: Sweep) -> list[Any]:
     """What the command line prints after a sweep: each checkpoint's status, time and memory,
-    and the curves' last values."""
+    and the folders it left out, with why."""
     import pandas as pd
     from rich.table import Table
+
+    from wordlens.sweep.report import left_out_lines
 
     grid = Table(
         title=f"{sweep.metadata['method_title']} across {len(sweep.tables['revisions'])} "
@@ -338,7 +353,7 @@ def sweep_console(sweep: Sweep) -> list[Any]:
             str(row["status"]),
             *(_number(row[name]) for name in ("seconds", "peak_memory_mib", "peak_gpu_memory_mib")),
         )
-    return [grid]
+    return [grid, *left_out_lines(sweep.metadata)]
 
 
 def _number(value: float | None) -> str:
