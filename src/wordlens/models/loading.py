@@ -750,12 +750,13 @@ def weights_refused(name: str, source: str, allow_pickle: bool) -> Iterator[None
             "is corrupt or not safetensors: download or save it again"
         ) from error
     except pickle.UnpicklingError as error:
-        refused = [line for line in str(error).splitlines() if "WeightsUnpickler error" in line]
-        reason = (refused or str(error).splitlines() or ["unreadable"])[0].strip()
+        # torch's own words follow its advice to load the file anyway: keep them, not the advice
+        detail = str(error).split("WeightsUnpickler error:")[-1].strip().splitlines()
+        reason = detail[0].split(" Please use")[0].rstrip(".") if detail else "not a pickle"
         raise ModelFilesError(
-            f"cannot read the weights of {name} ({_weight_files(source, '.bin')}): the pickle "
-            f"holds more than tensors and torch's weights_only loader refused it ({reason}); "
-            "wordlens never runs a pickle's code: use the model's safetensors weights"
+            f"cannot read the weights of {name} ({_weight_files(source, '.bin')}): torch's "
+            f"weights_only loader refused the pickle ({reason}); wordlens does not run a "
+            "pickle's code: use safetensors weights"
         ) from error
     except OSError as error:
         if allow_pickle or "use_safetensors" not in str(error):
