@@ -12,8 +12,10 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from tests.checkpoints import hub_revision_cache
 from tests.conftest import REPO
 from tests.models.test_cache import worker_env
 
@@ -158,3 +160,102 @@ def test_auto_map_with_a_known_model_type_needs_trust_remote_code(
     assert model["trust_remote_code"] is True
     assert model["model_class"].endswith("modeling_x.XModel")
     assert f"ran its own code (trust_remote_code): {model['model_class']}" in trusted.stderr
+
+
+class _Harmful:
+    """Unpickled by a plain ``pickle.load``, it would delete the folder it names."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return shutil.rmtree, (str(self.folder),)
+
+
+def _model_folder(shared: Path, folder: Path) -> Path:
+    """A copy of the minilm-l6-mlm fixture (its weights as safetensors) in ``folder``."""
+    fixture = shared / "models" / "minilm-l6-mlm"
+    if not fixture.is_dir():
+        pytest.skip(f"fixture model not found at {fixture}")
+    folder.mkdir()
+    files = ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json")
+    for name in (*files, "vocab.txt"):
+        shutil.copyfile(fixture / name, folder / name)
+    return folder
+
+
+def _one_error_line(finished: subprocess.CompletedProcess[str]) -> str:
+    """The one line a refused command printed on stderr (exit 2, no traceback)."""
+    assert finished.returncode == 2, finished.stdout + finished.stderr
+    assert "Traceback" not in finished.stderr, finished.stderr
+    errors = [line for line in finished.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and finished.stderr.strip() == errors[0], finished.stderr
+    return errors[0]
+
+
+def test_a_corrupt_safetensors_file_is_one_line_naming_it(shared: Path, tmp_path: Path) -> None:
+    """Issue 41, item 4: ``weat -m DIR`` whose model.safetensors is cut short (a download that
+    stopped) printed safetensors' traceback; it is now one line naming the file, exit 2."""
+    folder = _model_folder(shared, tmp_path / "cut")
+    weights = folder / "model.safetensors"
+    data = weights.read_bytes()
+    weights.write_bytes(data[: len(data) // 2])
+    out = tmp_path / "out"
+    finished = run_wordlens("weat", "-m", str(folder), "--tests", "7", "--permutations", "100",
+                            "--cache-dir", str(tmp_path / "cache"), "--out", str(out))  # fmt: skip
+    line = _one_error_line(finished)
+    assert line.startswith(f"error: cannot read the weights of cut ({weights}): ")
+    assert "corrupt or not safetensors" in line
+    assert not out.exists()
+
+
+def test_pickle_weights_load_only_with_allow_pickle_and_tensors_only(
+    shared: Path, tmp_path: Path
+) -> None:
+    """Issue 41, item 4: a folder whose weights are only ``pytorch_model.bin`` loaded with no
+    notice. It is now refused, naming ``--allow-pickle``; with the option its tensors load
+    (torch's ``weights_only``), and a pickle that would run code is still refused, in one line,
+    and its code never runs."""
+    import torch
+    from safetensors.torch import load_file
+
+    folder = _model_folder(shared, tmp_path / "pickled")
+    weights = folder / "pytorch_model.bin"
+    torch.save(load_file(folder / "model.safetensors"), weights)
+    (folder / "model.safetensors").unlink()
+
+    def embed(*options: str) -> subprocess.CompletedProcess[str]:
+        out = tmp_path / "v.npy"
+        return run_wordlens("embed", "-m", str(folder), *options, "--out", str(out), "cat")
+
+    line = _one_error_line(embed())
+    assert line == (
+        "error: the weights of pickled are only a pickle (pytorch_model.bin in "
+        f"{folder}), and loading pickles was not allowed: a pickle can run code. To load its "
+        "tensors with torch's weights_only loader, which refuses code, pass --allow-pickle "
+        "(allow_pickle=True in Python)"
+    )
+    assert not (tmp_path / "v.npy").exists()
+    allowed = embed("--allow-pickle")
+    assert allowed.returncode == 0, allowed.stderr
+    assert np.load(tmp_path / "v.npy").shape[-1] == 384
+
+    hub = tmp_path / "hub"  # the same files as a hub id's cached revision, offline
+    hub_revision_cache("org/pickled", hub, {"main": folder})
+    env = {**worker_env(), "HF_HUB_CACHE": str(hub), "HF_HUB_OFFLINE": "1"}
+    args = ["embed", "-m", "org/pickled", "--out", str(tmp_path / "hub.npy"), "cat"]
+    from_hub = subprocess.run([*WORDLENS, *args], cwd=REPO, env=env, capture_output=True,
+                              text=True, timeout=60)  # fmt: skip
+    assert "(no *.safetensors in org/pickled)" in _one_error_line(from_hub)
+    assert "pass --allow-pickle" in from_hub.stderr
+
+    canary = tmp_path / "canary"
+    canary.mkdir()
+    torch.save({"embeddings.word_embeddings.weight": _Harmful(canary)}, weights)
+    line = _one_error_line(embed("--allow-pickle"))
+    assert line == (
+        f"error: cannot read the weights of pickled ({weights}): torch's weights_only loader "
+        "refused the pickle (Unsupported global: GLOBAL shutil.rmtree was not an allowed global "
+        "by default); wordlens does not run a pickle's code: use safetensors weights"
+    )
+    assert canary.is_dir()  # its code did not run

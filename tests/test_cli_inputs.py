@@ -201,3 +201,33 @@ def test_what_may_name_a_model() -> None:
     assert "Did you mean 'minilm-l6'?" in str(model_spec_problem("minilm"))
     assert "no such file or directory: a/b/c" in str(model_spec_problem("a/b/c"))
     assert "Cannot have -- or .. in repo_id" in str(model_spec_problem("org--name"))
+
+
+SEED_RANGE = "is out of range: use a number from 0 to 4294967295"
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (("weat", "--seed", "-1"), f"error: --seed: -1 {SEED_RANGE}"),
+        (("vast", "--seed", "4294967296"), f"error: --seed: 4294967296 {SEED_RANGE}"),
+        (
+            ("reproduce", "vast", "--set", "seed=abc"),
+            "error: --set seed=abc: not an integer: 'abc' (experiment ",
+        ),
+        (("reproduce", "vast", "--set", "seed=-1"), f"error: --set seed=-1: -1 {SEED_RANGE}"),
+    ],
+)
+def test_a_seed_that_cannot_seed_fails_before_the_model_loads(
+    not_a_model: Path, tmp_path: Path, args: tuple[str, ...], expected: str
+) -> None:
+    """Issue 41, items 3 and 4: ``--seed -1`` gave numpy's traceback after the model loaded, and
+    ``reproduce --set seed=abc`` failed every experiment and exited 0; both are now one line and
+    exit 2 before the model loads."""
+    command, *options = args
+    out = tmp_path / "out"
+    finished = run_wordlens(command, "-m", str(not_a_model), *options, "--out", str(out))
+    assert finished.returncode == 2, finished.stderr
+    assert finished.stderr.strip().splitlines() == [finished.stderr.strip()], finished.stderr
+    assert finished.stderr.startswith(expected), finished.stderr  # not NOT_LOADED, no traceback
+    assert not out.exists()

@@ -84,6 +84,7 @@ def test_a_hugging_face_model_still_records_its_load_spec(
             "revision": None,
             "trust_remote_code": False,
             "unicode": "NFC",
+            "allow_pickle": False,
         },
     )
     with pytest.raises(WordlensError, match="no load spec"):

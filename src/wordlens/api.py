@@ -112,10 +112,11 @@ def run(
         Python names, as Python values (``tests=[1, 7]``, ``layers=[0, -1]``) or as the command
         line writes them (``layers="2-5"``; WEAT's ``query`` also as a mapping or a
         :class:`~wordlens.resources.Query`); when ``model`` is a name, also its loading options
-        (``revision``, ``device``, ``dtype``, ``bos``, ``token_budget``, ``trust_remote_code``),
-        the activation cache's (``no_cache``, ``cache_dir``), ``backend`` (``"local"`` or
-        ``"ray"``) and ``revisions``: the checkpoints to run it on (``"all"``, or names, steps or
-        hub revisions; :mod:`wordlens.models.revisions`), as far as the method takes them.
+        (``revision``, ``device``, ``dtype``, ``bos``, ``token_budget``, ``trust_remote_code``,
+        ``allow_pickle``), the activation cache's (``no_cache``, ``cache_dir``), ``backend``
+        (``"local"`` or ``"ray"``) and ``revisions``: the checkpoints to run it on (``"all"``, or
+        names, steps or hub revisions; :mod:`wordlens.models.revisions`), as far as the method
+        takes them.
 
     Returns
     -------

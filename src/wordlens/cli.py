@@ -7,7 +7,9 @@ other commands (models, embed, cache, data, study) are written here.
 
 Exit codes: 0 success, 2 bad input or environment (a :class:`~wordlens.errors.WordlensError`,
 printed without a traceback), 130 interrupted (Ctrl-C) and 143 terminated (SIGTERM: finished work
-is kept in the activation cache either way), 1 anything unexpected (a bug: the traceback is shown).
+is kept in the activation cache either way), 1 when some of a run's parts failed (a study's cells,
+a sweep's checkpoints, a reproduction's experiments: each named, the others' results written) or
+anything unexpected (a bug: the traceback is shown).
 """
 
 from __future__ import annotations
@@ -244,7 +246,8 @@ def _embed(model: ModelOptions, options: EmbedOptions, out: Path) -> None:
 
 
 def _reproduce(model: ModelOptions, options: ReproduceOptions, out: Path) -> None:
-    """Run each chosen paper's reproduction and print its findings."""
+    """Run each chosen paper's reproduction and print its findings; exit 1 when an experiment
+    failed (its report is written all the same)."""
     from wordlens.reproduce.report import (
         console_summary,
         experiment_announcer,
@@ -262,6 +265,7 @@ def _reproduce(model: ModelOptions, options: ReproduceOptions, out: Path) -> Non
             console.print(renderable, markup=False, highlight=False)
     if model.plan:
         return
+    failed = 0
     for paper in papers:
         where = out / paper if len(papers) > 1 else out
         result = reproduce(
@@ -271,6 +275,10 @@ def _reproduce(model: ModelOptions, options: ReproduceOptions, out: Path) -> Non
         )  # fmt: skip
         console.print(findings_table(result))
         console.print(console_summary(result, where / "report.html"), highlight=False)
+        failed += len(result.failures)
+    if failed:  # skipped experiments (data only the user can give) are not failures
+        errors.print(f"[bold red]error:[/] {counted(failed, 'experiment')} failed (see above)")
+        raise typer.Exit(1)
 
 
 @handle_errors

@@ -92,6 +92,11 @@ class RemoteCodeError(WordlensError, ValueError):
     """A model needs its own Python code to load and running it was not allowed."""
 
 
+class PickleWeightsError(WordlensError, ValueError):
+    """A model's weights are only a pickle (``pytorch_model.bin``) and loading pickles was not
+    allowed (``--allow-pickle``)."""
+
+
 class ResourceNotFoundError(WordlensError, FileNotFoundError):
     """A named data resource is neither local, mirrored, cached nor downloadable."""
 

@@ -37,6 +37,10 @@ from wordlens.errors import WordlensError
 
 C = TypeVar("C")
 Parse = Literal["list", "layers"]
+Bounds = tuple[int | float | None, int | float | None]
+"""The lowest and highest value a number option allows (``None``: no bound on that side)."""
+SEED_BOUNDS: Bounds = (0, 2**32 - 1)
+"""The seeds numpy's generators, scikit-learn's and pandas' random states all take."""
 
 
 class OptionError(WordlensError, ValueError):
@@ -78,6 +82,9 @@ class OptionInfo:
     renamed
         Former values of a ``Literal`` field, ``(old, new)`` pairs: ``old`` is still read as
         ``new`` (with a ``FutureWarning``), hidden from ``--help``.
+    bounds
+        An ``int`` or ``float`` field's (or a tuple's items') lowest and highest allowed values,
+        both allowed (:data:`Bounds`); a value outside is refused when it is read.
 
     A ``none`` word of ``"default"`` stands for a default decided at run time: ``--help`` shows
     no ``[default: default]`` for it, so its help says what the default is.
@@ -92,6 +99,7 @@ class OptionInfo:
     argument: bool = False
     deprecated: tuple[str, ...] = ()
     renamed: tuple[tuple[str, str], ...] = ()
+    bounds: Bounds = (None, None)
 
 
 def option(
@@ -106,9 +114,10 @@ def option(
     argument: bool = False,
     deprecated: tuple[str, ...] = (),
     renamed: tuple[tuple[str, str], ...] = (),
+    bounds: Bounds = (None, None),
 ) -> Any:
     """A config field with its default and help (see :class:`OptionInfo`)."""
-    info = OptionInfo(help, flag, short, none, parse, study, argument, deprecated, renamed)
+    info = OptionInfo(help, flag, short, none, parse, study, argument, deprecated, renamed, bounds)
     return dataclasses.field(default=default, metadata={"option": info})
 
 
@@ -212,7 +221,7 @@ class OptionSpec:
             if kind is bool:
                 return _boolean(value)
             if kind in (int, float):
-                return _number(value, kind)
+                return _bounded(_number(value, kind), self.info.bounds)
             if kind is Path:
                 return Path(value)
             if kind is str:
@@ -465,6 +474,18 @@ def _number(value: Any, kind: type[int] | type[float]) -> int | float:
         return kind(value)
     except (TypeError, ValueError):
         raise ValueError(f"not {what}: {value!r}") from None
+
+
+def _bounded(number: int | float, bounds: Bounds) -> int | float:
+    """``number``, or a ValueError saying the range it is outside (:data:`Bounds`)."""
+    low, high = bounds
+    if (low is None or number >= low) and (high is None or number <= high):
+        return number
+    if low is not None and high is not None:
+        allowed = f"from {low} to {high}"
+    else:
+        allowed = f"at least {low}" if low is not None else f"at most {high}"
+    raise ValueError(f"{number} is out of range: use a number {allowed}")
 
 
 def _renamed(text: str, flag: str, renamed: Mapping[str, str]) -> str:

@@ -102,6 +102,7 @@ def test_loaders_record_their_call(shared: Path, minilm: Any, monkeypatch: Any) 
             "token_budget": None,
             "trust_remote_code": False,
             "unicode": "NFC",
+            "allow_pickle": False,
         },
     )
     assert "load_model('minilm-l6'" in spec.describe()

@@ -294,6 +294,32 @@ def test_an_option_no_experiment_takes_is_refused_before_any_model_loads(tmp_pat
     assert not out.exists()
 
 
+def test_reproduce_exits_1_when_an_experiment_failed_and_0_when_one_was_skipped(
+    tmp_path: Path,
+) -> None:
+    """Issue 41, item 3: an experiment that failed (here the SWOW experiment, given a file that
+    is not there) left exit code 0 and only report.html said why. Now the report is written
+    and the command exits 1, naming the count; a skipped experiment (swow without
+    ``--set swow_file=``) is not a failure: exit 0."""
+    from tests.test_cli_faults import run_wordlens
+
+    missing = tmp_path / "strength.SWOW-EN.csv"
+    common = ("reproduce", "asymmetry", "-m", "glove-6b-50d", "--scale", "smoke")
+    failed = run_wordlens(*common, "--set", f"swow_file={missing}", "--out", str(tmp_path / "a"))
+    assert failed.returncode == 1, failed.stderr
+    assert "Traceback" not in failed.stderr
+    assert [line for line in failed.stderr.splitlines() if line.startswith("error:")] == [
+        "error: 1 experiment failed (see above)"
+    ]
+    printed = " ".join(failed.stdout.split())
+    assert "experiment swow failed: " in printed and str(missing) in printed
+    assert (tmp_path / "a" / "report.html").is_file()
+    skipped = run_wordlens(*common, "--out", str(tmp_path / "b"))
+    assert skipped.returncode == 0, skipped.stderr
+    assert "experiment swow skipped: needs --set swow_file=..." in skipped.stdout
+    assert (tmp_path / "b" / "report.html").is_file()
+
+
 @pytest.mark.parametrize(
     ("device", "message"),
     [

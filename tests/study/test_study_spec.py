@@ -151,6 +151,7 @@ def test_method_options_follow_the_configs() -> None:
         "bos",
         "token_budget",
         "trust_remote_code",
+        "allow_pickle",
         "unicode",
     }
 

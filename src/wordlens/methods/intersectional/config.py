@@ -18,7 +18,7 @@ from wordlens._files import DEFAULT_ENCODING, check_encoding
 from wordlens.conventions import ConventionPreset
 from wordlens.errors import EmptyInputError, WordlensError
 from wordlens.models.base import Pooling
-from wordlens.options import option
+from wordlens.options import SEED_BOUNDS, option
 from wordlens.resources.lexica import Duplicates
 
 NAME = "intersectional"
@@ -106,7 +106,7 @@ class IntersectionalConfig:
         "(the paper's partitions of the pooled groups, which reject true nulls far less often "
         "than their level).",
     )
-    seed: int = option(0, "Seed of the SVC solver and the permutations.")
+    seed: int = option(0, "Seed of the SVC solver and the permutations.", bounds=SEED_BOUNDS)
     fraction: float = option(0.10, "Share of phrases in the top and bottom groups.")
     duplicates: Duplicates | None = option(None, help_texts.DUPLICATES)
     encoding: str = option(DEFAULT_ENCODING, help_texts.ENCODING)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from wordlens.errors import WordlensError
-from wordlens.options import option
+from wordlens.options import SEED_BOUNDS, option
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class ProbeConfig:
     validate_every: int | None = option(
         None, "Steps between validations [task default: 1000 or 100]."
     )
-    seed: int = option(0, "Seed of samples, probe and batch order.")
+    seed: int = option(0, "Seed of samples, probe and batch order.", bounds=SEED_BOUNDS)
 
     def check(self) -> None:
         """Refuse an unknown task, no representation and sizes below 1.

@@ -11,7 +11,7 @@ from wordlens import help_texts
 from wordlens.contexts import GLOSS_TEMPLATE
 from wordlens.errors import WordlensError
 from wordlens.models.base import Pooling, check_pooling
-from wordlens.options import option
+from wordlens.options import SEED_BOUNDS, option
 from wordlens.resources.association_norms import GENDER_LEXICA, NORMS
 from wordlens.resources.gender_words import PAIR_SETS
 
@@ -100,7 +100,7 @@ class SenseBiasConfig:
         "Pairs of the eq. 8 direction: gn-glove-gender-pairs, debiaswe-definitional-pairs.",
     )
     permutations: int = option(10_000, "WEAT permutations.")
-    seed: int = option(0, "Seed of every random choice.")
+    seed: int = option(0, "Seed of every random choice.", bounds=SEED_BOUNDS)
     ddof: int = option(1, "Delta degrees of freedom of the effect size.")
     alpha: float = option(0.99, "Label-propagation weight for the eat/usf references.")
     dimensions: tuple[int, ...] | None = option(

@@ -11,7 +11,7 @@ from wordlens._files import DEFAULT_ENCODING, check_encoding
 from wordlens.conventions import ConventionPreset
 from wordlens.errors import EmptyInputError, WordlensError
 from wordlens.models.base import Pooling
-from wordlens.options import option
+from wordlens.options import SEED_BOUNDS, option
 from wordlens.resources.lexica import Duplicates
 
 Setting = Literal["random", "bleached", "aligned", "misaligned"]
@@ -93,7 +93,7 @@ class VastConfig:
         "Vectors the nullified PCs are fitted on: authors (every Bellezza, ANEW, Warriner and "
         "WEAT word, as VAST.py) or lexicon (the lexicon and polar words only).",
     )
-    seed: int = option(0, "Seed of every random choice.")
+    seed: int = option(0, "Seed of every random choice.", bounds=SEED_BOUNDS)
     tokenization: bool = option(True, "Singly vs multiply tokenized Warriner words (slow: 13,915).")
     similarity: tuple[str, ...] = option(VAST_SETS, "Similarity sets, or 'none'.")
     weat: bool = option(True, "WEAT before/after nullification.", flag="weat/no-weat")

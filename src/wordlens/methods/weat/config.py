@@ -9,7 +9,7 @@ from wordlens import help_texts
 from wordlens.contexts import BLEACHED_TEMPLATE, WordContext, check_template
 from wordlens.errors import WordlensError
 from wordlens.models.base import Pooling
-from wordlens.options import option
+from wordlens.options import SEED_BOUNDS, option
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class WeatConfig:
         "Permutation partitions (exact enumeration when fewer exist).",
         deprecated=("n-samples",),
     )
-    seed: int = option(0, "Seed of the random partitions.")
+    seed: int = option(0, "Seed of the random partitions.", bounds=SEED_BOUNDS)
     ddof: int = option(1, "Effect size std: 1 = sample std (papers).")
 
     def check(self) -> None:
