@@ -7,8 +7,9 @@
 - :func:`root_options`: the ``--version`` option of the ``wordlens`` command.
 - :func:`parameters`: the typer parameters of one :class:`~wordlens.options.OptionSpec`, with
   hidden ones for its deprecated flags, and :func:`take_deprecated` to read those back.
-- :func:`deprecations_said`: former option values (a ``FutureWarning`` while reading options)
-  said as warning lines, as deprecated flags are.
+- :func:`warnings_said`: the Python warnings of a command (former option values read, a run's
+  notes, a cache shard moved aside) said as warning lines, once each, and not again when the
+  command has printed them already.
 """
 
 from __future__ import annotations
@@ -190,17 +191,18 @@ def take_deprecated(values: dict[str, Any], specs: Sequence[OptionSpec]) -> list
 
 
 @contextmanager
-def deprecations_said(say: Callable[[str], None]) -> Iterator[None]:
-    """Inside, each ``FutureWarning`` (a former option value read, :class:`OptionInfo`'s
-    ``renamed``) is given to ``say`` as one line instead of a Python warning with its source
-    line; other warnings go on as they came."""
+def warnings_said(say: Callable[[str], None]) -> Iterator[set[str]]:
+    """Inside, the Python warnings given (a former option value read, :class:`OptionInfo`'s
+    ``renamed``; a run's notes; a damaged cache shard moved aside) are kept instead of printed
+    with their class and source line; at the end, even when the command fails, each message is
+    given to ``say`` as one line, once, unless it is in the yielded set: the lines the command
+    has printed itself (a run's notes under its tables), which it adds there."""
+    printed: set[str] = set()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", FutureWarning)
-        yield
-    for warning in caught:
-        if issubclass(warning.category, FutureWarning):
-            say(str(warning.message))
-        else:
-            warnings.warn_explicit(
-                warning.message, warning.category, warning.filename, warning.lineno
-            )
+        try:
+            yield printed
+        finally:
+            for text in dict.fromkeys(str(warning.message) for warning in caught):
+                if text not in printed:
+                    say(text)

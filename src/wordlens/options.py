@@ -78,6 +78,10 @@ class OptionInfo:
     renamed
         Former values of a ``Literal`` field, ``(old, new)`` pairs: ``old`` is still read as
         ``new`` (with a ``FutureWarning``), hidden from ``--help``.
+    minimum, maximum
+        The smallest and largest value a number (or each number of a list) may take, inclusive;
+        None: no bound. Every way an option is given (command line, study file, Python call)
+        refuses a value outside them with an :class:`OptionError`, before any model loads.
 
     A ``none`` word of ``"default"`` stands for a default decided at run time: ``--help`` shows
     no ``[default: default]`` for it, so its help says what the default is.
@@ -92,6 +96,8 @@ class OptionInfo:
     argument: bool = False
     deprecated: tuple[str, ...] = ()
     renamed: tuple[tuple[str, str], ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
 
 
 def option(
@@ -106,9 +112,13 @@ def option(
     argument: bool = False,
     deprecated: tuple[str, ...] = (),
     renamed: tuple[tuple[str, str], ...] = (),
+    minimum: float | None = None,
+    maximum: float | None = None,
 ) -> Any:
     """A config field with its default and help (see :class:`OptionInfo`)."""
-    info = OptionInfo(help, flag, short, none, parse, study, argument, deprecated, renamed)
+    info = OptionInfo(
+        help, flag, short, none, parse, study, argument, deprecated, renamed, minimum, maximum
+    )
     return dataclasses.field(default=default, metadata={"option": info})
 
 
@@ -212,7 +222,7 @@ class OptionSpec:
             if kind is bool:
                 return _boolean(value)
             if kind in (int, float):
-                return _number(value, kind)
+                return _bounded(_number(value, kind), self.info.minimum, self.info.maximum)
             if kind is Path:
                 return Path(value)
             if kind is str:
@@ -250,6 +260,27 @@ def _option_specs(config_type: Any) -> tuple[OptionSpec, ...]:
         default = field.default if field.default is not MISSING else None
         specs.append(OptionSpec(field.name, base, optional, default, info))
     return tuple(specs)
+
+
+def check_bounds(config: Any) -> None:
+    """Refuse a number of ``config`` outside its option's declared bounds (:class:`OptionInfo`'s
+    ``minimum`` and ``maximum``): values read by :func:`read_values` are checked as they are
+    read, and a config's ``check()`` calls this for one built directly.
+
+    Raises
+    ------
+    OptionError
+        Naming the option's flag and the bound.
+    """
+    for spec in option_specs(type(config)):
+        value = getattr(config, spec.name)
+        if value is None or (spec.info.minimum is None and spec.info.maximum is None):
+            continue
+        for number in value if spec.is_list else (value,):
+            try:
+                _bounded(number, spec.info.minimum, spec.info.maximum)
+            except ValueError as error:
+                raise OptionError(f"--{spec.flag}", str(error)) from None
 
 
 def read_values(
@@ -394,6 +425,8 @@ def options_json_schema(config_type: type[Any], *, study: bool = True) -> dict[s
             continue
         former = tuple(old for old, _ in spec.info.renamed)
         item = _json_type(spec.item_type, spec.choices + former)
+        bounds = {"minimum": spec.info.minimum, "maximum": spec.info.maximum}
+        item.update({key: bound for key, bound in bounds.items() if bound is not None})
         forms: list[dict[str, Any]] = (
             [{"type": "array", "items": item}, {"type": "string"}] if spec.is_list else [item]
         )
@@ -465,6 +498,16 @@ def _number(value: Any, kind: type[int] | type[float]) -> int | float:
         return kind(value)
     except (TypeError, ValueError):
         raise ValueError(f"not {what}: {value!r}") from None
+
+
+def _bounded(number: float, minimum: float | None, maximum: float | None) -> Any:
+    """``number`` if it lies within the bounds (inclusive; NaN lies within none); a ValueError
+    naming the bound it is outside of."""
+    if minimum is not None and not number >= minimum:
+        raise ValueError(f"must be >= {minimum:,}, not {number:,}")
+    if maximum is not None and not number <= maximum:
+        raise ValueError(f"must be <= {maximum:,}, not {number:,}")
+    return number
 
 
 def _renamed(text: str, flag: str, renamed: Mapping[str, str]) -> str:

@@ -96,9 +96,13 @@ class IntersectionalConfig:
     svc_c: float = option(5.0, "C of the linear SVC.", deprecated=("c",))
     normalize: bool = option(True, "Scale feature columns to unit L2 norm before the SVC.")
     class_weight: ClassWeightName = option("none", "SVC class weights: none or balanced.")
-    max_iter: int = option(10_000, "Most SVC solver iterations.")
+    max_iter: int = option(10_000, "Most SVC solver iterations.", minimum=1)
     permutations: int = option(
-        10_000, "Relabellings (swaps within random twin pairs) per differential test."
+        10_000,
+        "Relabellings (swaps within random twin pairs) per differential test, "
+        f"{help_texts.PERMUTATIONS_BOUND}.",
+        minimum=1,
+        maximum=help_texts.MAX_PERMUTATIONS,
     )
     pairing: Pairing = option(
         "twins",
