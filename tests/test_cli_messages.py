@@ -6,6 +6,8 @@ Real commands (typer's CliRunner on ``wordlens.cli.app``) on real files and mode
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,10 +15,13 @@ import yaml
 from typer.testing import CliRunner
 
 import wordlens
+from tests.conftest import REPO
+from tests.models.test_cache import worker_env
 from wordlens.cli import app
 from wordlens.options import OptionError
 
 runner = CliRunner()
+WORDLENS = [sys.executable, "-c", "from wordlens.cli import app; app(prog_name='wordlens')"]
 TITLE = "Instruments [replication] vs weapons [red]"
 SETS = {
     "targets": {"instruments [v2]": ["guitar", "piano", "violin"], "weapons": ["gun", "sword"]},
@@ -43,7 +48,7 @@ def test_an_error_prints_bracketed_text_as_written(tmp_path: Path) -> None:
     assert expected in result.output.splitlines(), result.output
 
 
-def test_a_title_in_brackets_is_printed_as_written_and_its_warning_once(tmp_path: Path) -> None:
+def test_a_title_in_brackets_is_printed_as_written(tmp_path: Path) -> None:
     query = write_query(tmp_path / "[v2]" / "query.yaml", {"title": TITLE, **SETS})
     out = tmp_path / "[red]" / "out"
     args = ["weat", "-m", "glove-6b-50d", "--query", str(query), "--out", str(out)]
@@ -51,11 +56,24 @@ def test_a_title_in_brackets_is_printed_as_written_and_its_warning_once(tmp_path
     assert result.exit_code == 0, result.output
     assert f"T0: {TITLE}" in result.output, result.output
     assert f"report: {out / 'report.html'}" in result.output, result.output
-    # 3 + 2 target words: 10 partitions, a FewPartitionsWarning; said once, as a plain line
     [note] = json.loads((out / "weat.json").read_text())["notes"]["0"]
+    assert " ".join(result.output.split()).count(note) == 1, result.output  # wrapped at 200
+
+
+def test_a_warning_is_said_once(tmp_path: Path) -> None:
+    # a real process: pytest records the Python warnings of a command run in-process
+    query = write_query(tmp_path / "query.yaml", {"title": TITLE, **SETS})
+    args = ["weat", "-m", "glove-6b-50d", "--query", str(query), "--out", str(tmp_path / "out")]
+    result = subprocess.run(
+        [*WORDLENS, *args], cwd=REPO, env=worker_env(), capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    # 3 + 2 target words: 10 partitions, a FewPartitionsWarning, noted under the table
+    [note] = json.loads((tmp_path / "out" / "weat.json").read_text())["notes"]["0"]
     assert note.startswith(f"WEAT test 0 ({TITLE}): ") and "only 10 distinct partitions" in note
-    assert result.output.count(note) == 1, result.output
-    assert "FewPartitionsWarning" not in result.output and ".py:" not in result.output
+    printed = " ".join(f"{result.stdout} {result.stderr}".split())  # lines wrapped at 200
+    assert printed.count(note) == 1, (result.stdout, result.stderr)
+    assert "FewPartitionsWarning" not in result.stderr and ".py:" not in result.stderr
 
 
 @pytest.mark.parametrize(
@@ -146,6 +164,21 @@ def test_embed_exports_a_repeated_word_once_and_says_so(tmp_path: Path) -> None:
     assert sidecar["repeated_words"] == {"good": 2, "bad": 2}
     assert (
         "note: 2 word(s) listed more than once, exported once each (repeated_words in the "
-        "metadata): good (2 times), bad (2 times)"
+        "metadata): 'good' (2 times), 'bad' (2 times)"
     ) in result.output.splitlines(), result.output
     assert result.output.startswith("3 words x 1 layer x 50 d"), result.output
+
+
+def test_study_lines_print_a_bracketed_path_as_written(tmp_path: Path) -> None:
+    study = tmp_path / "[v2]" / "study.yaml"
+    study.parent.mkdir()
+    methods = {"weat": {"tests": [7], "permutations": 1000}}
+    study.write_text(
+        yaml.safe_dump({"name": "s", "models": ["glove-6b-50d"], "methods": methods, "out": "out"})
+    )
+    result = runner.invoke(app, ["study", "run", str(study)])
+    assert result.exit_code == 0, result.output
+    assert "run glove-6b-50d / weat" in result.output.splitlines(), result.output
+    title = " ".join(result.output.split())  # the table's title, wrapped to the table's width
+    assert f"Study s: {study.parent / 'out'} " in title, result.output
+    assert f"report: {study.parent / 'out' / 'index.html'}" in result.output, result.output
