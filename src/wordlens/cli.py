@@ -14,16 +14,13 @@ from __future__ import annotations
 
 import inspect
 import signal
-import sys
 import threading
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
 from functools import wraps
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
@@ -41,10 +38,15 @@ from wordlens.cli_parts import (
     CONTEXT,
     Command,
     Group,
+    console,
+    errors,
     out_parameter,
     parameters,
     root_options,
+    say_error,
+    spinner,
     take_deprecated,
+    warn,
     warnings_said,
 )
 from wordlens.errors import OutputError, Terminated, WordlensError
@@ -56,37 +58,11 @@ from wordlens.options import config_from_values, option_specs
 from wordlens.reproduce.runner import ReproduceOptions
 from wordlens.stages import summary_line
 
-# Tables are wide (a column per WEAT test): do not squeeze them to 80 columns when piped.
-# Neither console reads Rich markup: messages, titles and paths hold the user's text
-# (``q/[v2]/dup.yaml``, a title ``Instruments [replication]``), printed as written; styles are
-# given with Text (:func:`labelled`).
-console = Console(width=None if sys.stdout.isatty() else 200, markup=False)
-errors = Console(stderr=True, soft_wrap=True, markup=False)
 F = TypeVar("F", bound=Callable[..., Any])
 Body = Callable[[ModelOptions, Any, Path, set[str]], None]
 """What a generated command does with the model options, its config and ``--out``; it adds the
 lines it prints that repeat a Python warning (a run's notes) to the set, so that the warning is
 not said again (:func:`~wordlens.cli_parts.warnings_said`)."""
-
-
-def labelled(label: str, style: str, text: str) -> Text:
-    """``label`` in ``style`` (``error:`` in bold red), then ``text`` as written."""
-    return Text.assemble((label, style), " ", text)
-
-
-def say_error(text: str) -> None:
-    """Print ``error: text`` on stderr."""
-    errors.print(labelled("error:", "bold red", text), highlight=False)
-
-
-def warn(text: str) -> None:
-    """Print ``warning: text`` on stderr."""
-    errors.print(labelled("warning:", "yellow", text), highlight=False)
-
-
-def spinner(text: str) -> AbstractContextManager[object]:
-    """A spinner on stderr showing ``text`` as written while it lasts."""
-    return errors.status(Text(text))
 
 
 def handle_errors(function: F) -> F:
@@ -248,12 +224,7 @@ def models(as_json: JsonOption = False) -> None:
 
 def _embed(model: ModelOptions, options: EmbedOptions, out: Path, printed: set[str]) -> None:
     """Export vectors of words (in a template, or alone) for the chosen layers."""
-    from wordlens.export import (
-        EXPORT_SUFFIXES,
-        export_embeddings,
-        indistinct_warning,
-        repeated_note,
-    )
+    from wordlens.export import EXPORT_SUFFIXES, export_embeddings, export_notes
 
     targets, repeated = options.targets()
     if out.suffix not in EXPORT_SUFFIXES:
@@ -271,10 +242,8 @@ def _embed(model: ModelOptions, options: EmbedOptions, out: Path, printed: set[s
         f"{result.vectors.shape[2]} d "
         f"→ {', '.join(map(str, written))}"
     )
-    if repeated:
-        console.print(repeated_note(repeated))
-    if meta["indistinct_words"]:
-        console.print(indistinct_warning(meta["indistinct_words"]))
+    for note in export_notes(meta):
+        console.print(note)
 
 
 def _reproduce(

@@ -7,6 +7,9 @@
 - :func:`root_options`: the ``--version`` option of the ``wordlens`` command.
 - :func:`parameters`: the typer parameters of one :class:`~wordlens.options.OptionSpec`, with
   hidden ones for its deprecated flags, and :func:`take_deprecated` to read those back.
+- :data:`console` and :data:`errors` (stdout and stderr), which print text as written (no Rich
+  markup: messages, titles and paths hold the user's text, ``q/[v2]/dup.yaml``), and
+  :func:`say_error`, :func:`warn` and :func:`spinner`, which print on ``errors``.
 - :func:`warnings_said`: the Python warnings of a command (former option values read, a run's
   notes, a cache shard moved aside) said as warning lines, once each, and not again when the
   command has printed them already.
@@ -15,14 +18,17 @@
 from __future__ import annotations
 
 import inspect
+import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 from typer.core import TyperCommand, TyperGroup
 
 from wordlens._version import __version__
@@ -30,6 +36,11 @@ from wordlens.options import OptionSpec
 
 CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 """Context settings of the ``wordlens`` group: its commands inherit them."""
+# Tables are wide (a column per WEAT test): do not squeeze them to 80 columns when piped.
+console = Console(width=None if sys.stdout.isatty() else 200, markup=False)
+"""What a command prints (stdout): text as written, styles only where given (Rich ``Text``)."""
+errors = Console(stderr=True, soft_wrap=True, markup=False)
+"""Errors, warnings, spinners and stage lines (stderr), as :data:`console`."""
 DEPRECATED = "__deprecated_"
 """Infix of the parameter name of a deprecated flag (``svc_c__deprecated_0`` for ``--c``)."""
 
@@ -188,6 +199,26 @@ def take_deprecated(values: dict[str, Any], specs: Sequence[OptionSpec]) -> list
                 values[spec.name] = value
                 said.append(f"--{old} is deprecated: use --{spec.flag}")
     return said
+
+
+def labelled(label: str, style: str, text: str) -> Text:
+    """``label`` in ``style`` (``error:`` in bold red), then ``text`` as written."""
+    return Text.assemble((label, style), " ", text)
+
+
+def say_error(text: str) -> None:
+    """Print ``error: text`` on stderr."""
+    errors.print(labelled("error:", "bold red", text), highlight=False)
+
+
+def warn(text: str) -> None:
+    """Print ``warning: text`` on stderr."""
+    errors.print(labelled("warning:", "yellow", text), highlight=False)
+
+
+def spinner(text: str) -> AbstractContextManager[object]:
+    """A spinner on stderr showing ``text`` as written while it lasts."""
+    return errors.status(Text(text))
 
 
 @contextmanager

@@ -211,6 +211,18 @@ def _write_parquet(
             writer.write_table(pa.Table.from_arrays(columns, schema=schema))
 
 
+def export_notes(metadata: dict[str, Any]) -> list[str]:
+    """The lines ``wordlens embed`` prints under what it wrote, from the export's
+    :meth:`EmbedOptions.metadata`: the words listed more than once (:func:`repeated_note`) and
+    those the model cannot read or tell apart (:func:`indistinct_warning`), when there are any."""
+    notes = []
+    if metadata["repeated_words"]:
+        notes.append(repeated_note(metadata["repeated_words"]))
+    if metadata["indistinct_words"]:
+        notes.append(indistinct_warning(metadata["indistinct_words"]))
+    return notes
+
+
 def repeated_note(repeated: dict[str, int]) -> str:
     """The line ``wordlens embed`` prints for words listed more than once (word → times
     listed), exported once each."""
