@@ -155,14 +155,16 @@ def cache_listing(cache_dir: Path | None) -> Listing:
         for store in unreadable
     ]
     shown: list[Any] = [f"activation cache: {cache.root}"]
-    shown += [table] if stores or not unreadable else []
-    shown += [] if stores or unreadable else ["empty"]
+    if stores:
+        shown.append(table)
+    elif not unreadable:
+        shown.append("empty")
     shown += [
-        f"unreadable store: {row['path']}: its store.json cannot be read ({row['error']}); it "
-        f"holds {row['shards']} shard(s), {row['bytes'] / 2**20:.1f} MiB. The next run with "
-        "this model, pooling and layers writes store.json again; or free the space with: "
-        f"wordlens cache clear --fingerprint {row['fingerprint']}"
-        for row in garbled
+        f"unreadable store: {store.path}: its store.json cannot be read ({store.reason}); it "
+        f"holds {store.n_shards} shard(s), {store.size_bytes / 2**20:.1f} MiB. The next run "
+        "with this model, pooling and layers writes store.json again; or free the space with: "
+        f"wordlens cache clear --fingerprint {store.path.parent.name}"
+        for store in unreadable
     ]
     return {"root": str(cache.root), "stores": rows, "unreadable": garbled}, shown
 
