@@ -86,7 +86,7 @@ class SenseBiasConfig:
         GLOSS_TEMPLATE, "Context of a sense's gloss, with {gloss} and {lemma}."
     )
     max_examples: int | None = option(
-        None, "Most example sentences per sense [default: all].", minimum=1
+        None, "Most example sentences per sense (0: the gloss alone) [default: all].", minimum=0
     )
     weat_tests: tuple[int, ...] = option(
         (1, 2, 7, 8, 9), "WEAT tests with sense assignments (comma list)."
