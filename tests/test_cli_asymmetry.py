@@ -62,7 +62,7 @@ def test_asymmetry_command_with_a_conceptnet5_file(shared: Path, tmp_path: Path)
         (["--pairs", "many"], "--pairs: a number"),
         (["--thresholds", "0,high"], "--thresholds: not a number: 'high'"),
         (["--pairs", "0"], "--pairs: at least 1"),
-        (["--max-contexts", "-1"], "max_contexts must be at least 1 (0: all)"),
+        (["--max-contexts", "-1"], "--max-contexts: must be >= 0, not -1"),
         (["--conceptnet", "no/such/file.csv.gz"], "no ConceptNet 'no/such/file.csv.gz'"),
     ],
 )

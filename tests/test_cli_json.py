@@ -60,6 +60,7 @@ def test_cache_info_as_json(tmp_path: Path) -> None:
     assert json_of("cache", "info", "--cache-dir", str(tmp_path)) == {
         "root": str(tmp_path),
         "stores": [],
+        "unreadable": [],
     }
 
 

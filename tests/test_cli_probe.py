@@ -37,7 +37,7 @@ def test_probe_command_writes_scores_and_report(shared: Path, tmp_path: Path) ->
         (["--task", "ner"], "unknown"),
         (["--repr", "elmo"], "unknown representation"),
         (["--repr", "layer:12"], "layers 0 to 6"),
-        (["--max-steps", "0"], "max_steps must be at least 1"),
+        (["--max-steps", "0"], "--max-steps: must be >= 1, not 0"),
     ],
 )
 def test_probe_command_refuses_bad_options(options: list[str], message: str) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import inspect
 import signal
-import sys
 import threading
 from collections.abc import Callable, Sequence
 from functools import wraps
@@ -24,9 +23,8 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from wordlens._plural import counted
 from wordlens.cli_listings import (
@@ -42,11 +40,16 @@ from wordlens.cli_parts import (
     CONTEXT,
     Command,
     Group,
-    deprecations_said,
+    console,
+    errors,
     out_parameter,
     parameters,
     root_options,
+    say_error,
+    spinner,
     take_deprecated,
+    warn,
+    warnings_said,
 )
 from wordlens.errors import OutputError, Terminated, WordlensError
 from wordlens.export import EmbedOptions
@@ -57,26 +60,27 @@ from wordlens.options import config_from_values, option_specs
 from wordlens.reproduce.runner import ReproduceOptions
 from wordlens.stages import summary_line
 
-# Tables are wide (a column per WEAT test): do not squeeze them to 80 columns when piped.
-console = Console(width=None if sys.stdout.isatty() else 200)
-errors = Console(stderr=True, soft_wrap=True)
 F = TypeVar("F", bound=Callable[..., Any])
-Body = Callable[[ModelOptions, Any, Path], None]
-"""What a generated command does with the model options, its config and ``--out``."""
+Body = Callable[[ModelOptions, Any, Path, set[str]], None]
+"""What a generated command does with the model options, its config and ``--out``; it adds the
+lines it prints that repeat a Python warning (a run's notes) to the set, so that the warning is
+not said again (:func:`~wordlens.cli_parts.warnings_said`)."""
 
 
 def handle_errors(function: F) -> F:
     """Turn wordlens errors into a one-line message and exit code 2; Ctrl-C into 130 and SIGTERM
     into 143 (SIGTERM raises :class:`~wordlens.errors.Terminated` in the main thread while the
-    command runs, so it unwinds as Ctrl-C does and finished batches stay in the cache)."""
+    command runs, so it unwinds as Ctrl-C does and finished batches stay in the cache); Python
+    warnings into ``warning:`` lines, once each (:func:`~wordlens.cli_parts.warnings_said`)."""
 
     @wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         previous = _on_sigterm(_raise_terminated)
         try:
-            return function(*args, **kwargs)
+            with warnings_said(warn):
+                return function(*args, **kwargs)
         except WordlensError as error:
-            errors.print(f"[bold red]error:[/] {error}", highlight=False)
+            say_error(str(error))
             raise typer.Exit(2) from error
         except Terminated:
             errors.print("terminated (SIGTERM); " + _KEPT)
@@ -129,9 +133,6 @@ def options_command(
     model_names = [spec.name for spec in model_specs]
     arguments = [spec.name for spec in option_specs(config_type) if spec.info.argument]
 
-    def warn(text: str) -> None:
-        errors.print(f"[yellow]warning:[/] {escape(text)}", highlight=False)
-
     def command(**values: Any) -> None:
         for warning in take_deprecated(values, specs):
             warn(warning)
@@ -139,11 +140,11 @@ def options_command(
             if values[name] is None:
                 del values[name]
         out_path = values.pop("out")
-        with deprecations_said(warn):
+        with warnings_said(warn) as printed:
             model_values = {name: values.pop(name) for name in model_names}
             model = config_from_values(ModelOptions, model_values)
             config = config_from_values(config_type, values)
-        body(model, config, out_path)
+            body(model, config, out_path, printed)
 
     command.__signature__ = inspect.Signature(found)  # type: ignore[attr-defined]
     command.__annotations__ = {parameter.name: parameter.annotation for parameter in found}
@@ -155,14 +156,14 @@ def method_command(method: Method[Any]) -> Callable[..., None]:
     """``wordlens <method>``: run it (:func:`run_method`), print its console tables, say where
     the results are."""
 
-    def body(model: ModelOptions, config: Any, out_dir: Path) -> None:
+    def body(model: ModelOptions, config: Any, out_dir: Path, printed: set[str]) -> None:
         from wordlens import plan as plans
         from wordlens.sweep import runner as sweeps
 
         if model.plan and model.revisions is not None:
             raise WordlensError("--plan plans one run: leave out --revisions")
         run, written = sweeps.run_or_sweep(
-            method, model, config, out_dir, progress=True, status=errors.status,
+            method, model, config, out_dir, progress=True, status=spinner,
             on_cell=lambda state: console.print(sweeps.checkpoint_started(state)),
             on_done=lambda record: console.print(sweeps.checkpoint_finished(record)),
         )  # fmt: skip
@@ -174,6 +175,8 @@ def method_command(method: Method[Any]) -> Callable[..., None]:
         swept = run if isinstance(run, sweeps.Sweep) else None
         for renderable in method.console(run) if swept is None else sweeps.sweep_console(swept):
             console.print(renderable)
+            if isinstance(renderable, str | Text):
+                printed.add(str(renderable))
         if out_dir / "report.html" in written:
             console.print(f"report: {out_dir / 'report.html'} ({len(written)} files in {out_dir})")
         elif written:
@@ -181,7 +184,7 @@ def method_command(method: Method[Any]) -> Callable[..., None]:
         if "stages" in run.metadata:
             console.print(summary_line(run.metadata["stages"]), markup=False, highlight=False)
         if swept is not None and swept.failed:
-            errors.print(f"[bold red]error:[/] {counted(len(swept.failed), 'checkpoint')} failed")
+            say_error(f"{counted(len(swept.failed), 'checkpoint')} failed")
             raise typer.Exit(1)
 
     out = out_parameter(
@@ -221,31 +224,33 @@ def models(as_json: JsonOption = False) -> None:
     emit(models_listing(), as_json, console)
 
 
-def _embed(model: ModelOptions, options: EmbedOptions, out: Path) -> None:
+def _embed(model: ModelOptions, options: EmbedOptions, out: Path, printed: set[str]) -> None:
     """Export vectors of words (in a template, or alone) for the chosen layers."""
-    from wordlens.export import EXPORT_SUFFIXES, export_embeddings, indistinct_warning
+    from wordlens.export import EXPORT_SUFFIXES, export_embeddings, export_notes
 
-    targets = options.targets()
+    targets, repeated = options.targets()
     if out.suffix not in EXPORT_SUFFIXES:
         raise OutputError(f"unsupported output format {out.suffix!r}: use .npy or .parquet")
     with new_output_dir(out.parent):  # removed again if the embedding fails
         cache = model.cache()
-        embedder = model.embedder(status=errors.status)
+        embedder = model.embedder(status=spinner)
         result = embedder.embed(
             targets, options.layers, options.pooling, cache=cache, progress=True
         )
-    meta = options.metadata(embedder, targets)
+    meta = options.metadata(embedder, targets, repeated)
     written = export_embeddings(result, targets, out, meta)
     console.print(
         f"{counted(len(targets), 'word')} x {counted(len(result.layers), 'layer')} x "
         f"{result.vectors.shape[2]} d "
         f"→ {', '.join(map(str, written))}"
     )
-    if meta["indistinct_words"]:
-        console.print(indistinct_warning(meta["indistinct_words"]))
+    for note in export_notes(meta):
+        console.print(note)
 
 
-def _reproduce(model: ModelOptions, options: ReproduceOptions, out: Path) -> None:
+def _reproduce(
+    model: ModelOptions, options: ReproduceOptions, out: Path, printed: set[str]
+) -> None:
     """Run each chosen paper's reproduction and print its findings; exit 1 when an experiment
     failed (its report is written all the same)."""
     from wordlens.reproduce.report import (
@@ -259,7 +264,7 @@ def _reproduce(model: ModelOptions, options: ReproduceOptions, out: Path) -> Non
     papers = options.chosen()
     for paper in papers if model.plan else ():  # each experiment's plan; nothing runs
         plans = plan_reproduction(
-            paper, model, scale=options.scale, overrides=options.overrides(), status=errors.status
+            paper, model, scale=options.scale, overrides=options.overrides(), status=spinner
         )
         for renderable in plan_console(paper, plans):
             console.print(renderable, markup=False, highlight=False)
@@ -270,14 +275,14 @@ def _reproduce(model: ModelOptions, options: ReproduceOptions, out: Path) -> Non
         where = out / paper if len(papers) > 1 else out
         result = reproduce(
             paper, model, where, scale=options.scale, overrides=options.overrides(),
-            progress=True, status=errors.status,
+            progress=True, status=spinner,
             on_experiment=experiment_announcer(console.print),
         )  # fmt: skip
         console.print(findings_table(result))
         console.print(console_summary(result, where / "report.html"), highlight=False)
         failed += len(result.failures)
     if failed:  # skipped experiments (data only the user can give) are not failures
-        errors.print(f"[bold red]error:[/] {counted(failed, 'experiment')} failed (see above)")
+        say_error(f"{counted(failed, 'experiment')} failed (see above)")
         raise typer.Exit(1)
 
 
@@ -373,8 +378,9 @@ def study_run(
         verb = "skip (done)" if status.state == "done" and not force else "run"
         why = ""
         if status.reason is not None:
-            verb, why = "rerun", escape(f" ({status.reason})")
-        console.print(f"[bold]{verb}[/] {cell.model.display_name} / {cell.method}{why}")
+            verb, why = "rerun", f" ({status.reason})"
+        line = f" {cell.model.display_name} / {cell.method}{why}"
+        console.print(Text.assemble((verb, "bold"), line))
 
     cells = tuple(part.strip() for part in (only or "").split(",") if part.strip())
     out = new_output_dir(study.out_dir, f"out: in {study_file}")  # removed if no cell began

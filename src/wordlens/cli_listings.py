@@ -16,8 +16,8 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 JsonOption = Annotated[
     bool,
@@ -40,7 +40,7 @@ def emit(listing: Listing, as_json: bool, console: Console) -> None:
         sys.stdout.flush()
         return
     for item in shown:
-        console.print(item, highlight=False)
+        console.print(item, highlight=False, markup=False)
 
 
 def models_listing() -> Listing:
@@ -87,24 +87,27 @@ def resource_listing(name: str) -> Listing:
     shown: list[Any] = []
     for key, value in described.items():
         if key == "files":
-            shown.append(f"[bold]files[/]: {len(value)}")
+            shown.append(_field("files", str(len(value))))
             for file in value:
-                shown.append(f"  - {escape(str(file.get('relpath', '')))}")
+                shown.append(f"  - {file.get('relpath', '')}")
                 shown.extend(
-                    f"      {field}: {escape(str(text))}"
-                    for field, text in file.items()
-                    if field != "relpath"
+                    f"      {field}: {text}" for field, text in file.items() if field != "relpath"
                 )
         elif isinstance(value, bool):
-            shown.append(f"[bold]{key}[/]: {'yes' if value else 'no'}")
+            shown.append(_field(key, "yes" if value else "no"))
         elif isinstance(value, (list, tuple)):
-            shown.append(f"[bold]{key}[/]: {escape(', '.join(map(str, value))) or '-'}")
+            shown.append(_field(key, ", ".join(map(str, value)) or "-"))
         elif isinstance(value, dict):
-            shown.append(f"[bold]{key}[/]:")
-            shown.extend(f"  {escape(str(k))}: {escape(str(v))}" for k, v in value.items())
+            shown.append(_field(key, ""))
+            shown.extend(f"  {k}: {v}" for k, v in value.items())
         else:
-            shown.append(f"[bold]{key}[/]: {escape(str(value)) if value is not None else '-'}")
+            shown.append(_field(key, str(value) if value is not None else "-"))
     return described, shown
+
+
+def _field(key: str, value: str) -> Text:
+    """``key: value``, the key in bold (the value as written)."""
+    return Text.assemble((key, "bold"), f": {value}".rstrip())
 
 
 def cache_listing(cache_dir: Path | None) -> Listing:
@@ -112,7 +115,7 @@ def cache_listing(cache_dir: Path | None) -> Listing:
     from wordlens.models.cache import ActivationCache
 
     cache = ActivationCache(cache_dir)
-    stores = cache.stores()
+    stores, unreadable = cache.survey()
     table = Table("model", "fingerprint", "pooling", "layers", "items", "shards", "MiB", "format")
     rows = []
     for store in stores:
@@ -141,8 +144,29 @@ def cache_listing(cache_dir: Path | None) -> Listing:
                 "format": summary.format,
             }
         )
-    shown = [f"activation cache: {escape(str(cache.root))}", table if stores else "empty"]
-    return {"root": str(cache.root), "stores": rows}, shown
+    garbled = [
+        {
+            "path": str(store.path),
+            "fingerprint": store.path.parent.name,
+            "error": store.reason,
+            "shards": store.n_shards,
+            "bytes": store.size_bytes,
+        }
+        for store in unreadable
+    ]
+    shown: list[Any] = [f"activation cache: {cache.root}"]
+    if stores:
+        shown.append(table)
+    elif not unreadable:
+        shown.append("empty")
+    shown += [
+        f"unreadable store: {store.path}: its store.json cannot be read ({store.reason}); it "
+        f"holds {store.n_shards} shard(s), {store.size_bytes / 2**20:.1f} MiB. The next run "
+        "with this model, pooling and layers writes store.json again; or free the space with: "
+        f"wordlens cache clear --fingerprint {store.path.parent.name}"
+        for store in unreadable
+    ]
+    return {"root": str(cache.root), "stores": rows, "unreadable": garbled}, shown
 
 
 def _finite(numbers: dict[str, float]) -> dict[str, float | None]:

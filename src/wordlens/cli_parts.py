@@ -7,21 +7,28 @@
 - :func:`root_options`: the ``--version`` option of the ``wordlens`` command.
 - :func:`parameters`: the typer parameters of one :class:`~wordlens.options.OptionSpec`, with
   hidden ones for its deprecated flags, and :func:`take_deprecated` to read those back.
-- :func:`deprecations_said`: former option values (a ``FutureWarning`` while reading options)
-  said as warning lines, as deprecated flags are.
+- :data:`console` and :data:`errors` (stdout and stderr), which print text as written (no Rich
+  markup: messages, titles and paths hold the user's text, ``q/[v2]/dup.yaml``), and
+  :func:`say_error`, :func:`warn` and :func:`spinner`, which print on ``errors``.
+- :func:`warnings_said`: the Python warnings of a command (former option values read, a run's
+  notes, a cache shard moved aside) said as warning lines, once each, and not again when the
+  command has printed them already.
 """
 
 from __future__ import annotations
 
 import inspect
+import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 from typer.core import TyperCommand, TyperGroup
 
 from wordlens._version import __version__
@@ -29,6 +36,11 @@ from wordlens.options import OptionSpec
 
 CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 """Context settings of the ``wordlens`` group: its commands inherit them."""
+# Tables are wide (a column per WEAT test): do not squeeze them to 80 columns when piped.
+console = Console(width=None if sys.stdout.isatty() else 200, markup=False)
+"""What a command prints (stdout): text as written, styles only where given (Rich ``Text``)."""
+errors = Console(stderr=True, soft_wrap=True, markup=False)
+"""Errors, warnings, spinners and stage lines (stderr), as :data:`console`."""
 DEPRECATED = "__deprecated_"
 """Infix of the parameter name of a deprecated flag (``svc_c__deprecated_0`` for ``--c``)."""
 
@@ -189,18 +201,39 @@ def take_deprecated(values: dict[str, Any], specs: Sequence[OptionSpec]) -> list
     return said
 
 
+def labelled(label: str, style: str, text: str) -> Text:
+    """``label`` in ``style`` (``error:`` in bold red), then ``text`` as written."""
+    return Text.assemble((label, style), " ", text)
+
+
+def say_error(text: str) -> None:
+    """Print ``error: text`` on stderr."""
+    errors.print(labelled("error:", "bold red", text), highlight=False)
+
+
+def warn(text: str) -> None:
+    """Print ``warning: text`` on stderr."""
+    errors.print(labelled("warning:", "yellow", text), highlight=False)
+
+
+def spinner(text: str) -> AbstractContextManager[object]:
+    """A spinner on stderr showing ``text`` as written while it lasts."""
+    return errors.status(Text(text))
+
+
 @contextmanager
-def deprecations_said(say: Callable[[str], None]) -> Iterator[None]:
-    """Inside, each ``FutureWarning`` (a former option value read, :class:`OptionInfo`'s
-    ``renamed``) is given to ``say`` as one line instead of a Python warning with its source
-    line; other warnings go on as they came."""
+def warnings_said(say: Callable[[str], None]) -> Iterator[set[str]]:
+    """Inside, the Python warnings given (a former option value read, :class:`OptionInfo`'s
+    ``renamed``; a run's notes; a damaged cache shard moved aside) are kept instead of printed
+    with their class and source line; at the end, even when the command fails, each message is
+    given to ``say`` as one line, once, unless it is in the yielded set: the lines the command
+    has printed itself (a run's notes under its tables), which it adds there."""
+    printed: set[str] = set()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", FutureWarning)
-        yield
-    for warning in caught:
-        if issubclass(warning.category, FutureWarning):
-            say(str(warning.message))
-        else:
-            warnings.warn_explicit(
-                warning.message, warning.category, warning.filename, warning.lineno
-            )
+        try:
+            yield printed
+        finally:
+            for text in dict.fromkeys(str(warning.message) for warning in caught):
+                if text not in printed:
+                    say(text)

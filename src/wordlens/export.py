@@ -7,6 +7,7 @@ layers and pooling); :func:`export_embeddings` writes the vectors.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,12 +30,14 @@ from wordlens.contexts import (
     WordContext,
     word_targets,
 )
-from wordlens.errors import EmptyInputError, OutputError, WordlensError
+from wordlens.errors import EmptyInputError, OutputError, WordlensError, shown_word
 from wordlens.models.base import Embeddings, Pooling, WordEmbedder
 from wordlens.options import option
 
 #: The output formats :func:`export_embeddings` writes.
 EXPORT_SUFFIXES = (".npy", ".parquet")
+_SHOWN = 10
+"""The most repeated words :func:`repeated_note` names."""
 
 
 @dataclass(frozen=True)
@@ -63,8 +66,9 @@ class EmbedOptions:
         """The encoding is one Python knows (raises WordlensError)."""
         check_encoding(self.encoding)
 
-    def targets(self) -> list[Target]:
-        """The words (arguments, then the file's lines) in their context.
+    def targets(self) -> tuple[list[Target], dict[str, int]]:
+        """The words (arguments, then the file's lines), each once (where it is first listed),
+        in their context; and the words listed more than once, with how many times.
 
         Raises
         ------
@@ -82,16 +86,22 @@ class EmbedOptions:
             words += [line.strip() for line in lines if line.strip()]
         if not words:
             raise EmptyInputError("no words given: pass words as arguments or --words-file")
-        return word_targets(words, self.context, self.template)
+        counts = Counter(words)
+        repeated = {word: count for word, count in counts.items() if count > 1}
+        return word_targets(list(counts), self.context, self.template), repeated
 
-    def metadata(self, model: WordEmbedder, targets: Sequence[Target]) -> dict[str, Any]:
-        """What the export records beside the vectors: the model, the context, and the words
-        the model cannot read or tell apart (``indistinct_words``: word → reason)."""
+    def metadata(
+        self, model: WordEmbedder, targets: Sequence[Target], repeated: dict[str, int]
+    ) -> dict[str, Any]:
+        """What the export records beside the vectors: the model, the context, the words
+        the model cannot read or tell apart (``indistinct_words``: word → reason) and the
+        words listed more than once, exported once (``repeated_words``: word → times listed)."""
         return {
             "model": model.info.as_dict(),
             "context": self.context,
             "template": self.template,
             "indistinct_words": model.missing_reasons([target.word for target in targets]),
+            "repeated_words": repeated,
         }
 
 
@@ -199,6 +209,30 @@ def _write_parquet(
                 pa.FixedSizeListArray.from_arrays(pa.array(flat, pa.float32()), dim),
             ]
             writer.write_table(pa.Table.from_arrays(columns, schema=schema))
+
+
+def export_notes(metadata: dict[str, Any]) -> list[str]:
+    """The lines ``wordlens embed`` prints under what it wrote, from the export's
+    :meth:`EmbedOptions.metadata`: the words listed more than once (:func:`repeated_note`) and
+    those the model cannot read or tell apart (:func:`indistinct_warning`), when there are any."""
+    notes = []
+    if metadata["repeated_words"]:
+        notes.append(repeated_note(metadata["repeated_words"]))
+    if metadata["indistinct_words"]:
+        notes.append(indistinct_warning(metadata["indistinct_words"]))
+    return notes
+
+
+def repeated_note(repeated: dict[str, int]) -> str:
+    """The line ``wordlens embed`` prints for words listed more than once (word → times
+    listed), exported once each."""
+    first = list(repeated.items())[:_SHOWN]
+    listed = ", ".join(f"{shown_word(word)} ({count} times)" for word, count in first)
+    more = f" and {len(repeated) - _SHOWN} more" if len(repeated) > _SHOWN else ""
+    return (
+        f"note: {len(repeated)} word(s) listed more than once, exported once each "
+        f"(repeated_words in the metadata): {listed}{more}"
+    )
 
 
 def indistinct_warning(indistinct: dict[str, str]) -> str:

@@ -18,3 +18,13 @@ CONVENTIONS = (
     "Input conventions: wordlens (--bos as given) or paper (the paper authors' BOS choice; see "
     "wordlens.conventions)."
 )
+
+MAX_PERMUTATIONS = 10_000_000
+"""The most relabellings a permutation test takes (every method's ``permutations`` option). A
+sampled test keeps a key of each relabelling it drew, to draw distinct ones, and sorts them again
+with each chunk, so its time and memory grow faster than the count: drawing the partitions of
+25 + 25 words took 1.5 s and 173 MiB for a million, 38 s and 674 MiB for ten million (one core),
+and more runs on for hours and gigabytes. An exact test (all relabellings, when they are no
+more) needs far fewer: C(16, 8) = 12,870 for eight words a side."""
+PERMUTATIONS_BOUND = f"at most {MAX_PERMUTATIONS:,}"
+"""How the help of a ``permutations`` option says its bound."""

@@ -37,10 +37,9 @@ from wordlens.errors import WordlensError
 
 C = TypeVar("C")
 Parse = Literal["list", "layers"]
-Bounds = tuple[int | float | None, int | float | None]
-"""The lowest and highest value a number option allows (``None``: no bound on that side)."""
-SEED_BOUNDS: Bounds = (0, 2**32 - 1)
-"""The seeds numpy's generators, scikit-learn's and pandas' random states all take."""
+SEED_MAX = 2**32 - 1
+"""The largest seed numpy's generators, scikit-learn's and pandas' random states all take (the
+smallest is 0)."""
 
 
 class OptionError(WordlensError, ValueError):
@@ -82,9 +81,10 @@ class OptionInfo:
     renamed
         Former values of a ``Literal`` field, ``(old, new)`` pairs: ``old`` is still read as
         ``new`` (with a ``FutureWarning``), hidden from ``--help``.
-    bounds
-        An ``int`` or ``float`` field's (or a tuple's items') lowest and highest allowed values,
-        both allowed (:data:`Bounds`); a value outside is refused when it is read.
+    minimum, maximum
+        The smallest and largest value a number (or each number of a list) may take, inclusive;
+        None: no bound. Every way an option is given (command line, study file, Python call)
+        refuses a value outside them with an :class:`OptionError`, before any model loads.
 
     A ``none`` word of ``"default"`` stands for a default decided at run time: ``--help`` shows
     no ``[default: default]`` for it, so its help says what the default is.
@@ -99,7 +99,8 @@ class OptionInfo:
     argument: bool = False
     deprecated: tuple[str, ...] = ()
     renamed: tuple[tuple[str, str], ...] = ()
-    bounds: Bounds = (None, None)
+    minimum: float | None = None
+    maximum: float | None = None
 
 
 def option(
@@ -114,10 +115,13 @@ def option(
     argument: bool = False,
     deprecated: tuple[str, ...] = (),
     renamed: tuple[tuple[str, str], ...] = (),
-    bounds: Bounds = (None, None),
+    minimum: float | None = None,
+    maximum: float | None = None,
 ) -> Any:
     """A config field with its default and help (see :class:`OptionInfo`)."""
-    info = OptionInfo(help, flag, short, none, parse, study, argument, deprecated, renamed, bounds)
+    info = OptionInfo(
+        help, flag, short, none, parse, study, argument, deprecated, renamed, minimum, maximum
+    )
     return dataclasses.field(default=default, metadata={"option": info})
 
 
@@ -221,7 +225,7 @@ class OptionSpec:
             if kind is bool:
                 return _boolean(value)
             if kind in (int, float):
-                return _bounded(_number(value, kind), self.info.bounds)
+                return _bounded(_number(value, kind), self.info.minimum, self.info.maximum)
             if kind is Path:
                 return Path(value)
             if kind is str:
@@ -259,6 +263,27 @@ def _option_specs(config_type: Any) -> tuple[OptionSpec, ...]:
         default = field.default if field.default is not MISSING else None
         specs.append(OptionSpec(field.name, base, optional, default, info))
     return tuple(specs)
+
+
+def check_bounds(config: Any) -> None:
+    """Refuse a number of ``config`` outside its option's declared bounds (:class:`OptionInfo`'s
+    ``minimum`` and ``maximum``): values read by :func:`read_values` are checked as they are
+    read, and a config's ``check()`` calls this for one built directly.
+
+    Raises
+    ------
+    OptionError
+        Naming the option's flag and the bound.
+    """
+    for spec in option_specs(type(config)):
+        value = getattr(config, spec.name)
+        if value is None or (spec.info.minimum is None and spec.info.maximum is None):
+            continue
+        for number in value if spec.is_list else (value,):
+            try:
+                _bounded(number, spec.info.minimum, spec.info.maximum)
+            except ValueError as error:
+                raise OptionError(f"--{spec.flag}", str(error)) from None
 
 
 def read_values(
@@ -403,6 +428,8 @@ def options_json_schema(config_type: type[Any], *, study: bool = True) -> dict[s
             continue
         former = tuple(old for old, _ in spec.info.renamed)
         item = _json_type(spec.item_type, spec.choices + former)
+        bounds = {"minimum": spec.info.minimum, "maximum": spec.info.maximum}
+        item.update({key: bound for key, bound in bounds.items() if bound is not None})
         forms: list[dict[str, Any]] = (
             [{"type": "array", "items": item}, {"type": "string"}] if spec.is_list else [item]
         )
@@ -476,16 +503,14 @@ def _number(value: Any, kind: type[int] | type[float]) -> int | float:
         raise ValueError(f"not {what}: {value!r}") from None
 
 
-def _bounded(number: int | float, bounds: Bounds) -> int | float:
-    """``number``, or a ValueError saying the range it is outside (:data:`Bounds`)."""
-    low, high = bounds
-    if (low is None or number >= low) and (high is None or number <= high):
-        return number
-    if low is not None and high is not None:
-        allowed = f"from {low} to {high}"
-    else:
-        allowed = f"at least {low}" if low is not None else f"at most {high}"
-    raise ValueError(f"{number} is out of range: use a number {allowed}")
+def _bounded(number: float, minimum: float | None, maximum: float | None) -> Any:
+    """``number`` if it lies within the bounds (inclusive; NaN lies within none); a ValueError
+    naming the bound it is outside of."""
+    if minimum is not None and not number >= minimum:
+        raise ValueError(f"must be >= {minimum:,}, not {number:,}")
+    if maximum is not None and not number <= maximum:
+        raise ValueError(f"must be <= {maximum:,}, not {number:,}")
+    return number
 
 
 def _renamed(text: str, flag: str, renamed: Mapping[str, str]) -> str:

@@ -41,7 +41,7 @@ def progress_bar(enabled: bool, total: int, description: str) -> Iterator[Callab
         yield lambda _n: None
         return
     columns = (
-        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.description}", style="bold", markup=False),  # the user's words
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),

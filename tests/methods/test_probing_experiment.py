@@ -166,7 +166,7 @@ def test_report_and_tables_are_written(run: Any, tmp_path: Path) -> None:
 def test_bad_configurations_are_refused(minilm: Any, tmp_path: Path) -> None:
     with pytest.raises(WordlensError, match="unknown"):
         ProbeConfig(task="ner").check()
-    with pytest.raises(WordlensError, match="train_sentences"):
+    with pytest.raises(WordlensError, match="--train-sentences: must be >= 1, not 0"):
         ProbeConfig(task="pos", train_sentences=0).check()
     examples = load_probing_task("pos", "dev")[:2]
     features = sentence_features(minilm, [example.tokens for example in examples], folder=tmp_path)

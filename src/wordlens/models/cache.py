@@ -112,6 +112,22 @@ def _is_shard_name(name: str) -> bool:
     return name.startswith("shard-") and name.endswith(".safetensors")
 
 
+def _read_meta(path: Path) -> dict[str, object]:
+    """A store's ``store.json``.
+
+    Raises
+    ------
+    OSError
+        If it cannot be read.
+    ValueError
+        If it is not a JSON object (garbled).
+    """
+    meta = json.loads(path.read_text())
+    if not isinstance(meta, dict):
+        raise ValueError(f"a JSON {type(meta).__name__}, not an object")
+    return meta
+
+
 def batch_name(stores: Sequence[str], keys: Sequence[str]) -> str:
     """The identity of a planned batch for :meth:`CacheStore.claim`: a digest of the stores it
     is written to and its keys, the same in every process that plans it."""
@@ -147,6 +163,27 @@ class StoreSummary:
     n_shards: int
     size_bytes: int
     format: int
+
+
+@dataclass(frozen=True)
+class UnreadableStore:
+    """A store whose ``store.json`` cannot be read (garbled or unreadable): its shards are
+    there, and ``wordlens cache info`` says so instead of leaving them out.
+
+    Attributes
+    ----------
+    path
+        The store's directory.
+    reason
+        Why its ``store.json`` cannot be read.
+    n_shards, size_bytes
+        Its shards, and the bytes of every file in it.
+    """
+
+    path: Path
+    reason: str
+    n_shards: int
+    size_bytes: int
 
 
 class Claim:
@@ -507,7 +544,9 @@ class ActivationCache:
         meta_path = path / "store.json"
         try:
             path.mkdir(parents=True, exist_ok=True)
-            if not meta_path.exists():
+            try:
+                _read_meta(meta_path)
+            except (OSError, ValueError):  # missing or garbled: written from what the store is
                 atomic_write_text(meta_path, json.dumps(meta, indent=2))
             probe = path / f".write-probe-{uuid.uuid4().hex}"
             probe.touch()
@@ -520,15 +559,30 @@ class ActivationCache:
         return CacheStore(path, meta, verify=self.verify)
 
     def stores(self) -> list[CacheStore]:
-        """Every store under the root (format 1 stores included)."""
-        found = []
+        """Every store under the root whose ``store.json`` can be read (format 1 stores
+        included)."""
+        return self.survey()[0]
+
+    def survey(self) -> tuple[list[CacheStore], list[UnreadableStore]]:
+        """Every store under the root: those whose ``store.json`` can be read, and those whose
+        ``store.json`` cannot (garbled, not a JSON object, unreadable)."""
+        found, unreadable = [], []
         for meta_path in sorted(self.root.glob("*/*/store.json")):
             try:
-                meta = json.loads(meta_path.read_text())
-            except (OSError, ValueError):
+                meta = _read_meta(meta_path)
+            except (OSError, ValueError) as error:
+                files = [path for path in meta_path.parent.rglob("*") if path.is_file()]
+                unreadable.append(
+                    UnreadableStore(
+                        path=meta_path.parent,
+                        reason=str(error),
+                        n_shards=sum(_is_shard_name(path.name) for path in files),
+                        size_bytes=sum(path.stat().st_size for path in files),
+                    )
+                )
                 continue
             found.append(CacheStore(meta_path.parent, meta, verify=self.verify))
-        return found
+        return found, unreadable
 
     def fingerprints(self) -> list[str]:
         """The entries of the cache: directories directly under the root (not links) that hold a

@@ -117,6 +117,7 @@ class ModelOptions:
         "Max batch size x padded length per forward pass [default: 1024 on CPU; on a GPU, sized "
         "from its free memory].",
         none="default",
+        minimum=1,
     )
     no_cache: bool = option(False, "Do not read or write the activation cache.", flag="no-cache")
     cache_dir: Path | None = option(

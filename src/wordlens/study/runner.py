@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rich.table import Table
+from rich.text import Text
 
 from wordlens.distributed import Backend, RayBackend, use_backend
 from wordlens.errors import WordlensError
@@ -368,7 +369,7 @@ def status_table(study: Study) -> Table:
         grid.add_row(
             status.cell.model.display_name,
             status.cell.method,
-            f"[{colour}]{status.state}[/]",
+            Text(status.state, style=colour),
             seconds,
             detail,
         )

@@ -9,7 +9,7 @@ from pathlib import Path
 from wordlens import help_texts
 from wordlens.contexts import BLEACHED_TEMPLATE, WordContext, check_template
 from wordlens.models.base import Pooling
-from wordlens.options import SEED_BOUNDS, OptionError, option
+from wordlens.options import SEED_MAX, OptionError, check_bounds, option
 
 
 @dataclass(frozen=True)
@@ -58,18 +58,23 @@ class AssociationConfig:
     template: str = option(BLEACHED_TEMPLATE, "Context with one {word} placeholder.")
     pooling: Pooling = option("mean", help_texts.POOLING)
     bootstrap: int = option(
-        1000, "Bootstrap resamples of the words for the interval at each layer (0: none)."
+        1000,
+        "Bootstrap resamples of the words for the interval at each layer (0: none).",
+        minimum=0,
     )
     permutations: int = option(
         10_000,
         "Most relabellings of the permutation test, the observed one included; all when there "
-        "are no more (exact). 0: no test.",
+        f"are no more (exact). 0: no test; {help_texts.PERMUTATIONS_BOUND}.",
+        minimum=0,
+        maximum=help_texts.MAX_PERMUTATIONS,
     )
     confidence: float = option(0.95, "Level of the bootstrap interval.")
-    seed: int = option(0, "Seed of the resamples and partitions.", bounds=SEED_BOUNDS)
+    seed: int = option(0, "Seed of the resamples and partitions.", minimum=0, maximum=SEED_MAX)
 
     def check(self) -> None:
-        """Refuse a template without one ``{word}``, negative counts and a level outside (0, 1).
+        """Refuse a template without one ``{word}``, counts outside their declared bounds
+        (:func:`~wordlens.options.check_bounds`) and a level outside (0, 1).
 
         Raises
         ------
@@ -79,8 +84,6 @@ class AssociationConfig:
             Naming the option whose value is out of range.
         """
         check_template(self.template)
-        for flag, value in (("--bootstrap", self.bootstrap), ("--permutations", self.permutations)):
-            if value < 0:
-                raise OptionError(flag, f"must be >= 0 (0: none), not {value}")
+        check_bounds(self)
         if not 0 < self.confidence < 1:
             raise OptionError("--confidence", f"must be between 0 and 1, not {self.confidence}")

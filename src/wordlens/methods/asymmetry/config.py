@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from wordlens.errors import EmptyInputError, WordlensError
-from wordlens.options import SEED_BOUNDS, OptionError, option
+from wordlens.options import SEED_MAX, OptionError, check_bounds, option
 from wordlens.resources.conceptnet import CONCEPTNET_100K
 
 SampleSize = int | Literal["all"] | None
@@ -83,17 +83,20 @@ class AsymmetryConfig:
         ("men", "simlex999", "ws353-sim", "ws353-rel"),
         "Similarity sets for Table 4 (comma list), or 'none'.",
     )
-    max_contexts: int = option(5, "Language models: contexts per pair (0: all).")
-    shards: int = option(1, "Language models: shards of the work list, run one after another.")
+    max_contexts: int = option(5, "Language models: contexts per pair (0: all).", minimum=0)
+    shards: int = option(
+        1, "Language models: shards of the work list, run one after another.", minimum=1
+    )
     shard: int | None = option(
         None,
         "Run only this shard (0-based) and stop; rerun without it to merge.",
         study=False,
+        minimum=0,
     )
     workdir: Path | None = option(
         None, "Work list and pass scores; a rerun resumes (default: OUT/work).", study=False
     )
-    seed: int = option(0, "Seed of the pair samples.", bounds=SEED_BOUNDS)
+    seed: int = option(0, "Seed of the pair samples.", minimum=0, maximum=SEED_MAX)
 
     @property
     def n_pairs(self) -> SampleSize:
@@ -142,13 +145,8 @@ class AsymmetryConfig:
         bad = [t for t in self.thresholds if not (math.isfinite(t) and t >= 0)]
         if not self.thresholds or bad:
             raise WordlensError(f"thresholds must be finite numbers >= 0; got {self.thresholds}")
-        if self.max_contexts < 0:
-            raise WordlensError(
-                f"max_contexts must be at least 1 (0: all); got {self.max_contexts}"
-            )
-        if self.shards < 1:
-            raise WordlensError(f"the number of shards must be at least 1; got {self.shards}")
-        if self.shard is not None and not 0 <= self.shard < self.shards:
+        check_bounds(self)
+        if self.shard is not None and self.shard >= self.shards:
             raise WordlensError(
                 f"shard {self.shard} is out of range: shards are numbered 0..{self.shards - 1} "
                 f"of {self.shards}"

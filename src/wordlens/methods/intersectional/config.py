@@ -18,7 +18,7 @@ from wordlens._files import DEFAULT_ENCODING, check_encoding
 from wordlens.conventions import ConventionPreset
 from wordlens.errors import EmptyInputError, WordlensError
 from wordlens.models.base import Pooling
-from wordlens.options import SEED_BOUNDS, option
+from wordlens.options import SEED_MAX, option
 from wordlens.resources.lexica import Duplicates
 
 NAME = "intersectional"
@@ -96,9 +96,13 @@ class IntersectionalConfig:
     svc_c: float = option(5.0, "C of the linear SVC.", deprecated=("c",))
     normalize: bool = option(True, "Scale feature columns to unit L2 norm before the SVC.")
     class_weight: ClassWeightName = option("none", "SVC class weights: none or balanced.")
-    max_iter: int = option(10_000, "Most SVC solver iterations.")
+    max_iter: int = option(10_000, "Most SVC solver iterations.", minimum=1)
     permutations: int = option(
-        10_000, "Relabellings (swaps within random twin pairs) per differential test."
+        10_000,
+        "Relabellings (swaps within random twin pairs) per differential test, "
+        f"{help_texts.PERMUTATIONS_BOUND}.",
+        minimum=1,
+        maximum=help_texts.MAX_PERMUTATIONS,
     )
     pairing: Pairing = option(
         "twins",
@@ -106,7 +110,9 @@ class IntersectionalConfig:
         "(the paper's partitions of the pooled groups, which reject true nulls far less often "
         "than their level).",
     )
-    seed: int = option(0, "Seed of the SVC solver and the permutations.", bounds=SEED_BOUNDS)
+    seed: int = option(
+        0, "Seed of the SVC solver and the permutations.", minimum=0, maximum=SEED_MAX
+    )
     fraction: float = option(0.10, "Share of phrases in the top and bottom groups.")
     duplicates: Duplicates | None = option(None, help_texts.DUPLICATES)
     encoding: str = option(DEFAULT_ENCODING, help_texts.ENCODING)

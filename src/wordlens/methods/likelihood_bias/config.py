@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wordlens.options import SEED_BOUNDS, OptionError, option
+from wordlens.options import SEED_MAX, OptionError, option
 from wordlens.resources.bias_benchmarks import BENCHMARKS
 
 NAME = "likelihood-bias"
@@ -46,7 +46,7 @@ class LikelihoodBiasConfig:
         None, "Seeded sample of this many pairs per benchmark [default: all]."
     )
     bootstrap: int = option(10_000, "Bootstrap resamples of each 95% interval (0: none).")
-    seed: int = option(0, "Seed of the pair sample and the bootstrap.", bounds=SEED_BOUNDS)
+    seed: int = option(0, "Seed of the pair sample and the bootstrap.", minimum=0, maximum=SEED_MAX)
 
     def __post_init__(self) -> None:
         if self.sample is not None and self.sample < 1:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from wordlens.errors import WordlensError
-from wordlens.options import SEED_BOUNDS, option
+from wordlens.options import SEED_MAX, check_bounds, option
 
 
 @dataclass(frozen=True)
@@ -38,19 +38,22 @@ class ProbeConfig:
         flag="repr",
     )
     train_sentences: int | None = option(
-        None, "Seeded sample of the train split (sentences) [all]."
+        None, "Seeded sample of the train split (sentences) [all].", minimum=1
     )
-    eval_sentences: int | None = option(None, "Seeded sample of dev and of test (sentences) [all].")
+    eval_sentences: int | None = option(
+        None, "Seeded sample of dev and of test (sentences) [all].", minimum=1
+    )
     max_steps: int | None = option(
-        None, "Stop training after this many steps [jiant's: 250 or 100 validations]."
+        None, "Stop training after this many steps [jiant's: 250 or 100 validations].", minimum=1
     )
     validate_every: int | None = option(
-        None, "Steps between validations [task default: 1000 or 100]."
+        None, "Steps between validations [task default: 1000 or 100].", minimum=1
     )
-    seed: int = option(0, "Seed of samples, probe and batch order.", bounds=SEED_BOUNDS)
+    seed: int = option(0, "Seed of samples, probe and batch order.", minimum=0, maximum=SEED_MAX)
 
     def check(self) -> None:
-        """Refuse an unknown task, no representation and sizes below 1.
+        """Refuse an unknown task, no representation and sizes below 1 (their declared bounds,
+        :func:`~wordlens.options.check_bounds`).
 
         Raises
         ------
@@ -62,11 +65,4 @@ class ProbeConfig:
         probing_task_info(self.task)
         if not self.representations:
             raise WordlensError("no representation given; e.g. mix,cat,lex")
-        for name, size in (
-            ("train_sentences", self.train_sentences),
-            ("eval_sentences", self.eval_sentences),
-            ("max_steps", self.max_steps),
-            ("validate_every", self.validate_every),
-        ):
-            if size is not None and size < 1:
-                raise WordlensError(f"{name} must be at least 1, not {size}")
+        check_bounds(self)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from wordlens.methods.association import AssociationConfig
-from wordlens.options import OptionError, option
+from wordlens.options import option
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,9 @@ class RnsbConfig(AssociationConfig):
     """
 
     fits: int = option(
-        10, "Logistic regressions fitted at each layer (random state seed + k); mean and sd."
+        10,
+        "Logistic regressions fitted at each layer (random state seed + k); mean and sd.",
+        minimum=1,
     )
     holdout: bool = option(
         True,
@@ -40,16 +42,5 @@ class RnsbConfig(AssociationConfig):
         0,
         "Bootstrap resamples of the words for the interval at each layer (0: none; each "
         "resample refits every classifier).",
+        minimum=0,
     )
-
-    def check(self) -> None:
-        """:meth:`AssociationConfig.check`, and at least one fit.
-
-        Raises
-        ------
-        OptionError
-            If ``fits`` is below 1, or as :meth:`AssociationConfig.check`.
-        """
-        super().check()
-        if self.fits < 1:
-            raise OptionError("--fits", f"must be >= 1, not {self.fits}")

@@ -11,7 +11,7 @@ from wordlens import help_texts
 from wordlens.contexts import GLOSS_TEMPLATE
 from wordlens.errors import WordlensError
 from wordlens.models.base import Pooling, check_pooling
-from wordlens.options import SEED_BOUNDS, option
+from wordlens.options import SEED_MAX, option
 from wordlens.resources.association_norms import GENDER_LEXICA, NORMS
 from wordlens.resources.gender_words import PAIR_SETS
 
@@ -85,7 +85,9 @@ class SenseBiasConfig:
     gloss_template: str = option(
         GLOSS_TEMPLATE, "Context of a sense's gloss, with {gloss} and {lemma}."
     )
-    max_examples: int | None = option(None, "Most example sentences per sense [default: all].")
+    max_examples: int | None = option(
+        None, "Most example sentences per sense (0: the gloss alone) [default: all].", minimum=0
+    )
     weat_tests: tuple[int, ...] = option(
         (1, 2, 7, 8, 9), "WEAT tests with sense assignments (comma list)."
     )
@@ -99,10 +101,17 @@ class SenseBiasConfig:
         "gn-glove-gender-pairs",
         "Pairs of the eq. 8 direction: gn-glove-gender-pairs, debiaswe-definitional-pairs.",
     )
-    permutations: int = option(10_000, "WEAT permutations.")
-    seed: int = option(0, "Seed of every random choice.", bounds=SEED_BOUNDS)
-    ddof: int = option(1, "Delta degrees of freedom of the effect size.")
-    alpha: float = option(0.99, "Label-propagation weight for the eat/usf references.")
+    permutations: int = option(
+        10_000,
+        f"WEAT permutations, {help_texts.PERMUTATIONS_BOUND}.",
+        minimum=1,
+        maximum=help_texts.MAX_PERMUTATIONS,
+    )
+    seed: int = option(0, "Seed of every random choice.", minimum=0, maximum=SEED_MAX)
+    ddof: int = option(1, "Delta degrees of freedom of the effect size.", minimum=0)
+    alpha: float = option(
+        0.99, "Label-propagation weight for the eat/usf references.", minimum=0, maximum=1
+    )
     dimensions: tuple[int, ...] | None = option(
         None, "Sizes of the dimensionality sweep (comma list) [default: d/8,d/4,d/2,d]."
     )

@@ -11,7 +11,7 @@ from wordlens._files import DEFAULT_ENCODING, check_encoding
 from wordlens.conventions import ConventionPreset
 from wordlens.errors import EmptyInputError, WordlensError
 from wordlens.models.base import Pooling
-from wordlens.options import SEED_BOUNDS, option
+from wordlens.options import SEED_MAX, option
 from wordlens.resources.lexica import Duplicates
 
 Setting = Literal["random", "bleached", "aligned", "misaligned"]
@@ -87,25 +87,33 @@ class VastConfig:
         deprecated=("poolings",),
     )
     layers: tuple[int, ...] | None = option(None, help_texts.LAYERS, none="all", parse="layers")
-    max_pcs: int = option(12, "Nullification sweep k = 0..K.")
+    max_pcs: int = option(12, "Nullification sweep k = 0..K.", minimum=0)
     pc_population: PcPopulation = option(
         "authors",
         "Vectors the nullified PCs are fitted on: authors (every Bellezza, ANEW, Warriner and "
         "WEAT word, as VAST.py) or lexicon (the lexicon and polar words only).",
     )
-    seed: int = option(0, "Seed of every random choice.", bounds=SEED_BOUNDS)
+    seed: int = option(0, "Seed of every random choice.", minimum=0, maximum=SEED_MAX)
     tokenization: bool = option(True, "Singly vs multiply tokenized Warriner words (slow: 13,915).")
     similarity: tuple[str, ...] = option(VAST_SETS, "Similarity sets, or 'none'.")
     weat: bool = option(True, "WEAT before/after nullification.", flag="weat/no-weat")
     probes: bool = option(True, "CoLA and POS probes of the top PCs.")
-    probe_sentences: int | None = option(None, "Training sentences per probe [default: all].")
+    probe_sentences: int | None = option(
+        None, "Training sentences per probe [default: all].", minimum=1
+    )
     probe_test_sentences: int | None = option(
-        None, "Test sentences per probe (a seeded sample) [default: all]."
+        None, "Test sentences per probe (a seeded sample) [default: all].", minimum=1
     )
     multilingual: tuple[str, ...] = option(
         (), "Non-English lexica (e.g. anew-spanish,fan-french), or 'none'."
     )
-    permutations: int = option(10_000, "WEAT permutations.", deprecated=("n-samples",))
+    permutations: int = option(
+        10_000,
+        f"WEAT permutations, {help_texts.PERMUTATIONS_BOUND}.",
+        deprecated=("n-samples",),
+        minimum=1,
+        maximum=help_texts.MAX_PERMUTATIONS,
+    )
     templates: Path | None = option(
         None, "JSON file replacing the aligned/misaligned valence templates."
     )

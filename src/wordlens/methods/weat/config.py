@@ -9,7 +9,7 @@ from wordlens import help_texts
 from wordlens.contexts import BLEACHED_TEMPLATE, WordContext, check_template
 from wordlens.errors import WordlensError
 from wordlens.models.base import Pooling
-from wordlens.options import SEED_BOUNDS, option
+from wordlens.options import SEED_MAX, option
 
 
 @dataclass(frozen=True)
@@ -60,11 +60,14 @@ class WeatConfig:
     pooling: Pooling = option("mean", help_texts.POOLING)
     permutations: int = option(
         100_000,
-        "Permutation partitions (exact enumeration when fewer exist).",
+        "Permutation partitions (exact enumeration when fewer exist), "
+        f"{help_texts.PERMUTATIONS_BOUND}.",
         deprecated=("n-samples",),
+        minimum=1,
+        maximum=help_texts.MAX_PERMUTATIONS,
     )
-    seed: int = option(0, "Seed of the random partitions.", bounds=SEED_BOUNDS)
-    ddof: int = option(1, "Effect size std: 1 = sample std (papers).")
+    seed: int = option(0, "Seed of the random partitions.", minimum=0, maximum=SEED_MAX)
+    ddof: int = option(1, "Effect size std: 1 = sample std (papers).", minimum=0)
 
     def check(self) -> None:
         """Refuse a template without exactly one ``{word}`` and a test number that is not one of
