@@ -203,19 +203,19 @@ def test_what_may_name_a_model() -> None:
     assert "Cannot have -- or .. in repo_id" in str(model_spec_problem("org--name"))
 
 
-SEED_RANGE = "is out of range: use a number from 0 to 4294967295"
-
-
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (("weat", "--seed", "-1"), f"error: --seed: -1 {SEED_RANGE}"),
-        (("vast", "--seed", "4294967296"), f"error: --seed: 4294967296 {SEED_RANGE}"),
+        (("weat", "--seed", "-1"), "error: --seed: must be >= 0, not -1"),
+        (
+            ("vast", "--seed", "4294967296"),
+            "error: --seed: must be <= 4,294,967,295, not 4,294,967,296",
+        ),
         (
             ("reproduce", "vast", "--set", "seed=abc"),
             "error: --set seed=abc: not an integer: 'abc' (experiment ",
         ),
-        (("reproduce", "vast", "--set", "seed=-1"), f"error: --set seed=-1: -1 {SEED_RANGE}"),
+        (("reproduce", "vast", "--set", "seed=-1"), "error: --set seed=-1: must be >= 0, not -1"),
     ],
 )
 def test_a_seed_that_cannot_seed_fails_before_the_model_loads(
