@@ -267,9 +267,9 @@ def staging_dir(path: Path) -> Path:
 
 
 def swap_in(staged: Path, path: Path, keep: Sequence[str] = ()) -> None:
-    """Replace the folder ``path`` with ``staged`` (from :func:`staging_dir`): the old folder is
-    renamed aside, ``staged`` renamed to ``path``, then the old folder deleted; a rename that
-    fails leaves ``path`` as it was.
+    """Replace the folder ``path`` with ``staged`` (from :func:`staging_dir`): ``staged`` takes
+    the old folder's permissions, the old folder is renamed aside, ``staged`` renamed to
+    ``path``, then the old folder deleted; a rename that fails leaves ``path`` as it was.
 
     Parameters
     ----------
@@ -289,6 +289,7 @@ def swap_in(staged: Path, path: Path, keep: Sequence[str] = ()) -> None:
     if not path.exists():
         staged.rename(path)
         return
+    shutil.copymode(path, staged)  # a folder the user made private stays private
     carried = [name for name in keep if (path / name).exists() and not (staged / name).exists()]
     for name in carried:
         (path / name).rename(staged / name)
