@@ -93,8 +93,8 @@ WEAT = ["weat", "-m", "glove-6b-50d", "--tests", "1"]
 
 
 def test_a_filesystem_root_and_the_home_folder_are_refused(tmp_path: Path) -> None:
-    # test 11 does not exist: should the root not be refused, nothing is written there either
-    root = refused(["weat", "-m", "glove-6b-50d", "--tests", "11"], "/")
+    # the lexicon is missing: should the root not be refused, nothing is written there either
+    root = refused(["vast", "-m", "glove-6b-50d", "--lexica", str(tmp_path / "no.csv")], "/")
     assert "--out / is a filesystem root" in root and "--force" in root
     home = tmp_path / "home"
     home.mkdir()

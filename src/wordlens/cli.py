@@ -142,12 +142,13 @@ def options_command(
             if values[name] is None:
                 del values[name]
         out_path = values.pop("out")
-        if out_folder:
-            check_output_dir(out_path, force=values.pop("force"))
+        force = values.pop("force", False)
         with deprecations_said(warn):
             model_values = {name: values.pop(name) for name in model_names}
             model = config_from_values(ModelOptions, model_values)
             config = config_from_values(config_type, values)
+        if out_folder:
+            check_output_dir(out_path, force=force)
         body(model, config, out_path)
 
     command.__signature__ = inspect.Signature(found)  # type: ignore[attr-defined]
