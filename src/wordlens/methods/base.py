@@ -485,15 +485,20 @@ def _run_into(
         return run, []
     (staged / FAILURE_MANIFEST).unlink(missing_ok=True)
     report = method.report(run)  # built once: its figures are written beside the tables
-    pages = [] if report is None else [report.write(staged / "report.html")]
-    own = [entry for entry in staged.iterdir() if entry.name not in before and entry not in pages]
-    figures = [] if report is None else report.figures
-    written = run.write(staged, method.prefix, figures=figures, others=[*own, *pages]) + pages
-    if staged != out_dir:
-        try:
+    try:
+        pages = [] if report is None else [report.write(staged / "report.html")]
+        own = [item for item in staged.iterdir() if item.name not in before and item not in pages]
+        figures = [] if report is None else report.figures
+        written = run.write(staged, method.prefix, figures=figures, others=[*own, *pages]) + pages
+        if staged != out_dir:
             replace_run(staged, out_dir)
-        except OSError as error:
-            raise OutputError(f"cannot replace {out_dir} with the new run ({error})") from error
+    except OSError as error:
+        if staged == out_dir:
+            raise
+        cause = error.__cause__ if isinstance(error.__cause__, OSError) else error
+        raise OutputError(
+            f"cannot write results to {out_dir}: {cause.strerror or cause}; it is left as it was"
+        ) from error
     return run, [out_dir / path.name for path in written]
 
 
