@@ -10,8 +10,9 @@ import hashlib
 import json
 import os
 import secrets
+import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -224,6 +225,150 @@ def ensure_writable_dir(path: Path) -> Path:
     probe.touch()
     probe.unlink()
     return path
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process with id ``pid`` runs on this machine (one of another user's: yes)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def unsafe_output_dir(path: Path, markers: Sequence[str] | None = None) -> str | None:
+    """Why writing results into the folder ``path`` could harm what is there, or None.
+
+    Parameters
+    ----------
+    path
+        The output folder (``~`` expanded, symbolic links followed).
+    markers
+        Glob patterns, relative to ``path``, of the files that show a folder holds results of
+        wordlens (``run.json``); None checks only for a filesystem root and the home folder.
+
+    Returns
+    -------
+    str or None
+        ``"a filesystem root"``, ``"the home folder"``, ``"a folder that holds files but no
+        results of wordlens"``, or None when the folder is safe to write into.
+    """
+    resolved = path.expanduser().resolve()
+    if resolved == Path(resolved.anchor):
+        return "a filesystem root"
+    if resolved == Path.home().expanduser().resolve():
+        return "the home folder"
+    if markers is None or not resolved.is_dir() or not any(resolved.iterdir()):
+        return None
+    if any(next(resolved.glob(pattern), None) is not None for pattern in markers):
+        return None
+    return "a folder that holds files but no results of wordlens"
+
+
+_STAGED = ".wordlens-"
+"""What names a folder's staging siblings: ``.<name>.wordlens-<new|old>-<pid>-<random>``."""
+
+
+def staging_dir(path: Path) -> Path:
+    """A new, empty folder beside ``path`` (same parent, so :func:`swap_in` renames atomically),
+    named ``.<name>.wordlens-new-<pid>-<random>``, where a run is built before it replaces
+    ``path``.
+
+    Siblings of ``path`` left by a process that no longer runs (an interrupted or killed run)
+    are removed first; an old folder moved aside by a swap that was cut short is moved back when
+    ``path`` is missing.
+
+    Raises
+    ------
+    OSError
+        If the folder cannot be created.
+    """
+    prefix = f".{path.name}{_STAGED}"
+    for stale in sorted(entry for entry in path.parent.iterdir() if entry.name.startswith(prefix)):
+        role, _, rest = stale.name.removeprefix(prefix).partition("-")
+        pid = rest.partition("-")[0]
+        if not pid.isdigit() or process_alive(int(pid)):
+            continue
+        if role == "old" and not path.exists():
+            stale.rename(path)
+        else:
+            shutil.rmtree(stale, ignore_errors=True)
+    staged = path.parent / f".{path.name}{_STAGED}new-{os.getpid()}-{secrets.token_hex(4)}"
+    staged.mkdir()
+    return staged
+
+
+def swap_in(staged: Path, path: Path, keep: Sequence[str] = ()) -> None:
+    """Replace the folder ``path`` with ``staged`` (from :func:`staging_dir`): ``staged`` takes
+    the old folder's permissions, the old folder is renamed aside, ``staged`` renamed to
+    ``path``, then the old folder deleted; a rename that fails leaves ``path`` as it was.
+
+    Parameters
+    ----------
+    staged
+        The new folder, beside ``path``.
+    path
+        The folder it replaces (missing: ``staged`` is renamed to it).
+    keep
+        Names of entries of the old folder carried into the new one when it has none of that
+        name (resumable work that outlives the runs, e.g. ``work``).
+
+    Raises
+    ------
+    OSError
+        If a rename fails.
+    """
+    if not path.exists():
+        staged.rename(path)
+        return
+    shutil.copymode(path, staged)  # a folder the user made private stays private
+    carried = [name for name in keep if (path / name).exists() and not (staged / name).exists()]
+    for name in carried:
+        (path / name).rename(staged / name)
+    aside = path.parent / f".{path.name}{_STAGED}old-{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        path.rename(aside)
+        try:
+            staged.rename(path)
+        except BaseException:
+            aside.rename(path)
+            raise
+    except BaseException:
+        for name in carried:
+            (staged / name).rename(path / name)
+        raise
+    shutil.rmtree(aside, ignore_errors=True)
+
+
+@contextmanager
+def staged_files(path: Path, last: str) -> Iterator[Path]:
+    """A new folder beside the folder ``path`` (:func:`staging_dir`) for the block to write
+    files into; when the block ends without error each is renamed into ``path`` (``last``, the
+    manifest that says the files are complete, last), and the folder is removed either way.
+
+    For a folder that is a resumable workspace (a sweep's checkpoints, a reproduction's
+    experiments), whose final files must not replace the rest: a write that fails (a full disk)
+    leaves ``path`` as it was, and the renames need no space.
+
+    Yields
+    ------
+    Path
+        The folder to write into.
+
+    Raises
+    ------
+    OSError
+        If the folder cannot be created, or a rename fails.
+    """
+    staged = staging_dir(path)
+    try:
+        yield staged
+        for entry in sorted(staged.iterdir(), key=lambda entry: entry.name == last):
+            entry.replace(path / entry.name)
+    finally:
+        shutil.rmtree(staged, ignore_errors=True)
 
 
 def check_encoding(encoding: str) -> str:

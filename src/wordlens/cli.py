@@ -42,6 +42,7 @@ from wordlens.cli_parts import (
     Group,
     console,
     errors,
+    force_parameter,
     out_parameter,
     parameters,
     root_options,
@@ -53,7 +54,7 @@ from wordlens.cli_parts import (
 )
 from wordlens.errors import OutputError, Terminated, WordlensError
 from wordlens.export import EmbedOptions
-from wordlens.methods.base import Method, new_output_dir
+from wordlens.methods.base import Method, check_output_dir, new_output_dir
 from wordlens.methods.registry import registered_methods
 from wordlens.models.options import ModelOptions
 from wordlens.options import config_from_values, option_specs
@@ -120,15 +121,19 @@ def options_command(
     model_options: Sequence[str],
     model_required: bool,
     out: inspect.Parameter,
+    out_folder: bool = True,
 ) -> Callable[..., None]:
     """A command whose options are ``config_type``'s and the named :class:`ModelOptions`
     fields (with ``--model``), plus ``out``; it reads them (:func:`config_from_values`) and
-    calls ``body``."""
+    calls ``body``. With ``out_folder`` (``--out`` names a folder) it takes ``--force`` too,
+    and refuses a folder that is not safe to write into without it
+    (:func:`~wordlens.methods.base.check_output_dir`)."""
     model_specs = [
         spec for spec in option_specs(ModelOptions) if spec.name in ("model", *model_options)
     ]
     specs = [*option_specs(config_type), *model_specs[1:]]
     found = [*parameters(model_specs[0], required=model_required), out]
+    found += [force_parameter()] if out_folder else []
     found += [parameter for spec in specs for parameter in parameters(spec)]
     model_names = [spec.name for spec in model_specs]
     arguments = [spec.name for spec in option_specs(config_type) if spec.info.argument]
@@ -140,10 +145,13 @@ def options_command(
             if values[name] is None:
                 del values[name]
         out_path = values.pop("out")
+        force = values.pop("force", False)
         with warnings_said(warn) as printed:
             model_values = {name: values.pop(name) for name in model_names}
             model = config_from_values(ModelOptions, model_values)
             config = config_from_values(config_type, values)
+            if out_folder:
+                check_output_dir(out_path, force=force)
             body(model, config, out_path, printed)
 
     command.__signature__ = inspect.Signature(found)  # type: ignore[attr-defined]
@@ -460,6 +468,7 @@ def build_app() -> typer.Typer:
         model_options=tuple(spec.name for spec in option_specs(ModelOptions)),
         model_required=True,
         out=out_parameter(None, "Output file: .npy (+ .json sidecar) or .parquet."),
+        out_folder=False,
     )
     root.command("embed", cls=Command)(embed)
     reproduce = options_command(

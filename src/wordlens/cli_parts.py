@@ -114,6 +114,22 @@ def out_parameter(default: Path | None, help: str) -> inspect.Parameter:
     )
 
 
+def force_parameter() -> inspect.Parameter:
+    """The ``--force`` option of a command whose ``--out`` is a folder."""
+    return inspect.Parameter(
+        "force",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=False,
+        annotation=Annotated[
+            bool,
+            typer.Option(
+                help="Write into --out even if it is a filesystem root, the home folder or a "
+                "folder that holds other files than results of wordlens (its files are kept)."
+            ),
+        ],
+    )
+
+
 _TYPE_NAMES = {str: "str", int: "int", float: "float", Path: "path"}
 _LONGEST_CHOICES = 24
 """Choices longer than this together (``random|bleached|aligned|misaligned``) show as

@@ -266,13 +266,20 @@ class Run:
     complete: bool = True
 
     def write(
-        self, out_dir: StrPath, prefix: str = "", *, figures: Sequence[Figure] | None = None
+        self,
+        out_dir: StrPath,
+        prefix: str = "",
+        *,
+        figures: Sequence[Figure] | None = None,
+        others: Sequence[Path] = (),
     ) -> list[Path]:
         """Write every table as ``<prefix><name>`` (:meth:`Result.write`), each figure as
         ``<prefix>figure_<n>_<title>`` ``.png``, ``.svg`` and ``.pdf`` (:meth:`Figure.save_all`),
         then ``run.json``, into ``out_dir`` (text, e.g. ``"out/"``, or a path). ``figures``: the
         report's figures when the caller has built the report already; None builds it
-        (:meth:`figures`).
+        (:meth:`figures`). ``others``: the run's files written before (its report, a method's
+        own figures). The manifest lists the names of all the run's files (``files``), so the
+        next run that replaces the folder knows which entries are not the run's.
 
         Raises
         ------
@@ -287,14 +294,15 @@ class Run:
         shown = self.figures() if figures is None else figures
         for number, figure in enumerate(shown, start=1):
             written += figure.save_all(out_dir / f"{prefix}figure_{number}_{_slug(figure.title)}")
+        path = out_dir / RUN_MANIFEST
         manifest = {
             "method": self.method,
             "tables": stems,
+            "files": sorted({item.name for item in (*others, *written, path)}),
             "created": datetime.now(UTC).isoformat(timespec="seconds"),
             "versions": package_versions(),
             "metadata": self.metadata,
         }
-        path = out_dir / RUN_MANIFEST
         try:
             atomic_write_text(path, json.dumps(manifest, indent=2, default=str) + "\n")
         except OSError as error:

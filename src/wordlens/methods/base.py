@@ -22,6 +22,7 @@ Python API call it: it checks the output directory, runs, writes the tables, ``r
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
@@ -32,11 +33,18 @@ from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
-from wordlens._files import atomic_write_text, ensure_writable_dir
+from wordlens._files import (
+    atomic_write_text,
+    ensure_writable_dir,
+    staged_files,
+    staging_dir,
+    swap_in,
+    unsafe_output_dir,
+)
 from wordlens.errors import OutputError, WordlensError
 from wordlens.models.options import CACHE_OPTIONS, LOADING_OPTIONS, RUN_OPTIONS, ModelOptions
 from wordlens.options import config_values
-from wordlens.results import Figure, Result, Run
+from wordlens.results import RUN_MANIFEST, Figure, Result, Run
 from wordlens.stages import StageLog, failed_stage, recording, stage_failure
 
 if TYPE_CHECKING:
@@ -47,6 +55,24 @@ if TYPE_CHECKING:
     from wordlens.report.html import Report
 
 C = TypeVar("C")
+WORK_DIR = "work"
+"""The folder of an output directory that holds a method's resumable work
+(:attr:`RunContext.work_dir`); each new run of the directory takes it over."""
+RESULT_MARKERS = (
+    "run.json",
+    "failure.json",
+    "cell.json",
+    "reproduction.json",
+    "*/run.json",
+    "*/failure.json",
+    "*/reproduction.json",
+    "revisions/*/cell.json",
+    f"{WORK_DIR}/request.json",
+)
+"""What shows that a folder holds results of wordlens (glob patterns): a run's manifest or the
+failure manifest of a failed run, a study cell's record, a reproduction's table, the same one
+folder down (a reproduction's experiments, several papers' reproductions), a sweep's
+checkpoints, asymmetry's work list."""
 Status = Callable[[str], AbstractContextManager[object]]
 
 
@@ -100,21 +126,27 @@ class RunContext:
     Attributes
     ----------
     given_dir
-        The run's output directory, or None for a run that writes nothing (:attr:`out_dir`).
+        Where the run's files go (the new folder that replaces the output directory when the
+        run is written, :func:`run_method`), or None for a run that writes nothing
+        (:attr:`out_dir`).
     progress
         Show progress bars.
     status
         Shows a message while something slow without a progress bar runs (model loading).
+    kept_dir
+        The output directory itself, whose :data:`WORK_DIR` (resumable work) outlives a run
+        that fails and is carried into the next; None: :attr:`out_dir`.
     """
 
     given_dir: Path | None
     progress: bool = False
     status: Status = no_status
+    kept_dir: Path | None = None
     _scratch: tempfile.TemporaryDirectory[str] | None = field(default=None, init=False)
 
     @property
     def out_dir(self) -> Path:
-        """Where the method may keep files (resumable work, figures): :attr:`given_dir`, or
+        """Where the method may write files of the run (figures): :attr:`given_dir`, or
         else a temporary directory, made when first asked for (a run that keeps nothing costs
         no directory) and removed by :meth:`close`."""
         if self.given_dir is not None:
@@ -122,6 +154,12 @@ class RunContext:
         if self._scratch is None:
             self._scratch = tempfile.TemporaryDirectory(prefix="wordlens-run-")
         return Path(self._scratch.name)
+
+    @property
+    def work_dir(self) -> Path:
+        """Where the method keeps resumable work (asymmetry's work list): :data:`WORK_DIR` in
+        :attr:`kept_dir`, so a failed or sharded run leaves it for the next run to resume."""
+        return (self.kept_dir or self.out_dir) / WORK_DIR
 
     def close(self) -> None:
         """Remove the temporary directory of :attr:`out_dir`, if one was made."""
@@ -274,6 +312,33 @@ def no_plan_error(name: str) -> WordlensError:
     )
 
 
+def check_output_dir(path: Path, option: str = "--out", *, force: bool = False) -> Path:
+    """``path`` if it is safe to write a run into: not a filesystem root, not the home folder,
+    and either missing, empty or holding results of wordlens (:data:`RESULT_MARKERS`).
+
+    Parameters
+    ----------
+    path
+        The output directory.
+    option
+        How the user gave it (``--out``), for the message.
+    force
+        Write there anyway.
+
+    Raises
+    ------
+    OutputError
+        Naming the folder, what it is, ``option`` and ``--force``.
+    """
+    unsafe = None if force else unsafe_output_dir(path, RESULT_MARKERS)
+    if unsafe is not None:
+        raise OutputError(
+            f"{option} {path} is {unsafe}; choose another {option}, or pass --force to write "
+            "the results there anyway"
+        )
+    return path
+
+
 def output_dir(path: Path, option: str = "--out") -> Path:
     """``path`` created and checked writable before any model is loaded, so a bad ``--out``
     fails at once instead of after the computation.
@@ -336,9 +401,16 @@ def run_method(
     """Run ``method`` and write its tables, ``run.json`` and ``report.html`` into ``out_dir``.
 
     ``out_dir`` is created first; if the run fails before writing into it, a folder this call
-    created is removed again (:func:`new_output_dir`). With ``out_dir`` None nothing is written:
-    what the method keeps in its :attr:`RunContext.out_dir` (asymmetry's resumable work list,
-    the paper figures' PNG files) goes to a temporary directory, made when the method first
+    created is removed again (:func:`new_output_dir`). The run's files are written into a new
+    folder beside ``out_dir`` (``.<name>.wordlens-new-<pid>-<random>``) that replaces it once
+    they are all written (:func:`replace_run`), so ``out_dir`` holds the previous run or the
+    new one, never a mix: a run that fails (a full disk, Ctrl-C) leaves it as it was. Only a
+    folder that is not only wordlens' (a filesystem root, the home folder, other files:
+    allowed with ``--force``, :func:`check_output_dir`) is written into in place.
+
+    With ``out_dir`` None nothing is written: what the method keeps in its
+    :attr:`RunContext.out_dir` (asymmetry's resumable work list, the paper figures' PNG files)
+    goes to a temporary directory, made when the method first
     asks for it and removed after the run.
 
     With ``model.plan`` nothing runs and nothing is written: the run (not complete) holds the
@@ -348,7 +420,8 @@ def run_method(
     ``progress``) into ``stage_log`` (a new log when None) and kept in the metadata as
     ``stages``. When a stage fails, the tables the method finished before it
     (:func:`wordlens.stages.keep_tables`) are written into ``out_dir`` with
-    :data:`FAILURE_MANIFEST` (never ``run.json``: the run is not complete), and the error is
+    :data:`FAILURE_MANIFEST` (never ``run.json``: the run is not complete) unless it holds a
+    complete run, which is kept as it was, and the error is
     raised on, marked with its stage (:func:`wordlens.stages.stage_failure`).
 
     Returns
@@ -368,20 +441,116 @@ def run_method(
         with closing(RunContext(None, progress, status)) as context:
             return _run(method, model, config, context, log), []
     with new_output_dir(out_dir):
+        if unsafe_output_dir(out_dir, RESULT_MARKERS) is not None:  # --force: written in place
+            return _run_into(method, model, config, out_dir, out_dir, progress, status, log)
+        real = out_dir.resolve()  # a link to a folder: the folder is replaced, beside itself
         try:
-            run = _run(method, model, config, RunContext(out_dir, progress, status), log)
-        except Exception as error:
-            with suppress(OutputError):  # a full disk must not hide the stage's own error
-                write_unfinished(method, log, error, out_dir)
-            raise
-    (out_dir / FAILURE_MANIFEST).unlink(missing_ok=True)
+            staged = staging_dir(real)
+        except OSError as error:
+            raise OutputError(
+                f"cannot write results to {out_dir}: a run is built beside it, in its parent "
+                f"folder ({error}); choose another --out"
+            ) from error
+        try:
+            run, written = _run_into(method, model, config, real, staged, progress, status, log)
+        finally:
+            shutil.rmtree(staged, ignore_errors=True)
+    return run, [out_dir / path.name for path in written]
+
+
+def _run_into(
+    method: Method[C],
+    model: ModelOptions,
+    config: C,
+    out_dir: Path,
+    staged: Path,
+    progress: bool,
+    status: Status,
+    log: StageLog,
+) -> tuple[Run, list[Path]]:
+    """:func:`run_method` into ``out_dir``, its files written into ``staged``: a new folder
+    beside ``out_dir``, swapped in for it (:func:`replace_run`) once they are all written, or
+    ``out_dir`` itself (a folder that is not only wordlens', written into with ``--force``)."""
+    before = {entry.name for entry in staged.iterdir()}  # none, but in a folder written in place
+    context = RunContext(staged, progress, status, kept_dir=out_dir)
+    try:
+        run = _run(method, model, config, context, log)
+    except Exception as error:
+        if not (out_dir / RUN_MANIFEST).exists():  # a complete run there stays as it was
+            with suppress(OSError):  # a full disk must not hide the stage's own error
+                if write_unfinished(method, log, error, staged).tables and staged != out_dir:
+                    replace_run(staged, out_dir)
+        raise
     if not run.complete:
         return run, []
+    (staged / FAILURE_MANIFEST).unlink(missing_ok=True)
     report = method.report(run)  # built once: its figures are written beside the tables
-    written = run.write(out_dir, method.prefix, figures=[] if report is None else report.figures)
-    if report is not None:
-        written.append(report.write(out_dir / "report.html"))
-    return run, written
+    try:
+        pages = [] if report is None else [report.write(staged / "report.html")]
+        own = [item for item in staged.iterdir() if item.name not in before and item not in pages]
+        figures = [] if report is None else report.figures
+        written = run.write(staged, method.prefix, figures=figures, others=[*own, *pages]) + pages
+        if staged != out_dir:
+            replace_run(staged, out_dir)
+    except OSError as error:
+        if staged == out_dir:
+            raise
+        cause = error.__cause__ if isinstance(error.__cause__, OSError) else error
+        raise OutputError(
+            f"cannot write results to {out_dir}: {cause.strerror or cause}; it is left as it was"
+        ) from error
+    return run, [out_dir / path.name for path in written]
+
+
+@contextmanager
+def written_beside(out_dir: Path, last: str) -> Iterator[Path]:
+    """:func:`wordlens._files.staged_files`: a folder beside ``out_dir`` to write the final files
+    of a resumable workspace into, moved into ``out_dir`` (``last`` last) when the block ends
+    without error.
+
+    Raises
+    ------
+    OutputError
+        If the folder cannot be created or a file cannot be moved.
+    """
+    try:
+        with staged_files(out_dir, last) as staged:
+            yield staged
+    except OutputError:
+        raise
+    except OSError as error:
+        raise OutputError(f"cannot write results to {out_dir} ({error})") from error
+
+
+def replace_run(staged: Path, out_dir: Path) -> None:
+    """Replace the folder ``out_dir`` with ``staged``, a run's files written beside it
+    (:func:`wordlens._files.swap_in`), carrying over the entries of ``out_dir`` that are not its
+    run's files: those its manifest (``run.json`` or :data:`FAILURE_MANIFEST`) does not list
+    (resumable work, a study cell's record, files of the user's), or, without a list,
+    :data:`WORK_DIR` and ``cell.json`` from a folder of results and everything from any other.
+
+    Raises
+    ------
+    OSError
+        If a rename fails (``out_dir`` is then as it was).
+    """
+    swap_in(staged, out_dir, _not_the_runs(out_dir))
+
+
+def _not_the_runs(out_dir: Path) -> list[str]:
+    """The names of the entries of ``out_dir`` that are not files of the run it holds."""
+    if not out_dir.is_dir():
+        return []
+    names = [entry.name for entry in out_dir.iterdir()]
+    for manifest in (RUN_MANIFEST, FAILURE_MANIFEST):
+        try:
+            listed = set(json.loads((out_dir / manifest).read_text(encoding="utf-8"))["files"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        return [name for name in names if name not in listed]
+    if unsafe_output_dir(out_dir, RESULT_MARKERS) is None:  # results listed nowhere: older runs
+        return [name for name in names if name in (WORK_DIR, "cell.json")]
+    return names
 
 
 FAILURE_MANIFEST = "failure.json"
@@ -406,9 +575,10 @@ def write_unfinished(
     if not unfinished.tables:
         return unfinished
     stems = {name: f"{method.prefix}{name}" for name in unfinished.tables}
+    written = [FAILURE_MANIFEST]
     for name, table in unfinished.tables.items():
-        Result(stems[name], table, metadata).write(out_dir)
-    manifest = {**metadata, "tables": stems}
+        written += [path.name for path in Result(stems[name], table, metadata).write(out_dir)]
+    manifest = {**metadata, "tables": stems, "files": sorted(written)}
     atomic_write_text(
         out_dir / FAILURE_MANIFEST, json.dumps(manifest, indent=2, default=str) + "\n"
     )

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from wordlens.errors import DeviceError, WordlensError
-from wordlens.methods.base import output_dir, run_method
+from wordlens.methods.base import output_dir, run_method, written_beside
 from wordlens.methods.registry import get_method
 from wordlens.models.options import ModelOptions
 from wordlens.options import OptionError, config_from_values, option, option_specs
@@ -553,7 +553,8 @@ def _write(reproduction: Reproduction, out_dir: Path) -> list[Path]:
             for e in reproduction.experiments
         ],
     }
-    written = Result("reproduction", reproduction.table, metadata).write(out_dir)
-    written += Result("findings", reproduction.findings, metadata).write(out_dir)
-    written.append(reproduction_report(reproduction).write(out_dir / "report.html"))
-    return written
+    with written_beside(out_dir, "reproduction.json") as staged:
+        written = Result("reproduction", reproduction.table, metadata).write(staged)
+        written += Result("findings", reproduction.findings, metadata).write(staged)
+        written.append(reproduction_report(reproduction).write(staged / "report.html"))
+    return [out_dir / path.name for path in written]

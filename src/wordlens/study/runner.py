@@ -25,6 +25,7 @@ from typing import Any, Literal
 from rich.table import Table
 from rich.text import Text
 
+from wordlens._files import process_alive
 from wordlens.distributed import Backend, RayBackend, use_backend
 from wordlens.errors import WordlensError
 from wordlens.methods.base import Method, Status, no_status, run_method
@@ -338,13 +339,7 @@ def _alive(pid: int | None, host: str | None) -> bool:
     """Whether the process that wrote a running record may still run (unknown hosts: yes)."""
     if pid is None or host != socket.gethostname():
         return host is not None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return process_alive(pid)
 
 
 def status_table(study: Study) -> Table:

@@ -45,9 +45,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from wordlens._files import read_text
+from wordlens._files import read_text, unsafe_output_dir
 from wordlens.errors import WordlensError
 from wordlens.methods.registry import registered_methods
 from wordlens.models.loading import local_model_files, model_spec_problem
@@ -133,6 +133,18 @@ class StudyFile(BaseModel):
         min_length=1, description="Models: mappings, or plain strings (the `model` alone)."
     )
     methods: dict[str, dict[str, Any] | None] = Field(min_length=1)
+
+    @field_validator("out", "cache_dir", mode="before")
+    @classmethod
+    def _not_null(cls, value: object) -> object:
+        """A folder given as null (``out: ~``: YAML's null, not the home folder) is an error,
+        not the default."""
+        if value is None:
+            raise ValueError(
+                "is null (in YAML a bare ~ is null, not the home folder): leave the key out for "
+                "the default, or write a folder"
+            )
+        return value
 
 
 @dataclass(frozen=True)
@@ -256,6 +268,10 @@ def load_study(path: Path, *, check_inputs: bool = True) -> Study:
     _check_unique([m.slug for m in entries], "model", path, lines, ("models",))
     base = path.parent
     out_dir = _under(base, parsed.out or Path("wordlens-results") / parsed.name)
+    unsafe = unsafe_output_dir(out_dir)
+    if unsafe is not None:
+        message = f"{out_dir} is {unsafe}: give the study a folder of its own"
+        raise StudyFileError(_located(path, lines, ("out",), message))
     cells = [
         Cell(model, method, config, out_dir / relative, relative)
         for method, config in configs.items()

@@ -37,13 +37,14 @@ from wordlens.methods.base import (
     output_dir,
     run_method,
     sharing_inputs,
+    written_beside,
 )
 from wordlens.methods.registry import get_method
 from wordlens.models.loading import sharing_tokenizers
 from wordlens.models.options import ModelOptions
 from wordlens.models.revisions import Checkpoint, LeftOut, checkpoints, left_out
 from wordlens.options import config_values
-from wordlens.results import Figure, Run, register_view
+from wordlens.results import RUN_MANIFEST, Figure, Run, register_view
 from wordlens.study.records import CellRecord
 from wordlens.study.runner import CellProgress, cell_status, pending_record, run_cells
 from wordlens.study.spec import Cell, Study, checkpoint_entry, slugify
@@ -274,11 +275,14 @@ def _checkpoint(cell: Cell) -> Checkpoint:
 
 
 def write_sweep(sweep: Sweep, out_dir: Path) -> list[Path]:
-    """Write the sweep's tables, figures, ``run.json`` and ``report.html`` into ``out_dir``."""
+    """Write the sweep's tables, figures, ``run.json`` and ``report.html`` into ``out_dir``
+    (all written beside it first, :func:`~wordlens.methods.base.written_beside`: the
+    checkpoints' runs in it stay)."""
     report = sweep_page(sweep)
-    written = sweep.write(out_dir, PREFIX, figures=report.figures)
-    written.append(report.write(out_dir / "report.html"))
-    return written
+    with written_beside(out_dir, RUN_MANIFEST) as staged:
+        written = sweep.write(staged, PREFIX, figures=report.figures)
+        written.append(report.write(staged / "report.html"))
+    return [out_dir / path.name for path in written]
 
 
 def sweep_page(sweep: Run) -> Any:

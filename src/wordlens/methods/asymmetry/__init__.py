@@ -64,7 +64,7 @@ class Asymmetry(Method[AsymmetryConfig]):
         work = (
             output_dir(config.workdir, "--workdir")
             if config.workdir is not None
-            else context.out_dir / "work"
+            else context.work_dir
         )
         norms = self.read_inputs(config)
         with context.status(f"loading {model.required_model()}"):
