@@ -15,12 +15,9 @@ anything unexpected (a bug: the traceback is shown).
 from __future__ import annotations
 
 import inspect
-import signal
-import threading
 from collections.abc import Callable, Sequence
-from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -41,8 +38,8 @@ from wordlens.cli_parts import (
     Command,
     Group,
     console,
-    errors,
     force_parameter,
+    handle_errors,
     out_parameter,
     parameters,
     root_options,
@@ -52,7 +49,7 @@ from wordlens.cli_parts import (
     warn,
     warnings_said,
 )
-from wordlens.errors import OutputError, Terminated, WordlensError
+from wordlens.errors import OutputError, WordlensError
 from wordlens.export import EmbedOptions
 from wordlens.methods.base import Method, check_output_dir, new_output_dir
 from wordlens.methods.registry import registered_methods
@@ -61,53 +58,10 @@ from wordlens.options import config_from_values, option_specs
 from wordlens.reproduce.runner import ReproduceOptions
 from wordlens.stages import summary_line
 
-F = TypeVar("F", bound=Callable[..., Any])
 Body = Callable[[ModelOptions, Any, Path, set[str]], None]
 """What a generated command does with the model options, its config and ``--out``; it adds the
 lines it prints that repeat a Python warning (a run's notes) to the set, so that the warning is
 not said again (:func:`~wordlens.cli_parts.warnings_said`)."""
-
-
-def handle_errors(function: F) -> F:
-    """Turn wordlens errors into a one-line message and exit code 2; Ctrl-C into 130 and SIGTERM
-    into 143 (SIGTERM raises :class:`~wordlens.errors.Terminated` in the main thread while the
-    command runs, so it unwinds as Ctrl-C does and finished batches stay in the cache); Python
-    warnings into ``warning:`` lines, once each (:func:`~wordlens.cli_parts.warnings_said`)."""
-
-    @wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        previous = _on_sigterm(_raise_terminated)
-        try:
-            with warnings_said(warn):
-                return function(*args, **kwargs)
-        except WordlensError as error:
-            say_error(str(error))
-            raise typer.Exit(2) from error
-        except Terminated:
-            errors.print("terminated (SIGTERM); " + _KEPT)
-            raise typer.Exit(143) from None
-        except KeyboardInterrupt:
-            errors.print("interrupted; " + _KEPT)
-            raise typer.Exit(130) from None
-        finally:
-            _on_sigterm(previous)
-
-    return wrapper  # type: ignore[return-value]
-
-
-_KEPT = "finished batches are kept in the activation cache, so a rerun resumes"
-_SignalHandler = Callable[[int, Any], Any] | int | None
-
-
-def _raise_terminated(signum: int, frame: Any) -> None:
-    raise Terminated
-
-
-def _on_sigterm(handler: _SignalHandler) -> _SignalHandler:
-    """Install ``handler`` for SIGTERM (main thread only); returns the one it replaces."""
-    if handler is None or threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGTERM, handler)
 
 
 # --- commands generated from option declarations -------------------------------------------

@@ -18,12 +18,15 @@
 from __future__ import annotations
 
 import inspect
+import signal
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -32,7 +35,10 @@ from rich.text import Text
 from typer.core import TyperCommand, TyperGroup
 
 from wordlens._version import __version__
+from wordlens.errors import Terminated, WordlensError
 from wordlens.options import OptionSpec
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 CONTEXT: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 """Context settings of the ``wordlens`` group: its commands inherit them."""
@@ -253,3 +259,45 @@ def warnings_said(say: Callable[[str], None]) -> Iterator[set[str]]:
             for text in dict.fromkeys(str(warning.message) for warning in caught):
                 if text not in printed:
                     say(text)
+
+
+def handle_errors(function: F) -> F:
+    """Turn wordlens errors into a one-line message and exit code 2; Ctrl-C into 130 and SIGTERM
+    into 143 (SIGTERM raises :class:`~wordlens.errors.Terminated` in the main thread while the
+    command runs, so it unwinds as Ctrl-C does and finished batches stay in the cache); Python
+    warnings into ``warning:`` lines, once each (:func:`~wordlens.cli_parts.warnings_said`)."""
+
+    @wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        previous = _on_sigterm(_raise_terminated)
+        try:
+            with warnings_said(warn):
+                return function(*args, **kwargs)
+        except WordlensError as error:
+            say_error(str(error))
+            raise typer.Exit(2) from error
+        except Terminated:
+            errors.print("terminated (SIGTERM); " + _KEPT)
+            raise typer.Exit(143) from None
+        except KeyboardInterrupt:
+            errors.print("interrupted; " + _KEPT)
+            raise typer.Exit(130) from None
+        finally:
+            _on_sigterm(previous)
+
+    return wrapper  # type: ignore[return-value]
+
+
+_KEPT = "finished batches are kept in the activation cache, so a rerun resumes"
+_SignalHandler = Callable[[int, Any], Any] | int | None
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
+def _on_sigterm(handler: _SignalHandler) -> _SignalHandler:
+    """Install ``handler`` for SIGTERM (main thread only); returns the one it replaces."""
+    if handler is None or threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler)
