@@ -78,8 +78,7 @@ class AssociationConfig:
     seed: int = option(0, "Seed of the resamples and partitions.", minimum=0, maximum=SEED_MAX)
     max_missing: float | None = option(
         None,
-        "Skip the query when a set loses more than this share of its words to the model "
-        "(WEFE's lost_vocabulary_threshold, 0.2 there). Default: no threshold.",
+        help_texts.MAX_MISSING,
         none="none",
         minimum=0,
         maximum=1,
