@@ -258,3 +258,65 @@ def test_two_layers_have_a_strongest_layer_but_no_disagreements(
     assert run.tables["disagreements"]["spearman_rho"].isna().all()
     assert "strongest layer" in output
     assert "pairs of metrics" not in output
+
+
+LOSING = {
+    **QUERY,
+    "targets": {**QUERY["targets"], "insects": [*QUERY["targets"]["insects"][:-1], UNKNOWN]},
+}
+"""QUERY with its last insect unknown to GloVe: 'insects' loses 1 of its 6 words (1/6)."""
+
+
+@pytest.mark.parametrize(("share", "skipped"), [(0.1, True), (1 / 6, False), (0.2, False)])
+def test_max_missing_skips_a_query_as_wefe_lost_vocabulary_threshold_does(
+    glove: WordEmbedder, share: float, skipped: bool
+) -> None:
+    """A set losing more than the share skips the query (WEFE: its result is NaN), one losing
+    that share or less keeps it (WEFE's comparison is strict too): ECT's values are WEFE's."""
+    from wefe.metrics import ECT
+    from wefe.query import Query as WefeQuery
+
+    model = wefe_glove([word for word in query_words(LOSING) if word != UNKNOWN])
+    names, targets = list(LOSING["targets"]), list(LOSING["targets"].values())
+    ect = wordlens.run("ect", glove, query=LOSING, max_missing=share, bootstrap=0, permutations=0)
+    both = wordlens.run("associations", glove, query=LOSING, max_missing=share, **FAST)
+    for run in (ect, both):
+        assert run.metadata["config"]["max_missing"] == share
+    reason = (
+        f"skipped: 'insects' lost 1 of 6 words (17%), more than --max-missing {share:g} of a "
+        "set's words"
+    )
+    values = dict(zip(ect.tables["scores"]["part"], ect.tables["scores"]["value"], strict=True))
+    for name, words in LOSING["attributes"].items():
+        peer = ECT().run_query(
+            WefeQuery(targets, [words], names, [name]),
+            model,
+            preprocessors=[{}],
+            lost_vocabulary_threshold=share,
+        )["ect"]
+        if skipped:
+            assert np.isnan(peer)
+        else:
+            assert values[name] == pytest.approx(peer, abs=1e-6)
+    if skipped:
+        assert ect.metadata["skipped"] == both.metadata["skipped"] == reason
+        assert ect.tables["scores"].empty and both.tables["scores"].empty
+        assert both.metadata["not_computed"] == dict.fromkeys(METRICS, reason)
+        assert ect.metadata["left_out"] == {"insects": [UNKNOWN]}
+    else:
+        assert ect.metadata["skipped"] == both.metadata["skipped"] == ""
+        assert set(both.tables["scores"]["metric"]) == set(METRICS)
+
+
+def test_a_skipped_query_says_why_on_the_command_line(tmp_path: Path) -> None:
+    path = tmp_path / "losing.yaml"
+    path.write_text(yaml.safe_dump(LOSING), encoding="utf-8")
+    for name in ("associations", "rnd"):
+        args = [name, "-m", "glove-6b-50d", "--query", str(path), "--max-missing", "0.1"]
+        output, run = _invoke([*args, "--out", str(tmp_path / name)])
+        assert output.startswith(
+            "skipped: 'insects' lost 1 of 6 words (17%), more than --max-missing 0.1 of a set's "
+            f"words set insects: 1 word(s) left out: not in the vocabulary: {UNKNOWN}"
+        )
+        assert run.tables["scores"].empty
+        assert (tmp_path / name / "report.html").is_file()
