@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 
 import wordlens
 from tests.peer_data import query_words, raw_glove, wefe_glove
+from tests.test_cli_names import COMMANDS, _flags
 from wordlens.cli import app
 from wordlens.methods.associations import association_metrics
 from wordlens.methods.associations.ranking import strength
@@ -161,14 +162,6 @@ def _invoke(args: list[str]) -> tuple[str, wordlens.Run]:
     return " ".join(result.output.split()), wordlens.read_run(out)
 
 
-def _flags(command: str) -> set[str]:
-    """Every option flag ``wordlens COMMAND`` takes, read from the click command typer builds."""
-    import typer.main
-
-    click_command = typer.main.get_command(app).commands[command]  # type: ignore[attr-defined]
-    return {flag for param in click_command.params for flag in (*param.opts, *param.secondary_opts)}
-
-
 def test_a_metric_that_cannot_run_is_reported_with_its_reason_and_the_others_run(
     glove: WordEmbedder, tmp_path: Path
 ) -> None:
@@ -234,7 +227,7 @@ def test_the_reason_names_only_options_associations_takes(
     assert "too small for a stratified 80/20 holdout split" in reason
     suggested = set(re.findall(r"--[a-z][a-z-]*", reason))
     assert suggested == {"--no-holdout"}
-    assert suggested <= _flags("associations")
+    assert suggested <= _flags(COMMANDS["associations"], hidden=False)
     _, fitted = _invoke([*args, "--no-holdout", "--out", str(tmp_path / "all")])
     assert fitted.metadata["not_computed"] == {}
     scores = fitted.tables["scores"]
