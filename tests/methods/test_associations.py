@@ -312,4 +312,6 @@ def test_a_skipped_query_says_why_on_the_command_line(tmp_path: Path) -> None:
             f"words set insects: 1 word(s) left out: not in the vocabulary: {UNKNOWN}"
         )
         assert run.tables["scores"].empty
-        assert (tmp_path / name / "report.html").is_file()
+        report = (tmp_path / name / "report.html").read_text(encoding="utf-8")
+        assert "0.1 (a set losing more is skipped)" in report
+        assert "skipped: &#x27;insects&#x27; lost 1 of 6 words" in report

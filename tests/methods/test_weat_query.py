@@ -323,3 +323,5 @@ def test_a_skipped_weat_query_says_why_on_the_command_line(tmp_path: Path) -> No
         f"test {QUERY_ID}: skipped: 'weapons' lost 1 of 6 words (17%), more than --max-missing "
         "0.1 of a set's words" in result.stdout
     )
+    report = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert "most share of a set&#x27;s words lost: 0.1 (a set losing more is skipped)" in report

@@ -139,6 +139,7 @@ class Weat(Method[WeatConfig]):
         return [*shown, *dropped, *_notes(run)]
 
     def report(self, run: Run) -> Report:
+        from wordlens.methods.association.method import max_missing_text
         from wordlens.methods.weat.figures import weat_figure
         from wordlens.report.html import Report, listed_by_reason
         from wordlens.stats import P_VALUE_RULE
@@ -147,7 +148,8 @@ class Weat(Method[WeatConfig]):
         report = Report(f"WEAT on {metadata['model']['name']}", metadata=metadata)
         report.paragraph(
             f"{self.citation}. Context: {metadata['config']['context']}; "
-            f"effect size: {metadata['config']['effect_size']}."
+            f"effect size: {metadata['config']['effect_size']}; most share of a set's words "
+            f"lost: {max_missing_text(metadata['config'])}."
         )
         if len(run.tables["weat"]):
             figure, alt, caption = weat_figure(run.tables["weat"], metadata["model"]["name"])
