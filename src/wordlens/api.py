@@ -252,7 +252,8 @@ def weat(
         Fields of :class:`~wordlens.methods.weat.config.WeatConfig`: ``tests`` (test numbers,
         None: all ten), ``layers`` (None: all), ``context`` (``"template"``: each word in
         ``template``; ``"none"``: alone), ``pooling``, ``permutations`` (permutation partitions),
-        ``seed``, ``ddof``; and the loading options of :func:`run`.
+        ``seed``, ``ddof``, ``max_missing`` (skip a test one of whose sets loses more than
+        this share of its words); and the loading options of :func:`run`.
 
     Returns
     -------
@@ -613,8 +614,9 @@ def rnd(
         Show progress bars.
     **options
         Fields of :class:`~wordlens.methods.rnd.config.RndConfig`: ``layers``, ``context``,
-        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed`` and the
-        metric's own ``normalize``, ``average`` (WEFE's mean over the attribute words),
+        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed``,
+        ``max_missing`` (skip the query when a set loses more than this share of its words) and
+        the metric's own ``normalize``, ``average`` (WEFE's mean over the attribute words),
         ``distance``; and the loading options of :func:`run`.
 
     Returns
@@ -672,8 +674,9 @@ def rnsb(
         Show progress bars.
     **options
         Fields of :class:`~wordlens.methods.rnsb.config.RnsbConfig`: ``layers``, ``context``,
-        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed`` and the
-        metric's own ``fits``, ``holdout``; and the loading options of :func:`run`.
+        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed``,
+        ``max_missing`` (skip the query when a set loses more than this share of its words) and
+        the metric's own ``fits``, ``holdout``; and the loading options of :func:`run`.
 
     Returns
     -------
@@ -728,7 +731,8 @@ def mac(
         Show progress bars.
     **options
         Fields of :class:`~wordlens.methods.association.AssociationConfig`: ``layers``, ``context``,
-        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed``;
+        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed``,
+        ``max_missing`` (skip the query when a set loses more than this share of its words);
         and the loading options of :func:`run`.
 
     Returns
@@ -785,7 +789,8 @@ def ect(
         Show progress bars.
     **options
         Fields of :class:`~wordlens.methods.association.AssociationConfig`: ``layers``, ``context``,
-        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed``;
+        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed``,
+        ``max_missing`` (skip the query when a set loses more than this share of its words);
         and the loading options of :func:`run`.
 
     Returns
@@ -843,8 +848,9 @@ def ripa(
         Show progress bars.
     **options
         Fields of :class:`~wordlens.methods.ripa.config.RipaConfig`: ``layers``, ``context``,
-        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed`` and the
-        metric's own ``relation`` (``"pc"``: the paper's first principal component; ``"pairs"``:
+        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed``,
+        ``max_missing`` (skip the query when a set loses more than this share of its words) and
+        the metric's own ``relation`` (``"pc"``: the paper's first principal component; ``"pairs"``:
         WEFE's); and the loading options of :func:`run`.
 
     Returns
@@ -901,7 +907,8 @@ def semaxis(
         Show progress bars.
     **options
         Fields of :class:`~wordlens.methods.association.AssociationConfig`: ``layers``, ``context``,
-        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed``;
+        ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``, ``seed``,
+        ``max_missing`` (skip the query when a set loses more than this share of its words);
         and the loading options of :func:`run`.
 
     Returns
@@ -956,9 +963,10 @@ def associations(
     progress
         Show progress bars.
     **options
-        Fields of :class:`~wordlens.methods.association.AssociationConfig`: ``layers``,
+        Fields of :class:`~wordlens.methods.associations.AssociationsConfig`: ``layers``,
         ``context``, ``template``, ``pooling``, ``bootstrap``, ``permutations``, ``confidence``,
-        ``seed``; and the loading options of :func:`run`.
+        ``seed``, ``max_missing`` and RNSB's ``holdout``; and the loading options of
+        :func:`run`.
 
     Returns
     -------
@@ -966,7 +974,9 @@ def associations(
         Tables ``scores`` (every metric's, with a ``metric`` column and ``strength``: the value
         oriented so that larger means more association), ``ranks`` (each metric's strongest
         layer and the layers from strongest to weakest) and ``disagreements`` (Spearman's rho
-        between two metrics' strengths over the layers).
+        between two metrics' strengths over the layers); metadata ``not_computed`` (each metric
+        that cannot run on the query, with why) and ``skipped`` (why the whole query was, under
+        ``max_missing``; '' where it ran).
 
     Examples
     --------

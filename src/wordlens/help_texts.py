@@ -18,6 +18,10 @@ CONVENTIONS = (
     "Input conventions: wordlens (--bos as given) or paper (the paper authors' BOS choice; see "
     "wordlens.conventions)."
 )
+MAX_MISSING = (
+    "Skip the query when one of its sets loses more than this share of its words to the model "
+    "(WEFE's lost_vocabulary_threshold, 0.2 there). Default: no threshold."
+)
 
 MAX_PERMUTATIONS = 10_000_000
 """The most relabellings a permutation test takes (every method's ``permutations`` option). A

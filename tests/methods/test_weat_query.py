@@ -271,3 +271,57 @@ def test_twins_after_the_lookup_are_refused_and_the_ten_tests_have_none(
     for model in (glove, minilm):
         run = run_weat(model, config=WeatConfig(permutations=10, layers=(0,)))
         assert set(run.tables["weat"]["test"]) == set(range(1, 11))
+
+
+@pytest.mark.parametrize(("share", "skipped"), [(0.1, True), (1 / 6, False)])
+def test_max_missing_skips_a_query_as_wefe_lost_vocabulary_threshold_does(
+    glove: WordEmbedder, share: float, skipped: bool
+) -> None:
+    """'weapons' loses 1 of its 6 words: above the share the test is skipped with the reason
+    (WEFE's WEAT: NaN), at it the effect size is WEFE's (its population std: ddof 0)."""
+    from wefe.metrics import WEAT
+    from wefe.query import Query as WefeQuery
+
+    from tests.peer_data import wefe_glove
+
+    unknown = "qzxwvutsr"
+    targets = {**TARGETS, "weapons": [*TARGETS["weapons"][:-1], unknown]}
+    query = {"targets": targets, "attributes": ATTRIBUTES}
+    words = [w for sets in (targets, ATTRIBUTES) for ws in sets.values() for w in ws]
+    peer = WEAT().run_query(
+        WefeQuery(
+            list(targets.values()), list(ATTRIBUTES.values()), list(targets), list(ATTRIBUTES)
+        ),
+        wefe_glove([word for word in words if word != unknown]),
+        preprocessors=[{}],
+        lost_vocabulary_threshold=share,
+        return_effect_size=True,
+    )["effect_size"]
+    run = wordlens.run("weat", glove, query=query, max_missing=share, ddof=0, permutations=10)
+    assert run.metadata["config"]["max_missing"] == share
+    assert run.metadata["dropped_words"] == {str(QUERY_ID): [unknown]}
+    if skipped:
+        assert np.isnan(peer)
+        assert run.tables["weat"].empty
+        assert run.metadata["skipped"] == {
+            str(QUERY_ID): "skipped: 'weapons' lost 1 of 6 words (17%), more than --max-missing "
+            "0.1 of a set's words"
+        }
+    else:
+        assert run.metadata["skipped"] == {}
+        assert run.tables["weat"]["effect_size"].item() == pytest.approx(peer, abs=1e-6)
+
+
+def test_a_skipped_weat_query_says_why_on_the_command_line(tmp_path: Path) -> None:
+    query = tmp_path / "query.json"
+    targets = {**TARGETS, "weapons": [*TARGETS["weapons"][:-1], "qzxwvutsr"]}
+    query.write_text(json.dumps({"targets": targets, "attributes": ATTRIBUTES}), encoding="utf-8")
+    args = ["weat", "-m", "glove-6b-50d", "--query", str(query), "--max-missing", "0.1"]
+    result = run_wordlens(*args, "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    assert (
+        f"test {QUERY_ID}: skipped: 'weapons' lost 1 of 6 words (17%), more than --max-missing "
+        "0.1 of a set's words" in result.stdout
+    )
+    report = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert "most share of a set&#x27;s words lost: 0.1 (a set losing more is skipped)" in report

@@ -43,6 +43,11 @@ class AssociationConfig:
         Level of the bootstrap interval.
     seed
         Seed of the resamples and partitions (and of a metric's own random choices).
+    max_missing
+        Most share of a set's words the model may lack: a query with a set that loses more is
+        skipped, with the reason (:func:`~wordlens.methods.association.vectors.too_many_lost`;
+        WEFE's ``lost_vocabulary_threshold``, Badilla et al. 2020, whose default is 0.2).
+        None (the default): no threshold, every word the model reads is used.
     """
 
     query: Path | None = option(
@@ -71,6 +76,13 @@ class AssociationConfig:
     )
     confidence: float = option(0.95, "Level of the bootstrap interval.")
     seed: int = option(0, "Seed of the resamples and partitions.", minimum=0, maximum=SEED_MAX)
+    max_missing: float | None = option(
+        None,
+        help_texts.MAX_MISSING,
+        none="none",
+        minimum=0,
+        maximum=1,
+    )
 
     def check(self) -> None:
         """Refuse a template without one ``{word}``, counts outside their declared bounds

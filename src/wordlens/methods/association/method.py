@@ -17,7 +17,7 @@ from wordlens.methods.base import Method, RunContext, Summary, read_once_when_sh
 from wordlens.results import Run
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     import pandas as pd
     from rich.console import RenderableType
@@ -53,6 +53,11 @@ _RELABELLED: dict[Scheme, str] = {
     "words, statistic the difference of their mean scores (null: the two attribute sets are "
     "exchangeable in their association with the relation)",
 }
+
+
+SCORE_COLUMNS = ("metric", "part", "layer", "value", "ci_low", "ci_high", "p_value")
+"""The columns every metric's table has (:meth:`AssociationMethod.scored`): those of the empty
+table of a skipped query (:attr:`~wordlens.methods.association.vectors.QueryVectors.skipped`)."""
 
 
 @dataclass(frozen=True)
@@ -197,8 +202,14 @@ class AssociationMethod(Method[C]):
         return [Part("all sets", targets, tuple(query.attributes))]
 
     def run(self, model: ModelOptions, config: C, context: RunContext) -> Run:
+        import pandas as pd
+
         query, embedder, vectors = embedded_query(self.read_inputs(config), model, config, context)
-        scored = self.scored(vectors, query, config)
+        scored = (
+            Scored(pd.DataFrame(columns=list(SCORE_COLUMNS)), [], vectors)
+            if vectors.skipped
+            else self.scored(vectors, query, config)
+        )
         metadata = {
             "method": f"{self.title} ({self.citation})",
             **query_metadata(embedder, query, config, scored.vectors),
@@ -393,10 +404,12 @@ class AssociationMethod(Method[C]):
     def console(self, run: Run) -> list[RenderableType]:
         from rich.table import Table
 
+        if run.metadata.get("skipped"):
+            return [run.metadata["skipped"], *left_out_lines(run)]
         table = run.tables["scores"]
         grid = Table(
             title=f"{self.title} on {run.metadata['model']['name']} ({self.more_bias}: more "
-            "association): value \\[interval] p",
+            "association): value [interval] p",
             title_justify="left",
         )
         grid.add_column("layer", justify="right")
@@ -405,7 +418,7 @@ class AssociationMethod(Method[C]):
             grid.add_column(str(part), justify="right")
         for layer, rows in table.groupby("layer", sort=True):
             by_part = rows.set_index("part")
-            grid.add_row(str(layer), *(_cell(by_part.loc[part]) for part in parts))
+            grid.add_row(str(layer), *(value_cell(by_part.loc[part]) for part in parts))
         return [grid, *left_out_lines(run), *run.metadata.get("notes", [])]
 
     def report(self, run: Run) -> Report:
@@ -426,10 +439,13 @@ class AssociationMethod(Method[C]):
                     for n, w in metadata["query"]["attributes"].items()
                 },
                 "context": metadata["config"]["context"],
+                "most share of a set's words lost": max_missing_text(metadata["config"]),
                 "interval": metadata["uncertainty"]["interval"],
                 "p-value": metadata["uncertainty"]["p_value"],
             }
         )
+        if metadata.get("skipped"):
+            report.paragraph(metadata["skipped"], note=True)
         table = run.tables["scores"]
         if len(table):
             figure, caption = scores_figure(table, self.label, self.more_bias)
@@ -465,11 +481,19 @@ def query_metadata(
             "template": config.template,
             "pooling": config.pooling,
             "layers": list(vectors.layers),
+            "max_missing": config.max_missing,
         },
         "query": query.as_dict(),
         "left_out": vectors.left_out,
         "why_left_out": {w: vectors.why[w] for ws in vectors.left_out.values() for w in ws},
+        "skipped": vectors.skipped,
     }
+
+
+def max_missing_text(config: Mapping[str, Any]) -> str:
+    """The run's ``--max-missing`` in words, for the reports (runs recorded before it: none)."""
+    share = config.get("max_missing")
+    return "no threshold" if share is None else f"{share:g} (a set losing more is skipped)"
 
 
 def sentence(text: str) -> str:
@@ -506,7 +530,8 @@ def read_query(name: str, given: Query | None, config: AssociationConfig) -> Que
     return Query.from_file(config.query)
 
 
-def _cell(row: pd.Series) -> str:
+def value_cell(row: pd.Series) -> str:
+    """A table row's value, with its interval and p where it has them (the consoles)."""
     import pandas as pd
 
     from wordlens.report import format_p

@@ -40,6 +40,10 @@ class QueryVectors:
         the query), only sets that lost some.
     why
         Word left out → why (:meth:`~wordlens.models.base.WordEmbedder.missing_reasons`).
+    skipped
+        Why the query is skipped (a set lost more than ``max_missing`` of its words,
+        :func:`too_many_lost`), its words then not embedded and no set holding vectors; ''
+        where it runs.
     """
 
     targets: dict[str, FloatArray]
@@ -48,6 +52,7 @@ class QueryVectors:
     layers: tuple[int, ...]
     left_out: dict[str, list[str]]
     why: dict[str, str]
+    skipped: str = ""
 
 
 def embed_query(
@@ -62,7 +67,9 @@ def embed_query(
     split the vectors by set.
 
     Words the model cannot read are left out of their set, counted and listed
-    (:attr:`QueryVectors.left_out`), never dropped silently. Two words the model reads as one
+    (:attr:`QueryVectors.left_out`), never dropped silently; where a set loses more than
+    ``config.max_missing`` of its words, nothing is embedded and the query is skipped with the
+    reason (:attr:`QueryVectors.skipped`). Two words the model reads as one
     (an uncased tokenizer's "Gun" and "gun", a static vocabulary's case-folded lookup, "café"
     composed and decomposed) are one word to it: where the query may not repeat a word (within
     a set, across the two target sets, across the two attribute sets) such twins are refused
@@ -85,6 +92,9 @@ def embed_query(
         for name, members in sets.items()
         if any(word in why for word in members)
     }
+    skipped = too_many_lost(sets, left_out, config.max_missing)
+    if skipped:
+        return QueryVectors({}, {}, {}, (), left_out, why, skipped)
     for name, members in sets.items():
         if len(left_out.get(name, [])) == len(members):
             from wordlens.report.html import listed_by_reason
@@ -118,6 +128,37 @@ def embed_query(
         left_out,
         why,
     )
+
+
+def too_many_lost(
+    sets: Mapping[str, Sequence[str]],
+    lost: Mapping[str, Sequence[str]],
+    max_missing: float | None,
+) -> str:
+    """Why a query is skipped: the sets that lost more than ``max_missing`` of their words, as
+    WEFE skips a query (``lost_vocabulary_threshold``: a set's lost share strictly greater
+    than the threshold; Badilla et al. 2020); '' when none did or there is no threshold.
+
+    Parameters
+    ----------
+    sets
+        Set name → the query's words.
+    lost
+        Set name → the words the model lacks (sets that lost none may be absent).
+    max_missing
+        The most share of a set's words that may be lost, or None for no threshold.
+    """
+    if max_missing is None:
+        return ""
+    shares = {name: len(lost.get(name, ())) / len(words) for name, words in sets.items()}
+    over = [
+        f"{name!r} lost {len(lost[name])} of {len(sets[name])} words ({share:.0%})"
+        for name, share in shares.items()
+        if share > max_missing
+    ]
+    if not over:
+        return ""
+    return f"skipped: {'; '.join(over)}, more than --max-missing {max_missing:g} of a set's words"
 
 
 def refuse_twins(

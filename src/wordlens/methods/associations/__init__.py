@@ -14,30 +14,36 @@ metrics' strengths over the layers, and the best layer of each.
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import TYPE_CHECKING, Any
 
 from wordlens.errors import WordlensError
 from wordlens.methods.association import AssociationConfig, AssociationMethod
 from wordlens.methods.association.method import (
+    SCORE_COLUMNS,
     embedded_query,
     headline_key,
     left_out_lines,
+    max_missing_text,
     query_metadata,
     read_query,
     sentence,
+    value_cell,
 )
+from wordlens.methods.associations.config import AssociationsConfig
 from wordlens.methods.base import Method, RunContext, Summary, read_once_when_shared
 from wordlens.methods.registry import register
 from wordlens.results import Run
 
 if TYPE_CHECKING:
+    import pandas as pd
     from rich.console import RenderableType
 
     from wordlens.models.options import ModelOptions
     from wordlens.report.html import Report
     from wordlens.resources import Query
 
-__all__ = ["Associations", "association_metrics", "metric_config"]
+__all__ = ["Associations", "AssociationsConfig", "association_metrics", "metric_config"]
 
 
 def association_metrics() -> list[AssociationMethod[Any]]:
@@ -48,27 +54,28 @@ def association_metrics() -> list[AssociationMethod[Any]]:
 
 
 def metric_config(metric: AssociationMethod[Any], config: AssociationConfig) -> Any:
-    """``metric``'s config on the combined page: the shared options as given, except those the
-    metric gives a default of its own (RNSB's ``bootstrap`` 0: each resample refits every
-    classifier), which keep it; the metric's own options at their defaults."""
+    """``metric``'s config on the combined page: the options of ``config`` the metric takes,
+    as given (RNSB's ``holdout`` among them), except those the metric gives a default of its
+    own (RNSB's ``bootstrap`` 0: each resample refits every classifier), which keep it; the
+    metric's other options at their defaults."""
     own = {field.name: field.default for field in dataclasses.fields(metric.config_type)}
     shared = {
         field.name: getattr(config, field.name)
-        for field in dataclasses.fields(AssociationConfig)
-        if own.get(field.name) == field.default
+        for field in dataclasses.fields(config)
+        if field.name in own and own[field.name] == field.default
     }
     return metric.config_type(**shared)
 
 
 @register
-class Associations(Method[AssociationConfig]):
+class Associations(Method[AssociationsConfig]):
     """Run every association metric (RND, RNSB, MAC, ECT, RIPA, SemAxis) on one query at every
     layer of a model, on one page: layers ranked by each, and where the metrics disagree."""
 
     name = "associations"
     title = "Association metrics by layer"
     citation = "the papers of each metric (see each row's metric)"
-    config_type = AssociationConfig
+    config_type = AssociationsConfig
     needs = "any model: a language model's word vectors in context, or static vectors"
     query: Query | None = None
 
@@ -79,11 +86,11 @@ class Associations(Method[AssociationConfig]):
         return method
 
     @read_once_when_shared
-    def read_inputs(self, config: AssociationConfig) -> Query:
+    def read_inputs(self, config: AssociationsConfig) -> Query:
         """The query: the one given in Python, or ``config.query``'s file."""
         return read_query(self.name, self.query, config)
 
-    def run(self, model: ModelOptions, config: AssociationConfig, context: RunContext) -> Run:
+    def run(self, model: ModelOptions, config: AssociationsConfig, context: RunContext) -> Run:
         import pandas as pd
 
         from wordlens.methods.associations.ranking import disagreements, layer_ranks, strength
@@ -91,21 +98,33 @@ class Associations(Method[AssociationConfig]):
         query, embedder, vectors = embedded_query(self.read_inputs(config), model, config, context)
         tables, uncertainty, notes = [], {}, []
         left_out_by_metric: dict[str, dict[str, list[str]]] = {}
+        not_computed: dict[str, str] = {}
         why = dict(vectors.why)
         metrics = association_metrics()
         if not metrics:
             raise WordlensError("no association metric is registered (wordlens methods)")
         for metric in metrics:
             own = metric_config(metric, config)
-            scored = metric.scored(vectors, query, own)
+            uncertainty[metric.name] = metric.uncertainty(own)
+            if vectors.skipped:
+                not_computed[metric.name] = vectors.skipped
+                continue
+            try:
+                scored = metric.scored(vectors, query, own)
+            except WordlensError as error:  # this metric cannot run on the query; the others can
+                not_computed[metric.name] = str(error)
+                continue
             table = scored.table
             tables.append(table.assign(strength=strength(table["value"], metric.more_bias)))
-            uncertainty[metric.name] = metric.uncertainty(own)
             notes.extend(scored.notes)
             if scored.vectors.left_out != vectors.left_out:
                 left_out_by_metric[metric.name] = scored.vectors.left_out
                 why |= scored.vectors.why
-        scores = pd.concat(tables, ignore_index=True)
+        scores = (
+            pd.concat(tables, ignore_index=True)
+            if tables
+            else pd.DataFrame(columns=[*SCORE_COLUMNS, "strength"])
+        )
         shared = query_metadata(embedder, query, config, vectors)
         metadata = {
             "method": self.title,
@@ -117,6 +136,7 @@ class Associations(Method[AssociationConfig]):
                 for words in sets.values()
                 for word in words
             },
+            "not_computed": not_computed,
             "notes": notes,
             "metrics": {
                 m.name: {
@@ -159,16 +179,28 @@ class Associations(Method[AssociationConfig]):
         return Summary(headline, layered, definitions)
 
     def console(self, run: Run) -> list[RenderableType]:
-        import math
-
         from rich.table import Table
 
-        from wordlens.methods.associations.ranking import DISAGREEMENT_ALPHA
-        from wordlens.report import format_p
-
+        metadata = run.metadata
+        notes = [*left_out_lines(run), *metadata.get("notes", [])]
+        if metadata.get("skipped"):
+            return [metadata["skipped"], *notes]
+        not_computed = metadata.get("not_computed", {})
+        model = metadata["model"]["name"]
+        if len(metadata["config"]["layers"]) == 1:  # nothing to rank: each metric's value
+            values = Table(
+                title=f"Association metrics on {model}: value [interval] p",
+                title_justify="left",
+            )
+            for column in ("metric", "part", "value"):
+                values.add_column(column)
+            for _, row in run.tables["scores"].iterrows():
+                values.add_row(str(row["metric"]), str(row["part"]), value_cell(row))
+            for metric, reason in not_computed.items():
+                values.add_row(metric, "–", f"not computed: {reason}")
+            return [values, *notes]
         ranks = Table(
-            title=f"Association metrics on {run.metadata['model']['name']}: strongest layer",
-            title_justify="left",
+            title=f"Association metrics on {model}: strongest layer", title_justify="left"
         )
         for column in ("metric", "part", "best layer", "value there", "layers, strongest first"):
             ranks.add_column(column, justify="left" if column in ("metric", "part") else "right")
@@ -181,23 +213,11 @@ class Associations(Method[AssociationConfig]):
                 f"{record['value_at_best']:+.3f}",
                 str(record["layers_strongest_first"]),
             )
-        pairs = run.tables["disagreements"]
-        lines = [
-            f"{r.metric_a} ({r.part_a}) and {r.metric_b} ({r.part_b}) rank the layers in "
-            f"opposite order (Spearman rho {r.spearman_rho:+.2f}, p {format_p(r.p_value)}, over "
-            f"{r.n_layers} layers)"
-            for r in pairs[pairs["disagree"]].itertuples(index=False)
-        ]
-        negative = int((pairs["spearman_rho"] < 0).sum())
-        summary = (
-            f"{len(lines)} of {len(pairs)} pairs of metrics rank the layers in opposite order "
-            f"(rho < 0, p < {DISAGREEMENT_ALPHA}); {negative - len(lines)} more have rho < 0 "
-            "without that evidence"
-        )
-        return [ranks, summary, *lines, *left_out_lines(run), *run.metadata.get("notes", [])]
+        for metric, reason in not_computed.items():
+            ranks.add_row(metric, "–", "–", "–", f"not computed: {reason}")
+        return [ranks, *_disagreement_lines(run.tables["disagreements"]), *notes]
 
     def report(self, run: Run) -> Report:
-        from wordlens.methods.associations.ranking import DISAGREEMENT_ALPHA
         from wordlens.report.figures import Panel, line_figure
         from wordlens.report.html import Report
 
@@ -210,8 +230,11 @@ class Associations(Method[AssociationConfig]):
                 **{f"target set {n}": ", ".join(w) for n, w in query["targets"].items()},
                 **{f"attribute set {n}": ", ".join(w) for n, w in query["attributes"].items()},
                 "context": metadata["config"]["context"],
+                "most share of a set's words lost": max_missing_text(metadata["config"]),
             }
         )
+        if metadata.get("skipped"):
+            report.paragraph(metadata["skipped"], note=True)
         scores = run.tables["scores"]
         report.heading("Each metric by layer")
         for name, about in metadata["metrics"].items():
@@ -241,20 +264,55 @@ class Associations(Method[AssociationConfig]):
                 "bootstrap interval.",
             )
         report.table(scores)
-        report.heading("Layers ranked by each metric")
-        report.paragraph(
-            "Layers from the strongest association to the weakest, by each metric's own "
-            "direction (larger, smaller or farther from 0 means more association)."
-        )
-        report.table(run.tables["ranks"])
-        report.heading("Where the metrics disagree")
-        report.paragraph(
-            "Spearman's rho between two metrics' association strengths over the layers, on the "
-            "same part of the query, with its two-sided p: the pair disagrees (marked) where "
-            f"rho < 0 with p < {DISAGREEMENT_ALPHA}, ranking the layers in opposite order. NaN "
-            "with fewer than three layers or a constant strength."
-        )
-        report.table(run.tables["disagreements"])
+        if not metadata.get("skipped"):
+            for metric, reason in metadata.get("not_computed", {}).items():
+                report.paragraph(f"{metric}: not computed: {reason}", note=True)
+        if len(metadata["config"]["layers"]) > 1:
+            _ranks_sections(report, run)
         for line in [*left_out_lines(run), *run.metadata.get("notes", [])]:
             report.paragraph(line, note=True)
         return report
+
+
+def _ranks_sections(report: Report, run: Run) -> None:
+    """The layers ranked by each metric and where the metrics disagree (a model with layers to
+    rank)."""
+    from wordlens.methods.associations.ranking import DISAGREEMENT_ALPHA
+
+    report.heading("Layers ranked by each metric")
+    report.paragraph(
+        "Layers from the strongest association to the weakest, by each metric's own "
+        "direction (larger, smaller or farther from 0 means more association)."
+    )
+    report.table(run.tables["ranks"])
+    report.heading("Where the metrics disagree")
+    report.paragraph(
+        "Spearman's rho between two metrics' association strengths over the layers, on the "
+        "same part of the query, with its two-sided p: the pair disagrees (marked) where "
+        f"rho < 0 with p < {DISAGREEMENT_ALPHA}, ranking the layers in opposite order. NaN "
+        "with fewer than three layers or a constant strength."
+    )
+    report.table(run.tables["disagreements"])
+
+
+def _disagreement_lines(pairs: pd.DataFrame) -> list[str]:
+    """How many pairs of metrics rank the layers in opposite order, then each such pair; none
+    where no pair has a correlation (fewer than three layers, constant strengths)."""
+    from wordlens.methods.associations.ranking import DISAGREEMENT_ALPHA
+    from wordlens.report import format_p
+
+    if not len(pairs) or pairs["spearman_rho"].isna().all():
+        return []
+    lines = [
+        f"{r.metric_a} ({r.part_a}) and {r.metric_b} ({r.part_b}) rank the layers in "
+        f"opposite order (Spearman rho {r.spearman_rho:+.2f}, p {format_p(r.p_value)}, over "
+        f"{r.n_layers} layers)"
+        for r in pairs[pairs["disagree"]].itertuples(index=False)
+    ]
+    negative = int((pairs["spearman_rho"] < 0).sum())
+    summary = (
+        f"{len(lines)} of {int(pairs['spearman_rho'].notna().sum())} pairs of metrics with a "
+        f"correlation rank the layers in opposite order (rho < 0, p < {DISAGREEMENT_ALPHA}); "
+        f"{negative - len(lines)} more have rho < 0 without that evidence"
+    )
+    return [summary, *lines]

@@ -103,7 +103,7 @@ class Weat(Method[WeatConfig]):
             rows_by_test.append(series(rows, "effect_size", f"weat{test_id}_d"))
         import pandas as pd
 
-        layered = curves(pd.concat(rows_by_test), n_layers(run.metadata))
+        layered = curves(pd.concat(rows_by_test), n_layers(run.metadata)) if rows_by_test else None
         return Summary(headline, layered, definitions)
 
     def console(self, run: Run) -> list[RenderableType]:
@@ -135,9 +135,11 @@ class Weat(Method[WeatConfig]):
             f"test {test_id}: dropped ({listed_by_reason(words, why, None)})"
             for test_id, words in run.metadata["dropped_words"].items()
         ]
-        return [grid, legend, *dropped, *_notes(run)]
+        shown: list[RenderableType] = [grid, legend] if len(table) else []  # every test skipped
+        return [*shown, *dropped, *_notes(run)]
 
     def report(self, run: Run) -> Report:
+        from wordlens.methods.association.method import max_missing_text
         from wordlens.methods.weat.figures import weat_figure
         from wordlens.report.html import Report, listed_by_reason
         from wordlens.stats import P_VALUE_RULE
@@ -146,7 +148,8 @@ class Weat(Method[WeatConfig]):
         report = Report(f"WEAT on {metadata['model']['name']}", metadata=metadata)
         report.paragraph(
             f"{self.citation}. Context: {metadata['config']['context']}; "
-            f"effect size: {metadata['config']['effect_size']}."
+            f"effect size: {metadata['config']['effect_size']}; most share of a set's words "
+            f"lost: {max_missing_text(metadata['config'])}."
         )
         if len(run.tables["weat"]):
             figure, alt, caption = weat_figure(run.tables["weat"], metadata["model"]["name"])
@@ -166,9 +169,14 @@ class Weat(Method[WeatConfig]):
 
 
 def _notes(run: Run) -> list[str]:
-    """The warnings the run gave, test by test (none in runs made before they were kept)."""
+    """The tests skipped under ``max_missing``, with why, then the warnings the run gave, test
+    by test (none in runs made before they were kept)."""
+    skipped: dict[str, str] = run.metadata.get("skipped", {})
     notes: dict[str, list[str]] = run.metadata.get("notes", {})
-    return [note for test_notes in notes.values() for note in test_notes]
+    return [
+        *(f"test {test_id}: {reason}" for test_id, reason in skipped.items()),
+        *(note for test_notes in notes.values() for note in test_notes),
+    ]
 
 
 def _top_and_peak(rows: pd.DataFrame) -> tuple[float, float]:

@@ -39,6 +39,11 @@ class WeatConfig:
         Permutation partitions (exact enumeration when fewer exist) and their seed, and the
         effect size's delta degrees of freedom (1: sample std, as the paper); see
         :func:`wordlens.stats.weat`.
+    max_missing
+        Most share of a set's words the model may lack: a test (a query, or one of Caliskan et
+        al.'s) with a set that loses more is skipped, with the reason (WEFE's
+        ``lost_vocabulary_threshold``,
+        :func:`~wordlens.methods.association.vectors.too_many_lost`); None: no threshold.
     """
 
     layers: tuple[int, ...] | None = option(None, help_texts.LAYERS, none="all", parse="layers")
@@ -68,6 +73,9 @@ class WeatConfig:
     )
     seed: int = option(0, "Seed of the random partitions.", minimum=0, maximum=SEED_MAX)
     ddof: int = option(1, "Effect size std: 1 = sample std (papers).", minimum=0)
+    max_missing: float | None = option(
+        None, help_texts.MAX_MISSING, none="none", minimum=0, maximum=1
+    )
 
     def check(self) -> None:
         """Refuse a template without exactly one ``{word}`` and a test number that is not one of

@@ -29,7 +29,7 @@ import pandas as pd
 
 from wordlens.contexts import word_targets
 from wordlens.errors import EmptyInputError, WordlensWarning
-from wordlens.methods.association.vectors import refuse_twins
+from wordlens.methods.association.vectors import refuse_twins, too_many_lost
 from wordlens.methods.weat.config import WeatConfig
 from wordlens.models.base import WordEmbedder
 from wordlens.resources import WeatTest, WordSet, load_weat_tests
@@ -40,6 +40,26 @@ from wordlens.stats.diagnostics import few_partitions_warning, nan_warning
 
 if TYPE_CHECKING:
     from wordlens.models.cache import ActivationCache
+
+
+WEAT_COLUMNS = (
+    "test",
+    "title",
+    "layer",
+    "effect_size",
+    "statistic",
+    "p_one_sided",
+    "p_two_sided",
+    "n_x",
+    "n_y",
+    "n_a",
+    "n_b",
+    "n_partitions",
+    "exact",
+    "nan_reason",
+)
+"""The columns of the ``weat`` table, one row per test and layer (none when every test is
+skipped)."""
 
 
 def _kept(word_set: WordSet, missing: set[str], test: WeatTest) -> list[str]:
@@ -128,7 +148,8 @@ def run_weat(
     Run
         Table ``weat``: one row per test and layer with effect size, statistic, p-values, set
         sizes and ``nan_reason`` (why d is NaN; ``""`` where it is a number). Metadata
-        ``dropped_words`` and ``notes`` (per test, the warnings given), and for a test of your
+        ``dropped_words``, ``notes`` (per test, the warnings given) and ``skipped`` (per test
+        skipped under ``config.max_missing``, why; it has no rows), and for a test of your
         own (no ``original_finding``, e.g. a query's) ``query``: its title and word sets.
 
     Warns
@@ -142,7 +163,8 @@ def run_weat(
     Raises
     ------
     EmptyInputError
-        If no test is chosen or a set loses every word.
+        If no test is chosen or a set loses every word (and ``config.max_missing`` does not
+        skip the test).
     """
     config = config or WeatConfig()
     chosen = list(tests) if tests is not None else load_weat_tests(config.tests)
@@ -174,6 +196,7 @@ def run_weat(
     dropped: dict[str, list[str]] = {}
     why_missing: dict[str, str] = {}
     notes: dict[str, list[str]] = {}
+    skipped: dict[str, str] = {}
     with timings.stage("statistics"):
         for test in chosen:
             # words told apart within the test: "Bill" here and "bill" in another test are two
@@ -181,7 +204,19 @@ def run_weat(
             why = model.missing_reasons(words)
             why_missing.update(why)
             missing = set(why)
-            sets = [_kept(word_set, missing, test) for word_set in (test.x, test.y, test.a, test.b)]
+            lost = [word for word in words if word in missing]
+            if lost:
+                dropped[str(test.id)] = lost
+            word_sets = (test.x, test.y, test.a, test.b)
+            reason = too_many_lost(
+                {ws.name: ws.words for ws in word_sets},
+                {ws.name: [w for w in ws.words if w in missing] for ws in word_sets},
+                config.max_missing,
+            )
+            if reason:
+                skipped[str(test.id)] = reason
+                continue
+            sets = [_kept(word_set, missing, test) for word_set in word_sets]
             refuse_twins(
                 dict(zip("XYAB", ("targets", "targets", "attributes", "attributes"), strict=True)),
                 dict(zip("XYAB", sets, strict=True)),
@@ -189,9 +224,6 @@ def run_weat(
                 model,
                 f"WEAT test {test.id} ({test.title}), sets X, Y, A, B: ",
             )
-            lost = [word for word in words if word in missing]
-            if lost:
-                dropped[str(test.id)] = lost
             outcome, found = _tested(
                 test, sets, [vectors(s) for s in sets], list(embeddings.layers), config
             )
@@ -227,6 +259,7 @@ def run_weat(
             "n_samples": n_samples,
             "seed": seed,
             "ddof": ddof,
+            "max_missing": config.max_missing,
             "effect_size": f"Cohen's d with sample std (ddof={ddof})",
             "p_values": P_VALUE_RULE,
         },
@@ -235,6 +268,7 @@ def run_weat(
         "dropped_words": dropped,
         "why_dropped": {word: why_missing[word] for words in dropped.values() for word in words},
         "notes": notes,
+        "skipped": skipped,
         "timings_s": timings.seconds,
     }
-    return Run("weat", {"weat": pd.DataFrame(rows)}, metadata)
+    return Run("weat", {"weat": pd.DataFrame(rows, columns=WEAT_COLUMNS)}, metadata)
