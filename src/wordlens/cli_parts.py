@@ -36,6 +36,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from wordlens._version import __version__
 from wordlens.errors import Terminated, WordlensError
+from wordlens.methods.base import invoked_as
 from wordlens.options import OptionSpec
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -83,11 +84,19 @@ class Command(TyperCommand):
 
 
 class Group(TyperGroup):
-    """A group whose ``--help`` shows its texts as written and flags without a type."""
+    """A group whose ``--help`` shows its texts as written and flags without a type, and whose
+    runs record the command line."""
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         with _as_written(self, ctx):
             super().format_help(ctx, formatter)
+
+    def main(self, args: Sequence[str] | None = None, *rest: Any, **options: Any) -> Any:
+        """Run the command line ``args`` (None: the process's); each run it makes records it as
+        ``wordlens`` and the arguments as given (:func:`~wordlens.methods.base.invoked_as`)."""
+        given = list(sys.argv[1:] if args is None else args)
+        with invoked_as({"argv": ["wordlens", *given]}):
+            return super().main(given, *rest, **options)
 
 
 def _print_version(value: bool) -> None:

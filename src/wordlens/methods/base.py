@@ -85,6 +85,9 @@ def no_status(text: str) -> AbstractContextManager[object]:
 _SHARED_INPUTS: ContextVar[dict[tuple[int, str], object] | None] = ContextVar(
     "wordlens_shared_inputs", default=None
 )
+#: How the runs started now were asked for (:func:`invoked_as`); None: a Python call of
+#: :func:`run_method` itself.
+_INVOCATION: ContextVar[dict[str, Any] | None] = ContextVar("wordlens_invocation", default=None)
 M = TypeVar("M", bound="Method[Any]")
 R = TypeVar("R")
 
@@ -99,6 +102,19 @@ def sharing_inputs() -> Iterator[None]:
         yield
     finally:
         _SHARED_INPUTS.reset(token)
+
+
+@contextmanager
+def invoked_as(invocation: dict[str, Any]) -> Iterator[None]:
+    """Within the block, every run records ``invocation`` in its metadata (``invocation``): the
+    command line (``{"argv": [...]}``, set by the ``wordlens`` command) or the Python call
+    (``{"python": "wordlens.run(...)"}``, set by :func:`wordlens.run`). A run outside any such
+    block records the call of :func:`run_method`."""
+    token = _INVOCATION.set(invocation)
+    try:
+        yield
+    finally:
+        _INVOCATION.reset(token)
 
 
 def read_once_when_shared(read: Callable[[M, C], R]) -> Callable[[M, C], R]:
@@ -589,10 +605,18 @@ def _run(
     method: Method[C], model: ModelOptions, config: C, context: RunContext, log: StageLog
 ) -> Run:
     """``method.run`` with its stages recorded into ``log``; its name, options and stages
-    recorded in the metadata."""
+    recorded in the metadata, with how it was asked for (``invocation``, :func:`invoked_as`) and
+    the device and token budget asked for (None: the default) and used (the loaded model's)."""
     with recording(log):
         run = method.run(model, config, context)
     run.metadata.setdefault("method", method.name)
     run.metadata.setdefault("options", config_values(config))
     run.metadata["stages"] = log.as_metadata()
+    run.metadata["invocation"] = _INVOCATION.get() or {
+        "python": f"wordlens.methods.base.run_method({method.name!r}, ...)"
+    }
+    loaded = run.metadata.get("model")
+    used = loaded if isinstance(loaded, dict) else {}
+    for name in ("device", "token_budget"):
+        run.metadata[name] = {"asked": getattr(model, name), "used": used.get(name)}
     return run

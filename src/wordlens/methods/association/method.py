@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 from wordlens.methods.association.config import AssociationConfig
 from wordlens.methods.base import Method, RunContext, Summary, read_once_when_shared
 from wordlens.results import Run
+from wordlens.stages import Timings
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -198,7 +199,8 @@ class AssociationMethod(Method[C]):
 
     def run(self, model: ModelOptions, config: C, context: RunContext) -> Run:
         query, embedder, vectors = embedded_query(self.read_inputs(config), model, config, context)
-        scored = self.scored(vectors, query, config)
+        with Timings().stage("statistics"):
+            scored = self.scored(vectors, query, config)
         metadata = {
             "method": f"{self.title} ({self.citation})",
             **query_metadata(embedder, query, config, scored.vectors),
@@ -449,7 +451,8 @@ def embedded_query(
 
     cache = model.cache()
     embedder = model.embedder(status=context.status)
-    vectors = embed_query(embedder, query, config, cache=cache, progress=context.progress)
+    with Timings().stage("embed"):
+        vectors = embed_query(embedder, query, config, cache=cache, progress=context.progress)
     return query, embedder, vectors
 
 

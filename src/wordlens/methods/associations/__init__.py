@@ -29,6 +29,7 @@ from wordlens.methods.association.method import (
 from wordlens.methods.base import Method, RunContext, Summary, read_once_when_shared
 from wordlens.methods.registry import register
 from wordlens.results import Run
+from wordlens.stages import Timings
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -97,7 +98,8 @@ class Associations(Method[AssociationConfig]):
             raise WordlensError("no association metric is registered (wordlens methods)")
         for metric in metrics:
             own = metric_config(metric, config)
-            scored = metric.scored(vectors, query, own)
+            with Timings().stage(metric.name):
+                scored = metric.scored(vectors, query, own)
             table = scored.table
             tables.append(table.assign(strength=strength(table["value"], metric.more_bias)))
             uncertainty[metric.name] = metric.uncertainty(own)
