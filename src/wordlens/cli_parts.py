@@ -129,6 +129,25 @@ def out_parameter(default: Path | None, help: str) -> inspect.Parameter:
     )
 
 
+def json_parameter() -> inspect.Parameter:
+    """The ``--json`` option of a method's command: its result tables as one JSON document on
+    stdout and nothing else there (progress, stages and notes go to stderr)."""
+    return inspect.Parameter(
+        "as_json",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=False,
+        annotation=Annotated[
+            bool,
+            typer.Option(
+                "--json",
+                help="Print the result tables as one JSON document on stdout (nothing else "
+                "there: progress and notes go to stderr), for scripts; the files are written "
+                "all the same.",
+            ),
+        ],
+    )
+
+
 def force_parameter() -> inspect.Parameter:
     """The ``--force`` option of a command whose ``--out`` is a folder."""
     return inspect.Parameter(
