@@ -450,9 +450,13 @@ def build_app() -> typer.Typer:
             "Output directory (one per paper when several are given).",
         ),
     )
-    root.command("reproduce", cls=Command)(reproduce)
+    short = "Reproduce papers: every published number beside ours, the findings checked."
+    root.command("reproduce", short_help=short, cls=Command)(reproduce)
     for method in registered_methods().values():
-        root.command(method.name, help=method.help, cls=Command)(method_command(method))
+        short = method.title  # the top-level --help: one line per command
+        root.command(method.name, help=method.help, short_help=short, cls=Command)(
+            method_command(method)
+        )
     groups: dict[str, tuple[str, dict[str, Callable[..., Any]]]] = {
         "data": (
             "List, inspect and fetch the registered data sets.",

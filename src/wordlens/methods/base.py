@@ -21,6 +21,7 @@ Python API call it: it checks the output directory, runs, writes the tables, ``r
 
 from __future__ import annotations
 
+import inspect
 import json
 import shutil
 import tempfile
@@ -230,8 +231,15 @@ class Method(ABC, Generic[C]):
 
     @property
     def help(self) -> str:
-        """The command's help: the class docstring."""
-        return " ".join((type(self).__doc__ or self.title).split())
+        """The command's help: the class docstring up to its first numpydoc section (its
+        ``References``, kept for the API documentation), as one paragraph."""
+        text = inspect.cleandoc(type(self).__doc__ or self.title)
+        lines = text.splitlines()
+        for number, (line, under) in enumerate(zip(lines, lines[1:], strict=False)):
+            if line.strip() and set(under.strip()) == {"-"}:
+                lines = lines[:number]
+                break
+        return " ".join(" ".join(lines).split())
 
     def read_inputs(self, config: C) -> object:
         """Read and check the files and data sets ``config`` names (a lexicon, a study of
