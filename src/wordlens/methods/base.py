@@ -31,6 +31,7 @@ from contextlib import AbstractContextManager, closing, contextmanager, nullcont
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import wraps
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
@@ -235,7 +236,7 @@ class Method(ABC, Generic[C]):
         ``References``, kept for the API documentation), as one paragraph."""
         text = inspect.cleandoc(type(self).__doc__ or self.title)
         lines = text.splitlines()
-        for number, (line, under) in enumerate(zip(lines, lines[1:], strict=False)):
+        for number, (line, under) in enumerate(pairwise(lines)):
             if line.strip() and set(under.strip()) == {"-"}:
                 lines = lines[:number]
                 break
