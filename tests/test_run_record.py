@@ -50,6 +50,9 @@ def test_run_json_holds_the_exact_argv_and_the_device_asked_for_and_used(tmp_pat
     assert metadata["device"] == {"asked": "cpu", "used": "cpu"}
     # static vectors run no forward pass: no budget asked for, none used
     assert metadata["token_budget"] == {"asked": None, "used": None}
+    # the table's own metadata names the count as the option does, not the former n_samples
+    config = json.loads((tmp_path / "weat" / "weat.json").read_text())["config"]
+    assert config["permutations"] == 1000 and "n_samples" not in config
 
 
 def test_run_json_holds_the_token_budget_and_the_stages_of_an_association_metric(

@@ -224,7 +224,7 @@ def run_weat(
             "template": template if use_context else None,
             "pooling": pooling,
             "layers": list(embeddings.layers),
-            "n_samples": n_samples,
+            "permutations": n_samples,
             "seed": seed,
             "ddof": ddof,
             "effect_size": f"Cohen's d with sample std (ddof={ddof})",
