@@ -426,13 +426,15 @@ def build_app() -> typer.Typer:
         context_settings=CONTEXT,
     )
     root.callback()(root_options)
+    # embed and reproduce take every model option but --limit (quick mode is a method's)
+    every = tuple(spec.name for spec in option_specs(ModelOptions) if spec.name != "limit")
     root.command(cls=Command)(methods)
     root.command(cls=Command)(models)
     embed = options_command(
         EmbedOptions,
         _embed,
         help="Export vectors of words (in a template, or alone) for the chosen layers.",
-        model_options=tuple(spec.name for spec in option_specs(ModelOptions)),
+        model_options=every,
         model_required=True,
         out=out_parameter(None, "Output file: .npy (+ .json sidecar) or .parquet."),
         out_folder=False,
@@ -443,7 +445,7 @@ def build_app() -> typer.Typer:
         _reproduce,
         help="Reproduce papers: their experiments with the paper's conventions, every published "
         "number beside ours, the findings checked (reproduction table + report.html).",
-        model_options=tuple(spec.name for spec in option_specs(ModelOptions)),
+        model_options=every,
         model_required=True,
         out=out_parameter(
             Path("wordlens-results/reproduce"),

@@ -25,6 +25,7 @@ import inspect
 import json
 import shutil
 import tempfile
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, closing, contextmanager, nullcontext, suppress
@@ -220,6 +221,9 @@ class Method(ABC, Generic[C]):
     model_options: ClassVar[tuple[str, ...]] = (*LOADING_OPTIONS, *CACHE_OPTIONS, *RUN_OPTIONS)
     """The :class:`ModelOptions` fields the method uses (its command has these options)."""
     model_required: ClassVar[bool] = True
+    limits: ClassVar[str | None] = None
+    """What ``--limit`` keeps of the method's inputs, in words, ``{n}`` standing for its value
+    (``the first {n} words of each word set``); None: the method refuses ``--limit``."""
     table_prefix: ClassVar[str | None] = None
     """File-name prefix of the tables [the name with ``_`` and a trailing ``_``]."""
 
@@ -295,6 +299,8 @@ class Method(ABC, Generic[C]):
         super().__init_subclass__(**kwargs)
         if "plan" in cls.__dict__:
             _PLANNING.add(str(cls.__dict__.get("name", cls.__name__.lower())))
+        if "name" in cls.__dict__ and getattr(cls, "limits", None) is not None:
+            _LIMITING.add(str(cls.__dict__["name"]))
 
     def headline(self, run: Run) -> dict[str, tuple[float, str]]:
         """The headline numbers of :meth:`summary`, each with what it measures."""
@@ -326,6 +332,10 @@ class Method(ABC, Generic[C]):
 
 _PLANNING: set[str] = set()
 """The names of the method classes that state a plan (:meth:`Method.plan`)."""
+FIRST_WORDS = "the first {n} words of each word set"
+"""What ``--limit`` keeps of a method that reads word sets (:attr:`Method.limits`)."""
+_LIMITING: set[str] = set()
+"""The names of the method classes that take ``--limit`` (:attr:`Method.limits`)."""
 
 
 def no_plan_error(name: str) -> WordlensError:
@@ -456,6 +466,9 @@ def run_method(
         without ``out_dir``).
     """
     log = stage_log or StageLog(progress)
+    if model.limit is not None and method.limits is None:
+        works = ", ".join(sorted(_LIMITING))
+        raise WordlensError(f"wordlens {method.name} takes no --limit yet; it works on: {works}")
     if model.plan:  # nothing runs, nothing is written
         context = RunContext(out_dir or Path(tempfile.gettempdir()), progress, status)
         plan = method.plan(model, config, context)
@@ -578,6 +591,10 @@ def _not_the_runs(out_dir: Path) -> list[str]:
     return names
 
 
+class QuickModeWarning(UserWarning):
+    """A run made with ``--limit`` (quick mode): its numbers are not comparable with the paper."""
+
+
 FAILURE_MANIFEST = "failure.json"
 """What a failed run leaves beside the tables it finished: the failing stage, the error, the
 stages' costs and the tables kept (removed by the next run that completes)."""
@@ -624,6 +641,12 @@ def _run(
     run.metadata["invocation"] = _INVOCATION.get() or {
         "python": f"wordlens.methods.base.run_method({method.name!r}, ...)"
     }
+    run.metadata["limit"] = model.limit
+    if model.limit is not None and method.limits is not None:  # run_method refused the others
+        kept = method.limits.format(n=model.limit)
+        said = f"quick mode (--limit {model.limit}: {kept}): not comparable with the paper"
+        run.metadata["quick_mode"] = said
+        warnings.warn(run.metadata["quick_mode"], QuickModeWarning, stacklevel=2)
     loaded = run.metadata.get("model")
     used = loaded if isinstance(loaded, dict) else {}
     for name in ("device", "token_budget"):

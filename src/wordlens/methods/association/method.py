@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from wordlens.methods.association.config import AssociationConfig
-from wordlens.methods.base import Method, RunContext, Summary, read_once_when_shared
+from wordlens.methods.base import FIRST_WORDS, Method, RunContext, Summary, read_once_when_shared
 from wordlens.results import Run
 from wordlens.stages import Timings
 
@@ -112,6 +112,7 @@ class AssociationMethod(Method[C]):
     no_permutation: ClassVar[str] = ""
     more_bias: ClassVar[MoreBias] = "farther from 0"
     paired_targets: ClassVar[bool] = False
+    limits = FIRST_WORDS
     """Whether the two target sets are pairs by position (RIPA): the bootstrap draws pairs and
     the permutation test swaps words within pairs (:mod:`~.resampling`)."""
     batched: ClassVar[bool] = True
@@ -449,6 +450,8 @@ def embedded_query(
     query's vectors (:func:`~wordlens.methods.association.vectors.embed_query`)."""
     from wordlens.methods.association.vectors import embed_query
 
+    if model.limit is not None:
+        query = query.first(model.limit)
     cache = model.cache()
     embedder = model.embedder(status=context.status)
     with Timings().stage("embed"):

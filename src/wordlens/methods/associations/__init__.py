@@ -26,7 +26,7 @@ from wordlens.methods.association.method import (
     read_query,
     sentence,
 )
-from wordlens.methods.base import Method, RunContext, Summary, read_once_when_shared
+from wordlens.methods.base import FIRST_WORDS, Method, RunContext, Summary, read_once_when_shared
 from wordlens.methods.registry import register
 from wordlens.results import Run
 from wordlens.stages import Timings
@@ -67,6 +67,7 @@ class Associations(Method[AssociationConfig]):
     layer of a model, on one page: layers ranked by each, and where the metrics disagree."""
 
     name = "associations"
+    limits = FIRST_WORDS
     title = "Association metrics by layer"
     citation = "the papers of each metric (see each row's metric)"
     config_type = AssociationConfig
