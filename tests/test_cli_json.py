@@ -80,3 +80,53 @@ def test_study_status_as_json(tmp_path: Path) -> None:
         ("minilm-l6", "weat", "failed"),
     ]
     assert document["cells"][1]["error"] == "boom" and document["cells"][1]["seconds"] == 1.5
+
+
+def test_a_method_with_json_prints_its_tables_and_nothing_else_on_stdout(tmp_path: Path) -> None:
+    import pandas as pd
+
+    out = tmp_path / "weat"
+    args = ["weat", "-m", "glove-6b-50d", "--tests", "1,7", "--permutations", "1000"]
+    done = run_wordlens(*args, "--out", str(out), "--json")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)  # the whole of stdout is one JSON document
+    assert document["method"] == "weat"
+    assert set(document["tables"]) == {"weat"}
+    assert str(out / "run.json") in document["files"]
+    written = pd.read_parquet(out / "weat.parquet")
+    printed = pd.DataFrame(document["tables"]["weat"]).astype(written.dtypes.to_dict())
+    pd.testing.assert_frame_equal(printed, written, rtol=1e-15)
+    assert printed["test"].tolist() == [1, 7]
+    # the stages' progress and the summary line are on stderr, not mixed into the document
+    assert "stage statistics" in done.stderr
+
+
+def test_an_association_metric_with_json_prints_its_scores(tmp_path: Path) -> None:
+    import pandas as pd
+
+    query = tmp_path / "query.yaml"
+    query.write_text(
+        json.dumps(
+            {
+                "targets": {
+                    "flowers": ["rose", "tulip", "daisy"],
+                    "insects": ["ant", "wasp", "moth"],
+                },
+                "attributes": {
+                    "pleasant": ["love", "joy", "peace"],
+                    "unpleasant": ["hate", "war", "ugly"],
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "rnd"
+    done = run_wordlens(
+        "rnd", "-m", "glove-6b-50d", "--query", str(query), "--bootstrap", "0",
+        "--permutations", "0", "--out", str(out), "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    written = pd.read_parquet(out / "rnd_scores.parquet")
+    printed = pd.DataFrame(json.loads(done.stdout)["tables"]["scores"])
+    pd.testing.assert_frame_equal(printed.astype(written.dtypes.to_dict()), written, rtol=1e-15)
+    assert printed["p_value"].isna().all()  # no permutations: NaN, printed as null

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from wordlens._files import as_path
 from wordlens.errors import WordlensError
-from wordlens.methods.base import Method
+from wordlens.methods.base import Method, invoked_as
 from wordlens.methods.registry import get_method, registered_methods
 from wordlens.models.base import WordEmbedder
 from wordlens.models.options import LoadedModel, ModelOptions
@@ -150,6 +150,8 @@ def run(
     ...
     wordlens.options.OptionError: permutatons: not an option (...); did you mean permutations?
     """
+    given = [repr(method), repr(model), f"out={out!r}", f"progress={progress!r}"]
+    call = f"wordlens.run({', '.join([*given, *(f'{k}={v!r}' for k, v in options.items())])})"
     chosen = get_method(method)
     # WEAT's own word sets given as a Python object (a mapping or a Query, not a file's path) go
     # to the method (``with_query``) instead of its config, whose fields are command-line values
@@ -179,9 +181,14 @@ def run(
         model_options = _model_options(chosen, model, loading)
         from wordlens.sweep.runner import run_or_sweep  # pandas: imported when a method runs
 
-        result, _ = run_or_sweep(
-            chosen, model_options, config, None if out is None else as_path(out), progress=progress
-        )
+        with invoked_as({"python": call}):
+            result, _ = run_or_sweep(
+                chosen,
+                model_options,
+                config,
+                None if out is None else as_path(out),
+                progress=progress,
+            )
     return result
 
 

@@ -31,6 +31,7 @@ from wordlens.cli_listings import (
     methods_listing,
     models_listing,
     resource_listing,
+    run_listing,
     study_listing,
 )
 from wordlens.cli_parts import (
@@ -38,8 +39,10 @@ from wordlens.cli_parts import (
     Command,
     Group,
     console,
+    errors,
     force_parameter,
     handle_errors,
+    json_parameter,
     out_parameter,
     parameters,
     root_options,
@@ -58,10 +61,11 @@ from wordlens.options import config_from_values, option_specs
 from wordlens.reproduce.runner import ReproduceOptions
 from wordlens.stages import summary_line
 
-Body = Callable[[ModelOptions, Any, Path, set[str]], None]
-"""What a generated command does with the model options, its config and ``--out``; it adds the
-lines it prints that repeat a Python warning (a run's notes) to the set, so that the warning is
-not said again (:func:`~wordlens.cli_parts.warnings_said`)."""
+Body = Callable[..., None]
+"""What a generated command does with the model options, its config and ``--out``, then the set
+it adds the lines it prints that repeat a Python warning to (a run's notes, so that the warning
+is not said again: :func:`~wordlens.cli_parts.warnings_said`), and its ``extra`` options'
+values by name."""
 
 
 # --- commands generated from option declarations -------------------------------------------
@@ -76,6 +80,7 @@ def options_command(
     model_required: bool,
     out: inspect.Parameter,
     out_folder: bool = True,
+    extra: Sequence[inspect.Parameter] = (),
 ) -> Callable[..., None]:
     """A command whose options are ``config_type``'s and the named :class:`ModelOptions`
     fields (with ``--model``), plus ``out``; it reads them (:func:`config_from_values`) and
@@ -88,6 +93,7 @@ def options_command(
     specs = [*option_specs(config_type), *model_specs[1:]]
     found = [*parameters(model_specs[0], required=model_required), out]
     found += [force_parameter()] if out_folder else []
+    found += extra
     found += [parameter for spec in specs for parameter in parameters(spec)]
     model_names = [spec.name for spec in model_specs]
     arguments = [spec.name for spec in option_specs(config_type) if spec.info.argument]
@@ -100,13 +106,14 @@ def options_command(
                 del values[name]
         out_path = values.pop("out")
         force = values.pop("force", False)
+        extras = {parameter.name: values.pop(parameter.name) for parameter in extra}
         with warnings_said(warn) as printed:
             model_values = {name: values.pop(name) for name in model_names}
             model = config_from_values(ModelOptions, model_values)
             config = config_from_values(config_type, values)
             if out_folder:
                 check_output_dir(out_path, force=force)
-            body(model, config, out_path, printed)
+            body(model, config, out_path, printed, **extras)
 
     command.__signature__ = inspect.Signature(found)  # type: ignore[attr-defined]
     command.__annotations__ = {parameter.name: parameter.annotation for parameter in found}
@@ -118,7 +125,9 @@ def method_command(method: Method[Any]) -> Callable[..., None]:
     """``wordlens <method>``: run it (:func:`run_method`), print its console tables, say where
     the results are."""
 
-    def body(model: ModelOptions, config: Any, out_dir: Path, printed: set[str]) -> None:
+    def body(
+        model: ModelOptions, config: Any, out_dir: Path, printed: set[str], as_json: bool
+    ) -> None:
         from wordlens import plan as plans
         from wordlens.sweep import runner as sweeps
 
@@ -126,9 +135,12 @@ def method_command(method: Method[Any]) -> Callable[..., None]:
             raise WordlensError("--plan plans one run: leave out --revisions")
         run, written = sweeps.run_or_sweep(
             method, model, config, out_dir, progress=True, status=spinner,
-            on_cell=lambda state: console.print(sweeps.checkpoint_started(state)),
-            on_done=lambda record: console.print(sweeps.checkpoint_finished(record)),
+            on_cell=lambda state: errors.print(sweeps.checkpoint_started(state)),
+            on_done=lambda record: errors.print(sweeps.checkpoint_finished(record)),
         )  # fmt: skip
+        if as_json:  # stdout: the tables alone; the notes are said on stderr as warnings
+            emit(run_listing(run, written), True, console)
+            return
         if "plan" in run.tables and not run.complete:
             plan = run.metadata["plan"]
             console.print(plans.console_table(plan, f"{method.title}: plan"))
@@ -159,6 +171,7 @@ def method_command(method: Method[Any]) -> Callable[..., None]:
         model_options=method.model_options,
         model_required=method.model_required,
         out=out,
+        extra=[json_parameter()],
     )
 
 
@@ -413,13 +426,15 @@ def build_app() -> typer.Typer:
         context_settings=CONTEXT,
     )
     root.callback()(root_options)
+    # embed and reproduce take every model option but --limit (quick mode is a method's)
+    every = tuple(spec.name for spec in option_specs(ModelOptions) if spec.name != "limit")
     root.command(cls=Command)(methods)
     root.command(cls=Command)(models)
     embed = options_command(
         EmbedOptions,
         _embed,
         help="Export vectors of words (in a template, or alone) for the chosen layers.",
-        model_options=tuple(spec.name for spec in option_specs(ModelOptions)),
+        model_options=every,
         model_required=True,
         out=out_parameter(None, "Output file: .npy (+ .json sidecar) or .parquet."),
         out_folder=False,
@@ -430,16 +445,20 @@ def build_app() -> typer.Typer:
         _reproduce,
         help="Reproduce papers: their experiments with the paper's conventions, every published "
         "number beside ours, the findings checked (reproduction table + report.html).",
-        model_options=tuple(spec.name for spec in option_specs(ModelOptions)),
+        model_options=every,
         model_required=True,
         out=out_parameter(
             Path("wordlens-results/reproduce"),
             "Output directory (one per paper when several are given).",
         ),
     )
-    root.command("reproduce", cls=Command)(reproduce)
+    short = "Reproduce papers: every published number beside ours, the findings checked."
+    root.command("reproduce", short_help=short, cls=Command)(reproduce)
     for method in registered_methods().values():
-        root.command(method.name, help=method.help, cls=Command)(method_command(method))
+        short = method.title  # the top-level --help: one line per command
+        root.command(method.name, help=method.help, short_help=short, cls=Command)(
+            method_command(method)
+        )
     groups: dict[str, tuple[str, dict[str, Callable[..., Any]]]] = {
         "data": (
             "List, inspect and fetch the registered data sets.",

@@ -32,6 +32,18 @@ ANY_MODEL = (
 )
 
 
+def run_listing(run: Any, written: list[Path]) -> Listing:
+    """A run's tables as a document: ``method``, ``tables`` (each table's rows as records, NaN
+    as null) and ``files`` (those written); a method command's ``--json`` prints it, its
+    console tables are shown otherwise (not here: ``shown`` is empty)."""
+    tables = {
+        name: json.loads(table.to_json(orient="records", date_format="iso", double_precision=15))
+        for name, table in run.tables.items()
+    }
+    document = {"method": run.method, "tables": tables, "files": [str(path) for path in written]}
+    return document, []
+
+
 def emit(listing: Listing, as_json: bool, console: Console) -> None:
     """Print ``listing``: its document as JSON on stdout, or its renderables on ``console``."""
     document, shown = listing

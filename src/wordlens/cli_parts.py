@@ -36,6 +36,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from wordlens._version import __version__
 from wordlens.errors import Terminated, WordlensError
+from wordlens.methods.base import invoked_as
 from wordlens.options import OptionSpec
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -83,11 +84,19 @@ class Command(TyperCommand):
 
 
 class Group(TyperGroup):
-    """A group whose ``--help`` shows its texts as written and flags without a type."""
+    """A group whose ``--help`` shows its texts as written and flags without a type, and whose
+    runs record the command line."""
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         with _as_written(self, ctx):
             super().format_help(ctx, formatter)
+
+    def main(self, args: Sequence[str] | None = None, *rest: Any, **options: Any) -> Any:
+        """Run the command line ``args`` (None: the process's); each run it makes records it as
+        ``wordlens`` and the arguments as given (:func:`~wordlens.methods.base.invoked_as`)."""
+        given = list(sys.argv[1:] if args is None else args)
+        with invoked_as({"argv": ["wordlens", *given]}):
+            return super().main(given, *rest, **options)
 
 
 def _print_version(value: bool) -> None:
@@ -117,6 +126,25 @@ def out_parameter(default: Path | None, help: str) -> inspect.Parameter:
         inspect.Parameter.KEYWORD_ONLY,
         default=inspect.Parameter.empty if default is None else default,
         annotation=Annotated[Path, typer.Option(help=help)],
+    )
+
+
+def json_parameter() -> inspect.Parameter:
+    """The ``--json`` option of a method's command: its result tables as one JSON document on
+    stdout and nothing else there (progress, stages and notes go to stderr)."""
+    return inspect.Parameter(
+        "as_json",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=False,
+        annotation=Annotated[
+            bool,
+            typer.Option(
+                "--json",
+                help="Print the result tables as one JSON document on stdout (nothing else "
+                "there: progress and notes go to stderr), for scripts; the files are written "
+                "all the same.",
+            ),
+        ],
     )
 
 

@@ -123,12 +123,13 @@ def test_the_command_runs_each_checkpoint_and_writes_the_sweep(
     assert done.returncode == 0, done.stderr
     assert LEFT_OUT in done.stdout  # the folder without config.json is named, with why
     for name in NAMES:  # one normal run directory per checkpoint, in step order
-        assert f"run {name}\n" in done.stdout
+        assert f"run {name}\n" in done.stderr  # progress: on stderr, line by line
         run = Run.read(out / "revisions" / name)
         assert run.method == "weat"
         assert run.metadata["model"]["name"] == name
         assert (out / "revisions" / name / "report.html").is_file()
-    assert done.stdout.index("run step-0") < done.stdout.index("run step-1000")
+    assert done.stderr.index("run step-0") < done.stderr.index("run step-1000")
+    assert "run step-0" not in done.stdout  # stdout holds the results alone
     table = pd.read_parquet(out / "sweep_table.parquet")
     assert list(table.columns) == [
         "revision", "step", "layer", "depth", "quantity", "value", "low", "high"
@@ -178,7 +179,7 @@ def test_a_killed_sweep_resumes_without_rerunning_finished_checkpoints(
     assert again.returncode == 0, again.stderr
     for name in NAMES:
         said = f"skip {name} (done)" if name in finished else f"run {name}"
-        assert said in again.stdout
+        assert said in again.stderr
     for name, mtime in kept.items():  # finished checkpoints were not run again
         assert (out / "revisions" / name / "run.json").stat().st_mtime_ns == mtime
     table = pd.read_parquet(out / "sweep_table.parquet")
@@ -201,14 +202,14 @@ def test_a_checkpoint_whose_weights_were_replaced_runs_again(
     _swap_weights(root / "step-3000", root / "step-2000")
     again = _wordlens(*args)
     assert again.returncode == 0, again.stderr
-    assert f"rerun step-2000 {RERUN}\n" in again.stdout
-    assert "skip step-3000 (done)\n" in again.stdout
+    assert f"rerun step-2000 {RERUN}\n" in again.stderr
+    assert "skip step-3000 (done)\n" in again.stderr
     assert (out / "revisions" / "step-3000" / "run.json").stat().st_mtime_ns == kept
     fresh = {"step-2000": single_weat["step-3000"], "step-3000": single_weat["step-3000"]}
     table = pd.read_parquet(out / "sweep_table.parquet")
     _assert_equals_single_runs(table, fresh, ["step-2000", "step-3000"])
     third = _wordlens(*args)  # unchanged since: skipped
-    assert "skip step-2000 (done)\n" in third.stdout, third.stdout
+    assert "skip step-2000 (done)\n" in third.stderr, third.stderr
 
 
 def test_a_study_cell_on_a_local_folder_runs_again_when_its_weights_change(

@@ -21,15 +21,18 @@ Python API call it: it checks the output directory, runs, writes the tables, ``r
 
 from __future__ import annotations
 
+import inspect
 import json
 import shutil
 import tempfile
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, closing, contextmanager, nullcontext, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import wraps
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
@@ -85,6 +88,9 @@ def no_status(text: str) -> AbstractContextManager[object]:
 _SHARED_INPUTS: ContextVar[dict[tuple[int, str], object] | None] = ContextVar(
     "wordlens_shared_inputs", default=None
 )
+#: How the runs started now were asked for (:func:`invoked_as`); None: a Python call of
+#: :func:`run_method` itself.
+_INVOCATION: ContextVar[dict[str, Any] | None] = ContextVar("wordlens_invocation", default=None)
 M = TypeVar("M", bound="Method[Any]")
 R = TypeVar("R")
 
@@ -99,6 +105,19 @@ def sharing_inputs() -> Iterator[None]:
         yield
     finally:
         _SHARED_INPUTS.reset(token)
+
+
+@contextmanager
+def invoked_as(invocation: dict[str, Any]) -> Iterator[None]:
+    """Within the block, every run records ``invocation`` in its metadata (``invocation``): the
+    command line (``{"argv": [...]}``, set by the ``wordlens`` command) or the Python call
+    (``{"python": "wordlens.run(...)"}``, set by :func:`wordlens.run`). A run outside any such
+    block records the call of :func:`run_method`."""
+    token = _INVOCATION.set(invocation)
+    try:
+        yield
+    finally:
+        _INVOCATION.reset(token)
 
 
 def read_once_when_shared(read: Callable[[M, C], R]) -> Callable[[M, C], R]:
@@ -202,6 +221,9 @@ class Method(ABC, Generic[C]):
     model_options: ClassVar[tuple[str, ...]] = (*LOADING_OPTIONS, *CACHE_OPTIONS, *RUN_OPTIONS)
     """The :class:`ModelOptions` fields the method uses (its command has these options)."""
     model_required: ClassVar[bool] = True
+    limits: ClassVar[str | None] = None
+    """What ``--limit`` keeps of the method's inputs, in words, ``{n}`` standing for its value
+    (``the first {n} words of each word set``); None: the method refuses ``--limit``."""
     table_prefix: ClassVar[str | None] = None
     """File-name prefix of the tables [the name with ``_`` and a trailing ``_``]."""
 
@@ -214,8 +236,15 @@ class Method(ABC, Generic[C]):
 
     @property
     def help(self) -> str:
-        """The command's help: the class docstring."""
-        return " ".join((type(self).__doc__ or self.title).split())
+        """The command's help: the class docstring up to its first numpydoc section (its
+        ``References``, kept for the API documentation), as one paragraph."""
+        text = inspect.cleandoc(type(self).__doc__ or self.title)
+        lines = text.splitlines()
+        for number, (line, under) in enumerate(pairwise(lines)):
+            if line.strip() and set(under.strip()) == {"-"}:
+                lines = lines[:number]
+                break
+        return " ".join(" ".join(lines).split())
 
     def read_inputs(self, config: C) -> object:
         """Read and check the files and data sets ``config`` names (a lexicon, a study of
@@ -270,6 +299,8 @@ class Method(ABC, Generic[C]):
         super().__init_subclass__(**kwargs)
         if "plan" in cls.__dict__:
             _PLANNING.add(str(cls.__dict__.get("name", cls.__name__.lower())))
+        if "name" in cls.__dict__ and getattr(cls, "limits", None) is not None:
+            _LIMITING.add(str(cls.__dict__["name"]))
 
     def headline(self, run: Run) -> dict[str, tuple[float, str]]:
         """The headline numbers of :meth:`summary`, each with what it measures."""
@@ -301,6 +332,10 @@ class Method(ABC, Generic[C]):
 
 _PLANNING: set[str] = set()
 """The names of the method classes that state a plan (:meth:`Method.plan`)."""
+FIRST_WORDS = "the first {n} words of each word set"
+"""What ``--limit`` keeps of a method that reads word sets (:attr:`Method.limits`)."""
+_LIMITING: set[str] = set()
+"""The names of the method classes that take ``--limit`` (:attr:`Method.limits`)."""
 
 
 def no_plan_error(name: str) -> WordlensError:
@@ -431,6 +466,9 @@ def run_method(
         without ``out_dir``).
     """
     log = stage_log or StageLog(progress)
+    if model.limit is not None and method.limits is None:
+        works = ", ".join(sorted(_LIMITING))
+        raise WordlensError(f"wordlens {method.name} takes no --limit yet; it works on: {works}")
     if model.plan:  # nothing runs, nothing is written
         context = RunContext(out_dir or Path(tempfile.gettempdir()), progress, status)
         plan = method.plan(model, config, context)
@@ -553,6 +591,10 @@ def _not_the_runs(out_dir: Path) -> list[str]:
     return names
 
 
+class QuickModeWarning(UserWarning):
+    """A run made with ``--limit`` (quick mode): its numbers are not comparable with the paper."""
+
+
 FAILURE_MANIFEST = "failure.json"
 """What a failed run leaves beside the tables it finished: the failing stage, the error, the
 stages' costs and the tables kept (removed by the next run that completes)."""
@@ -589,10 +631,24 @@ def _run(
     method: Method[C], model: ModelOptions, config: C, context: RunContext, log: StageLog
 ) -> Run:
     """``method.run`` with its stages recorded into ``log``; its name, options and stages
-    recorded in the metadata."""
+    recorded in the metadata, with how it was asked for (``invocation``, :func:`invoked_as`) and
+    the device and token budget asked for (None: the default) and used (the loaded model's)."""
     with recording(log):
         run = method.run(model, config, context)
     run.metadata.setdefault("method", method.name)
     run.metadata.setdefault("options", config_values(config))
     run.metadata["stages"] = log.as_metadata()
+    run.metadata["invocation"] = _INVOCATION.get() or {
+        "python": f"wordlens.methods.base.run_method({method.name!r}, ...)"
+    }
+    run.metadata["limit"] = model.limit
+    if model.limit is not None and method.limits is not None:  # run_method refused the others
+        kept = method.limits.format(n=model.limit)
+        said = f"quick mode (--limit {model.limit}: {kept}): not comparable with the paper"
+        run.metadata["quick_mode"] = said
+        warnings.warn(run.metadata["quick_mode"], QuickModeWarning, stacklevel=2)
+    loaded = run.metadata.get("model")
+    used = loaded if isinstance(loaded, dict) else {}
+    for name in ("device", "token_budget"):
+        run.metadata[name] = {"asked": getattr(model, name), "used": used.get(name)}
     return run

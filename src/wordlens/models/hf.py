@@ -230,6 +230,7 @@ class HFEmbedder(WordEmbedder):
         self.bos_token_id = bos_token_id
         self.device = torch.device(device)
         self.token_budget = token_budget or default_token_budget(self.device, model)
+        info.details["token_budget"] = self.token_budget  # the one used, in the metadata
         #: Most targets in one batch (:func:`default_max_batch_targets`; ``None``: no limit):
         #: bounds the work an interruption loses, whatever the token budget.
         self.max_batch_targets: int | None = default_max_batch_targets(self.device)

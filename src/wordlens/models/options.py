@@ -53,7 +53,7 @@ LOADING_OPTIONS = (
 entry)."""
 CACHE_OPTIONS = ("no_cache", "cache_dir")
 """The activation-cache options (a study sets the cache for all its cells)."""
-RUN_OPTIONS = ("backend", "plan", "with_plan")
+RUN_OPTIONS = ("backend", "plan", "with_plan", "limit")
 """Where a command's runs go and whether they are planned first (a study has its own
 ``--backend`` and plans nothing)."""
 BackendName = Literal["local", "ray"]
@@ -84,6 +84,9 @@ class ModelOptions:
         sentence scores read sentences as given).
     backend
         ``local``, or ``ray`` (:mod:`wordlens.distributed`).
+    limit
+        Quick mode: a method that takes it (:attr:`~wordlens.methods.base.Method.limits`) runs
+        on the first ``limit`` words of each word set; None: all.
     plan, with_plan
         Print the run's plan (:mod:`wordlens.plan`) and stop; plan first, then run, keeping the
         plan's estimates beside the measured times.
@@ -152,6 +155,13 @@ class ModelOptions:
         "Plan first (as --plan), then run: the report puts each stage's estimate beside its "
         "measured time.",
         flag="with-plan",
+    )
+
+    limit: int | None = option(
+        None,
+        "Quick mode: the first N words of each word set (weat, the association metrics); the "
+        "run records it, and its report and console say it is not comparable with the paper.",
+        minimum=1,
     )
 
     def __post_init__(self) -> None:

@@ -575,6 +575,7 @@ class LMScorer:
         self.bos_token_id = bos_token_id
         self.device = torch.device(device)
         self.token_budget = token_budget or default_token_budget(self.device, model, logits=True)
+        self.info.details["token_budget"] = self.token_budget  # the one used, in the metadata
         self.methods = CAUSAL_METHODS if info.kind == "causal" else MASKED_METHODS
         self.mask_token_id: int | None = tokenizer.mask_token_id
         if info.kind == "masked" and self.mask_token_id is None:

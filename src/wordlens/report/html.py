@@ -162,7 +162,9 @@ class Report:
     def render(self) -> str:
         """The page: the sections, then where the run's time went (when its metadata records
         ``stages``, :mod:`wordlens.stages`), then the footer."""
-        body = "\n".join([*self.parts, *self._stages()])
+        quick = (self.metadata or {}).get("quick_mode")
+        shown = [f'<p class="note">{html.escape(quick.capitalize())}.</p>'] if quick else []
+        body = "\n".join([*shown, *self.parts, *self._stages()])
         return (
             f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f"<title>{html.escape(self.title)}</title><style>{_STYLE}</style></head>"

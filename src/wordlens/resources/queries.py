@@ -86,6 +86,12 @@ class Query:
         a, b = self.attributes
         return f"{x} vs. {y}, {a} vs. {b}"
 
+    def first(self, n: int) -> Query:
+        """The query with the first ``n`` words of each set (``--limit``, quick mode)."""
+        targets = {name: words[:n] for name, words in self.targets.items()}
+        attributes = {name: words[:n] for name, words in self.attributes.items()}
+        return Query(targets, attributes, self.title)
+
     def to_weat_test(self) -> WeatTest:
         """The WEAT test of the query: number :data:`QUERY_ID`, its :attr:`name` as title."""
         (x, x_words), (y, y_words) = self.targets.items()

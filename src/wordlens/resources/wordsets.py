@@ -34,7 +34,7 @@ import functools
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources as package_files
 from pathlib import Path
 from typing import Any
@@ -128,6 +128,11 @@ class WeatTest:
                 f"{where}: {'; '.join(found)}. Each word may be listed once among the targets X "
                 "and Y and once among the attributes A and B."
             )
+
+    def first(self, n: int) -> WeatTest:
+        """The test with the first ``n`` words of each set (``--limit``, quick mode)."""
+        x, y, a, b = (WordSet(s.name, s.words[:n]) for s in (self.x, self.y, self.a, self.b))
+        return replace(self, x=x, y=y, a=a, b=b)
 
 
 def _described(role: str, word_set: WordSet) -> str:

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from wordlens.methods.association.config import AssociationConfig
-from wordlens.methods.base import Method, RunContext, Summary, read_once_when_shared
+from wordlens.methods.base import FIRST_WORDS, Method, RunContext, Summary, read_once_when_shared
 from wordlens.results import Run
+from wordlens.stages import Timings
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -116,6 +117,7 @@ class AssociationMethod(Method[C]):
     no_permutation: ClassVar[str] = ""
     more_bias: ClassVar[MoreBias] = "farther from 0"
     paired_targets: ClassVar[bool] = False
+    limits = FIRST_WORDS
     """Whether the two target sets are pairs by position (RIPA): the bootstrap draws pairs and
     the permutation test swaps words within pairs (:mod:`~.resampling`)."""
     batched: ClassVar[bool] = True
@@ -205,11 +207,12 @@ class AssociationMethod(Method[C]):
         import pandas as pd
 
         query, embedder, vectors = embedded_query(self.read_inputs(config), model, config, context)
-        scored = (
-            Scored(pd.DataFrame(columns=list(SCORE_COLUMNS)), [], vectors)
-            if vectors.skipped
-            else self.scored(vectors, query, config)
-        )
+        with Timings().stage("statistics"):
+            scored = (
+                Scored(pd.DataFrame(columns=list(SCORE_COLUMNS)), [], vectors)
+                if vectors.skipped
+                else self.scored(vectors, query, config)
+            )
         metadata = {
             "method": f"{self.title} ({self.citation})",
             **query_metadata(embedder, query, config, scored.vectors),
@@ -463,9 +466,12 @@ def embedded_query(
     query's vectors (:func:`~wordlens.methods.association.vectors.embed_query`)."""
     from wordlens.methods.association.vectors import embed_query
 
+    if model.limit is not None:
+        query = query.first(model.limit)
     cache = model.cache()
     embedder = model.embedder(status=context.status)
-    vectors = embed_query(embedder, query, config, cache=cache, progress=context.progress)
+    with Timings().stage("embed"):
+        vectors = embed_query(embedder, query, config, cache=cache, progress=context.progress)
     return query, embedder, vectors
 
 

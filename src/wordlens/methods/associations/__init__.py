@@ -31,9 +31,10 @@ from wordlens.methods.association.method import (
     value_cell,
 )
 from wordlens.methods.associations.config import AssociationsConfig
-from wordlens.methods.base import Method, RunContext, Summary, read_once_when_shared
+from wordlens.methods.base import FIRST_WORDS, Method, RunContext, Summary, read_once_when_shared
 from wordlens.methods.registry import register
 from wordlens.results import Run
+from wordlens.stages import Timings
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -73,6 +74,7 @@ class Associations(Method[AssociationsConfig]):
     layer of a model, on one page: layers ranked by each, and where the metrics disagree."""
 
     name = "associations"
+    limits = FIRST_WORDS
     title = "Association metrics by layer"
     citation = "the papers of each metric (see each row's metric)"
     config_type = AssociationsConfig
@@ -110,7 +112,8 @@ class Associations(Method[AssociationsConfig]):
                 not_computed[metric.name] = vectors.skipped
                 continue
             try:
-                scored = metric.scored(vectors, query, own)
+                with Timings().stage(metric.name):
+                    scored = metric.scored(vectors, query, own)
             except WordlensError as error:  # this metric cannot run on the query; the others can
                 not_computed[metric.name] = str(error)
                 continue

@@ -216,7 +216,7 @@ def config_metadata(
         "pooling": config.pooling,
         "study": study.as_dict(),
         "direction": settings.as_dict(),
-        "n_samples": config.permutations,
+        "permutations": config.permutations,
         "seed": config.seed,
         "fraction": config.fraction,
         "experiments": list(config.experiments),

@@ -44,7 +44,9 @@ def headline(meta: dict[str, Any]) -> dict[str, object]:
         "template": config["study"]["template"],
         "pooling": config["pooling"],
         "direction": ", ".join(f"{k}={v}" for k, v in config["direction"].items()),
-        "permutations": config["n_samples"],
+        "permutations": config.get(
+            "permutations", config.get("n_samples")
+        ),  # older runs: n_samples
         "seed": config["seed"],
     }
     left_out = _left_out_line(meta["experiments"].get("valnorm"))

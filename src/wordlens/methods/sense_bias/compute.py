@@ -209,7 +209,7 @@ def run_sense_weat(
             for test in kept_tests
         },
         "dropped_words": dropped,
-        "n_samples": n_samples,
+        "permutations": n_samples,
         "seed": seed,
         "ddof": ddof,
     }

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from wordlens.methods.base import Method, RunContext, Summary, read_once_when_shared
+from wordlens.methods.base import FIRST_WORDS, Method, RunContext, Summary, read_once_when_shared
 from wordlens.methods.registry import register
 from wordlens.methods.weat.config import WeatConfig
 from wordlens.models.options import ModelOptions
@@ -36,6 +36,7 @@ class Weat(Method[WeatConfig]):
     """Run the WEAT bias tests of Caliskan et al. (2017) at every layer of a model."""
 
     name = "weat"
+    limits = FIRST_WORDS
     title = "WEAT bias tests by layer"
     citation = "Caliskan, Bryson & Narayanan (2017), Science 356(6334)"
     config_type = WeatConfig
@@ -80,6 +81,8 @@ class Weat(Method[WeatConfig]):
         from wordlens.methods.weat.layers import run_weat
 
         tests = self.read_inputs(config)
+        if model.limit is not None:
+            tests = [test.first(model.limit) for test in tests]
         cache = model.cache()
         embedder = model.embedder(status=context.status)
         return run_weat(embedder, tests, config, cache=cache, progress=context.progress)

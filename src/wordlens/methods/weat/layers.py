@@ -256,7 +256,7 @@ def run_weat(
             "template": template if use_context else None,
             "pooling": pooling,
             "layers": list(embeddings.layers),
-            "n_samples": n_samples,
+            "permutations": n_samples,
             "seed": seed,
             "ddof": ddof,
             "max_missing": config.max_missing,
