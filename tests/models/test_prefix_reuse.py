@@ -194,7 +194,7 @@ def test_own_lengths_on_sorted_arrays_equal_the_trees(min_shared: int, seed: int
 
 @pytest.mark.parametrize("min_shared", [1, 2, 3])
 @pytest.mark.parametrize("seed", range(6))
-def test_tree_tokens_on_sorted_arrays_equal_the_built_trees(min_shared: int, seed: int) -> None:
+def test_tokens_on_sorted_arrays_equal_the_built_trees(min_shared: int, seed: int) -> None:
     """The tokens a subset's passes compute, without and with padding, read from sorted arrays
     (no tree), equal those of the tree built from the subset's texts, on random subsets of random
     texts over 3 token ids (heads of other texts, duplicates, one-token texts), with levels split
@@ -210,7 +210,11 @@ def test_tree_tokens_on_sorted_arrays_equal_the_built_trees(min_shared: int, see
             tree = PrefixTree(min_shared, pass_cost)
             for index in chosen:
                 tree.add(sequences[index])
-            assert texts.tree_tokens(texts.rank[chosen], min_shared, pass_cost) == (
+            rows = texts.rank[chosen]
+            assert (
+                texts.real_tokens(rows, min_shared),
+                texts.padded_tokens(rows, min_shared, pass_cost),
+            ) == (
                 tree.real_tokens,
                 tree.padded_tokens,
             )

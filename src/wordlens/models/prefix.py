@@ -489,7 +489,9 @@ def _fitting_run(
     it, a size whose padded tokens fit and whose next size's do not. At least 1."""
 
     def tokens(size: int, padded: bool) -> int:
-        return texts.tree_tokens(run[:size], min_shared_tokens, pass_cost)[padded]
+        if padded:
+            return texts.padded_tokens(run[:size], min_shared_tokens, pass_cost)
+        return texts.real_tokens(run[:size], min_shared_tokens)
 
     fits, over = 0, len(run) + 1  # size 0 fits, past the run is out
     while over - fits > 1:

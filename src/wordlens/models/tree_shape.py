@@ -173,26 +173,39 @@ class SortedTexts:
             own[head] = int(extensions[extensions > 0].max())
         return own
 
-    def tree_tokens(
+    def real_tokens(self, texts: npt.NDArray[np.int64], min_shared_tokens: int) -> int:
+        """Tokens of the prefix tree of the distinct texts ``texts`` (rows of :attr:`distinct`,
+        any order, repeats allowed) without padding, as
+        :attr:`~wordlens.models.prefix.PrefixTree.real_tokens` counts them: its leaves' texts'
+        tokens less what neighbours share (no walk of the tree: cheap enough to bisect on)."""
+        lengths, shared = self._leaves(texts, min_shared_tokens)
+        return int(lengths.sum() - shared.sum())
+
+    def padded_tokens(
         self, texts: npt.NDArray[np.int64], min_shared_tokens: int, pass_cost: int | None
-    ) -> tuple[int, int]:
-        """Tokens of the passes over the prefix tree of the distinct texts ``texts`` (rows of
-        :attr:`distinct`, any order, repeats allowed): without padding and with it, as
-        :attr:`~wordlens.models.prefix.PrefixTree.real_tokens` and
-        :attr:`~wordlens.models.prefix.PrefixTree.padded_tokens` count them (see the module
-        docstring)."""
-        rows = np.unique(texts)  # [n], sorted
-        shared = self.shared(rows[:-1], rows[1:])  # [n - 1]
-        heads = (shared >= self.lengths[rows[:-1]]) & (self.lengths[rows[:-1]] >= min_shared_tokens)
-        kept = rows[np.append(~heads, True)]  # [m]: texts ending in a leaf of their own
-        lengths = self.lengths[kept]
-        shared = self.shared(kept[:-1], kept[1:])  # [m - 1]
-        shared[shared < min_shared_tokens] = 0
+    ) -> int:
+        """Tokens of the passes over the prefix tree of ``texts`` (as :meth:`real_tokens`) with
+        their padding, as :attr:`~wordlens.models.prefix.PrefixTree.padded_tokens` counts them
+        (see the module docstring)."""
+        lengths, shared = self._leaves(texts, min_shared_tokens)
         leaf_widths = lengths - np.maximum(np.append(0, shared), np.append(shared, 0))
         levels = _branching_rows(shared.tolist())
         levels[LEAVES] = Counter(leaf_widths.tolist())
-        padded = sum(padded_level_tokens(widths, pass_cost) for widths in levels.values())
-        return int(lengths.sum() - shared.sum()), padded
+        return sum(padded_level_tokens(widths, pass_cost) for widths in levels.values())
+
+    def _leaves(
+        self, texts: npt.NDArray[np.int64], min_shared_tokens: int
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """The tokens of the distinct texts of ``texts`` that end in a leaf of their own (no head
+        of another), sorted, ``[m]``, and the head each shares with the next, ``[m - 1]`` (0
+        below ``min_shared_tokens``)."""
+        rows = np.unique(texts)  # [n], sorted
+        shared = self.shared(rows[:-1], rows[1:])  # [n - 1]
+        heads = (shared >= self.lengths[rows[:-1]]) & (self.lengths[rows[:-1]] >= min_shared_tokens)
+        kept = rows[np.append(~heads, True)]  # [m]
+        shared = self.shared(kept[:-1], kept[1:])  # [m - 1]
+        shared[shared < min_shared_tokens] = 0
+        return self.lengths[kept], shared
 
 
 def _branching_rows(shared: list[int]) -> defaultdict[int, Counter[int]]:
