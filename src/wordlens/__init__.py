@@ -3,7 +3,8 @@
 The Python API is a few functions at the package root: :func:`load_model`, :func:`list_methods`,
 one function per method (:func:`weat`, :func:`vast`, :func:`intersectional`,
 :func:`likelihood_bias`, :func:`sense_bias`, :func:`asymmetry`, :func:`probe`), the generic
-:func:`run` and :func:`read_run` (:mod:`wordlens.api`); ``wordlens.methods()`` is
+:func:`run` and :func:`read_run`, and :func:`compare` (several models and queries, ranked)
+(:mod:`wordlens.api`); ``wordlens.methods()`` is
 :func:`list_methods` too. They are imported on first use, so
 ``import wordlens`` loads neither torch nor pandas.
 """
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from wordlens.api import (
         associations,
         asymmetry,
+        compare,
         ect,
         intersectional,
         likelihood_bias,
@@ -40,6 +42,7 @@ __all__ = [
     "__version__",
     "associations",
     "asymmetry",
+    "compare",
     "ect",
     "intersectional",
     "likelihood_bias",

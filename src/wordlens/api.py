@@ -29,8 +29,10 @@ from wordlens.options import OptionError, config_from_values, keywords_in_errors
 from wordlens.results import Run
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
 
+    from wordlens.comparison import Comparison
     from wordlens.models.scoring import LMScorer
     from wordlens.resources import Query
 
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = [
     "associations",
     "asymmetry",
+    "compare",
     "ect",
     "intersectional",
     "likelihood_bias",
@@ -190,6 +193,113 @@ def run(
                 progress=progress,
             )
     return result
+
+
+def compare(
+    method: str,
+    models: Sequence[str | os.PathLike[str]],
+    *,
+    queries: Sequence[str | os.PathLike[str] | Mapping[str, Any] | Query] | None = None,
+    layer_choice: str | int = "last",
+    out: OutPath = None,
+    progress: bool = False,
+    **options: Any,
+) -> Comparison:
+    """Run a method on every model with every query and rank the models by bias, as WEFE's
+    ``run_queries`` and ``create_ranking`` do; ``wordlens <method> -m A -m B --query q1 --query
+    q2`` (:mod:`wordlens.comparison`).
+
+    Parameters
+    ----------
+    method
+        The method's name (:func:`list_methods`): ``weat`` or an association metric rank the
+        models; any other method's values are listed, not ranked.
+    models
+        Model names (aliases, local paths or hub ids), in the order ties rank in.
+    queries
+        The queries (files, mappings or :class:`~wordlens.resources.Query`), each named by its
+        file's name or, given in Python, by its title; None: the method's own inputs (WEAT's
+        Caliskan et al. tests).
+    layer_choice
+        Where each model with layers is ranked: ``"last"``, ``"best"`` or a layer number.
+    out
+        The comparison's directory (each run in ``cells/<model>/<query>/``; a rerun resumes);
+        None writes nothing.
+    progress
+        Show progress bars.
+    **options
+        The method's options and the models' loading options, as :func:`run` takes them.
+
+    Returns
+    -------
+    wordlens.comparison.Comparison
+        ``tables``: ``scores`` (model, query, metric, part, layer, value), ``rankings``,
+        ``ranking_correlations`` and ``cells``; ``runs``: each model and query's run.
+
+    Raises
+    ------
+    wordlens.errors.WordlensError
+        As :func:`run`, and for a model given loaded (a comparison loads each by name) or two
+        queries or models with the same name.
+    """
+    from pathlib import Path
+
+    from wordlens.comparison import parse_layer_choice, run_comparison
+
+    given = [repr(method), repr(models), f"queries={queries!r}", f"out={out!r}"]
+    call = f"wordlens.compare({', '.join([*given, *(f'{k}={v!r}' for k, v in options.items())])})"
+    chosen = get_method(method)
+    names = []
+    for model in models:
+        if not isinstance(model, str | os.PathLike):
+            raise WordlensError(
+                f"compare loads each model by name: give names or paths, not a loaded "
+                f"{type(model).__name__}"
+            )
+        names.append(os.fspath(model))
+    if not names:
+        raise WordlensError("compare needs at least one model")
+    loading = {name: options.pop(name) for name in list(options) if name in chosen.model_options}
+    out_dir = None if out is None else as_path(out)
+    with keywords_in_errors(chosen.config_type, ModelOptions):
+        config = config_from_values(chosen.config_type, options, python=True)
+        model_options = _model_options(chosen, names[0], loading)
+        try:
+            choice = parse_layer_choice(layer_choice)
+        except ValueError as error:
+            raise OptionError("layer_choice", str(error)) from None
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="wordlens-queries-") as scratch:
+            files = (
+                [_query_file(query, out_dir or Path(scratch)) for query in queries]
+                if queries
+                else [None]
+            )
+            with invoked_as({"python": call}):
+                comparison, _ = run_comparison(
+                    chosen, model_options, names, files, config, out_dir,
+                    layer_choice=choice, progress=progress,
+                )  # fmt: skip
+    return comparison
+
+
+def _query_file(query: str | os.PathLike[str] | Mapping[str, Any] | Query, folder: Path) -> Path:
+    """A query's file: its own, or (a query given in Python) ``queries/<title>.json`` in
+    ``folder``, written there."""
+    import json
+    from pathlib import Path
+
+    from wordlens.methods.summaries import identifier
+    from wordlens.resources import Query
+
+    if isinstance(query, str | os.PathLike):
+        return Path(query)
+    read = Query.coerce(query)
+    path = folder / "queries" / f"{identifier(read.name)}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(read.as_dict(), indent=2) + "\n", encoding="utf-8")
+    return path
 
 
 def read_run(directory: str | os.PathLike[str]) -> Run:

@@ -14,8 +14,7 @@ anything unexpected (a bug: the traceback is shown).
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -24,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from wordlens._plural import counted
+from wordlens.cli_compare import Compared, check_single, layer_choice_parameter, run_compared
 from wordlens.cli_listings import (
     JsonOption,
     cache_listing,
@@ -34,91 +34,30 @@ from wordlens.cli_listings import (
     run_listing,
     study_listing,
 )
+from wordlens.cli_options import options_command
 from wordlens.cli_parts import (
     CONTEXT,
     Command,
     Group,
     console,
     errors,
-    force_parameter,
     handle_errors,
     json_parameter,
     out_parameter,
-    parameters,
     root_options,
     say_error,
     spinner,
-    take_deprecated,
-    warn,
-    warnings_said,
 )
 from wordlens.errors import OutputError, WordlensError
 from wordlens.export import EmbedOptions
-from wordlens.methods.base import Method, check_output_dir, new_output_dir
+from wordlens.methods.base import Method, new_output_dir
 from wordlens.methods.registry import registered_methods
 from wordlens.models.options import ModelOptions
-from wordlens.options import config_from_values, option_specs
+from wordlens.options import option_specs
 from wordlens.reproduce.runner import ReproduceOptions
 from wordlens.stages import summary_line
 
-Body = Callable[..., None]
-"""What a generated command does with the model options, its config and ``--out``, then the set
-it adds the lines it prints that repeat a Python warning to (a run's notes, so that the warning
-is not said again: :func:`~wordlens.cli_parts.warnings_said`), and its ``extra`` options'
-values by name."""
-
-
 # --- commands generated from option declarations -------------------------------------------
-
-
-def options_command(
-    config_type: type[Any],
-    body: Body,
-    *,
-    help: str,
-    model_options: Sequence[str],
-    model_required: bool,
-    out: inspect.Parameter,
-    out_folder: bool = True,
-    extra: Sequence[inspect.Parameter] = (),
-) -> Callable[..., None]:
-    """A command whose options are ``config_type``'s and the named :class:`ModelOptions`
-    fields (with ``--model``), plus ``out``; it reads them (:func:`config_from_values`) and
-    calls ``body``. With ``out_folder`` (``--out`` names a folder) it takes ``--force`` too,
-    and refuses a folder that is not safe to write into without it
-    (:func:`~wordlens.methods.base.check_output_dir`)."""
-    model_specs = [
-        spec for spec in option_specs(ModelOptions) if spec.name in ("model", *model_options)
-    ]
-    specs = [*option_specs(config_type), *model_specs[1:]]
-    found = [*parameters(model_specs[0], required=model_required), out]
-    found += [force_parameter()] if out_folder else []
-    found += extra
-    found += [parameter for spec in specs for parameter in parameters(spec)]
-    model_names = [spec.name for spec in model_specs]
-    arguments = [spec.name for spec in option_specs(config_type) if spec.info.argument]
-
-    def command(**values: Any) -> None:
-        for warning in take_deprecated(values, specs):
-            warn(warning)
-        for name in arguments:  # no positional arguments given: typer passes None
-            if values[name] is None:
-                del values[name]
-        out_path = values.pop("out")
-        force = values.pop("force", False)
-        extras = {parameter.name: values.pop(parameter.name) for parameter in extra}
-        with warnings_said(warn) as printed:
-            model_values = {name: values.pop(name) for name in model_names}
-            model = config_from_values(ModelOptions, model_values)
-            config = config_from_values(config_type, values)
-            if out_folder:
-                check_output_dir(out_path, force=force)
-            body(model, config, out_path, printed, **extras)
-
-    command.__signature__ = inspect.Signature(found)  # type: ignore[attr-defined]
-    command.__annotations__ = {parameter.name: parameter.annotation for parameter in found}
-    command.__doc__ = help
-    return handle_errors(command)
 
 
 def method_command(method: Method[Any]) -> Callable[..., None]:
@@ -126,11 +65,20 @@ def method_command(method: Method[Any]) -> Callable[..., None]:
     the results are."""
 
     def body(
-        model: ModelOptions, config: Any, out_dir: Path, printed: set[str], as_json: bool
+        model: ModelOptions,
+        config: Any,
+        out_dir: Path,
+        printed: set[str],
+        as_json: bool,
+        layer_choice: str,
+        compared: Compared,
     ) -> None:
         from wordlens import plan as plans
         from wordlens.sweep import runner as sweeps
 
+        if compared.several:
+            return run_compared(method, model, config, compared, out_dir, layer_choice, as_json)
+        check_single(compared, layer_choice)
         if model.plan and model.revisions is not None:
             raise WordlensError("--plan plans one run: leave out --revisions")
         run, written = sweeps.run_or_sweep(
@@ -171,7 +119,8 @@ def method_command(method: Method[Any]) -> Callable[..., None]:
         model_options=method.model_options,
         model_required=method.model_required,
         out=out,
-        extra=[json_parameter()],
+        extra=[json_parameter(), layer_choice_parameter()],
+        compares=True,
     )
 
 

@@ -164,6 +164,8 @@ def force_parameter() -> inspect.Parameter:
     )
 
 
+REPEATED_HELP = "Repeat to compare several (ranked by bias as WEFE ranks them)."
+"""What the help of a flag that may be repeated adds (``--model``, ``--query``)."""
 _TYPE_NAMES = {str: "str", int: "int", float: "float", Path: "path"}
 _LONGEST_CHOICES = 24
 """Choices longer than this together (``random|bleached|aligned|misaligned``) show as
@@ -185,10 +187,13 @@ def metavar(spec: OptionSpec) -> str | None:
     return f"<{item},...>" if spec.is_list else f"<{item}>"
 
 
-def parameters(spec: OptionSpec, *, required: bool = False) -> list[inspect.Parameter]:
+def parameters(
+    spec: OptionSpec, *, required: bool = False, repeated: bool = False
+) -> list[inspect.Parameter]:
     """The typer parameter for ``spec`` (lists, choices and ``None`` words are read as text,
     :meth:`OptionSpec.read`; everything else as its own type), then a hidden one per deprecated
-    flag (see :func:`take_deprecated`)."""
+    flag (see :func:`take_deprecated`). ``repeated``: the flag may be given several times (a
+    comparison's ``--model`` and ``--query``), read as a list of texts (None when not given)."""
     if spec.info.argument:
         annotation: Any = Annotated[list[str] | None, typer.Argument(help=spec.info.help)]
         return [
@@ -199,7 +204,9 @@ def parameters(spec: OptionSpec, *, required: bool = False) -> list[inspect.Para
     textual = spec.is_list or bool(spec.choices) or (spec.optional and spec.info.none is not None)
     default = spec.text(spec.default) if textual else spec.default
     kind: Any = str if textual else spec.base
-    if spec.optional and default is None:
+    if repeated:
+        kind, default = list[str] | None, None
+    elif spec.optional and default is None:
         kind = kind | None
     declarations = []
     if spec.info.flag is not None or spec.info.short is not None:
@@ -218,7 +225,7 @@ def parameters(spec: OptionSpec, *, required: bool = False) -> list[inspect.Para
                 kind,
                 typer.Option(
                     *declarations,
-                    help=spec.info.help,
+                    help=f"{spec.info.help} {REPEATED_HELP}" if repeated else spec.info.help,
                     show_default=shown,
                     metavar=metavar(spec),
                 ),

@@ -26,7 +26,9 @@ import io
 import json
 import platform
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -115,6 +117,22 @@ class Result:
         return cls(name, table, metadata)
 
 
+_VECTOR_FIGURES: ContextVar[bool] = ContextVar("wordlens_vector_figures", default=True)
+"""Whether :meth:`Figure.save_all` writes SVG and PDF besides PNG (:func:`png_figures_only`)."""
+
+
+@contextmanager
+def png_figures_only() -> Iterator[None]:
+    """Within the block, runs write their figures as PNG only (the report embeds them): a
+    comparison's many runs (:mod:`wordlens.comparison`), whose SVG and PDF would take most of
+    each run's time on static vectors."""
+    token = _VECTOR_FIGURES.set(False)
+    try:
+        yield
+    finally:
+        _VECTOR_FIGURES.reset(token)
+
+
 @dataclass(frozen=True)
 class Figure:
     """A figure of a run's report, as PNG; Jupyter shows it inline (:meth:`_repr_png_`).
@@ -147,7 +165,8 @@ class Figure:
 
     def save_all(self, stem: StrPath) -> list[Path]:
         """Write the figure as ``<stem>.png``, and as ``<stem>.svg`` and ``<stem>.pdf`` when it
-        can be rendered (:attr:`render`); the paths written.
+        can be rendered (:attr:`render`) and vector figures are not turned off
+        (:func:`png_figures_only`); the paths written.
 
         Raises
         ------
@@ -156,7 +175,7 @@ class Figure:
         """
         stem = as_path(stem)
         paths = [self.save(stem.with_name(f"{stem.name}.png"))]
-        if self.render is None:
+        if self.render is None or not _VECTOR_FIGURES.get():
             return paths
         for fmt in ("svg", "pdf"):
             path = stem.with_name(f"{stem.name}.{fmt}")

@@ -120,6 +120,12 @@ def invoked_as(invocation: dict[str, Any]) -> Iterator[None]:
         _INVOCATION.reset(token)
 
 
+def current_invocation(default: str) -> dict[str, Any]:
+    """How the runs started now were asked for (:func:`invoked_as`), or ``{"python":
+    default}`` outside any such block."""
+    return _INVOCATION.get() or {"python": default}
+
+
 def read_once_when_shared(read: Callable[[M, C], R]) -> Callable[[M, C], R]:
     """Decorate a :meth:`Method.read_inputs`: inside :func:`sharing_inputs` it reads each
     config's inputs once and hands the same object to every later run (which must not change
@@ -278,6 +284,29 @@ class Method(ABC, Generic[C]):
     def report(self, run: Run) -> Report | None:
         """The run's HTML report (None: the method writes none)."""
         return None
+
+    def comparison_scores(self, run: Run) -> pd.DataFrame:
+        """The run's values as a comparison of models and queries lists and ranks them
+        (:mod:`wordlens.comparison`): ``metric``, ``part``, ``layer`` (<NA> for a value without
+        layers), ``value`` and ``more_bias`` (which values mean more association: ``"larger"``,
+        ``"smaller"``, ``"farther from 0"``; empty for a quantity that is not a bias, which is
+        listed but not ranked). By default the summary's per-layer curves, or its headline
+        numbers when it has none, none of them ranked; the bias methods (WEAT and the
+        association metrics) give their bias values."""
+        import pandas as pd
+
+        summary = self.summary(run)
+        if summary.curves is not None:
+            rows = summary.curves[["metric", "layer", "value"]]
+        else:
+            rows = pd.DataFrame(
+                {
+                    "metric": list(summary.headline),
+                    "value": list(summary.headline.values()),
+                    "layer": pd.array([pd.NA] * len(summary.headline), dtype="Int64"),
+                }
+            )
+        return rows.assign(part="", more_bias="")[["metric", "part", "layer", "value", "more_bias"]]
 
     def plan(self, model: ModelOptions, config: C, context: RunContext) -> Plan:
         """The run's plan: its stages, their work and their time estimated on the model's
@@ -638,9 +667,9 @@ def _run(
     run.metadata.setdefault("method", method.name)
     run.metadata.setdefault("options", config_values(config))
     run.metadata["stages"] = log.as_metadata()
-    run.metadata["invocation"] = _INVOCATION.get() or {
-        "python": f"wordlens.methods.base.run_method({method.name!r}, ...)"
-    }
+    run.metadata["invocation"] = current_invocation(
+        f"wordlens.methods.base.run_method({method.name!r}, ...)"
+    )
     run.metadata["limit"] = model.limit
     if model.limit is not None and method.limits is not None:  # run_method refused the others
         kept = method.limits.format(n=model.limit)

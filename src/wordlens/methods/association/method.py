@@ -404,6 +404,11 @@ class AssociationMethod(Method[C]):
         layered = curves(pd.concat(rows), n_layers(run.metadata)) if rows else None
         return Summary(headline, layered, definitions)
 
+    def comparison_scores(self, run: Run) -> pd.DataFrame:
+        """The value at every part and layer, more association as :attr:`more_bias` says."""
+        scores = run.tables["scores"]
+        return scores[["metric", "part", "layer", "value"]].assign(more_bias=self.more_bias)
+
     def console(self, run: Run) -> list[RenderableType]:
         from rich.table import Table
 

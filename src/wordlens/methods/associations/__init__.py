@@ -181,6 +181,15 @@ class Associations(Method[AssociationsConfig]):
         layered = curves(pd.concat(rows), n_layers(run.metadata)) if rows else None
         return Summary(headline, layered, definitions)
 
+    def comparison_scores(self, run: Run) -> pd.DataFrame:
+        """Every metric's value at every part and layer, more association as each metric's
+        ``more_bias`` says."""
+        scores = run.tables["scores"]
+        more_bias = {metric.name: metric.more_bias for metric in association_metrics()}
+        return scores[["metric", "part", "layer", "value"]].assign(
+            more_bias=scores["metric"].map(more_bias)
+        )
+
     def console(self, run: Run) -> list[RenderableType]:
         from rich.table import Table
 

@@ -109,6 +109,14 @@ class Weat(Method[WeatConfig]):
         layered = curves(pd.concat(rows_by_test), n_layers(run.metadata)) if rows_by_test else None
         return Summary(headline, layered, definitions)
 
+    def comparison_scores(self, run: Run) -> pd.DataFrame:
+        """The effect size d of every test (a part, named by its title; a query's is its only
+        one) at every layer: metric ``weat``, more association farther from 0."""
+        table = run.tables["weat"]
+        return table.assign(metric="weat", part=table["title"], more_bias="farther from 0")[
+            ["metric", "part", "layer", "effect_size", "more_bias"]
+        ].rename(columns={"effect_size": "value"})
+
     def console(self, run: Run) -> list[RenderableType]:
         from rich.table import Table
 
