@@ -42,6 +42,7 @@ PUBLIC = [
     "__version__",
     "associations",
     "asymmetry",
+    "compare",
     "ect",
     "intersectional",
     "likelihood_bias",

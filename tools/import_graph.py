@@ -24,8 +24,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "wordlens"
 LAYERS: dict[str, tuple[str, ...]] = {
-    "entry points": ("cli", "cli_parts", "cli_listings", "api", "__init__", "__main__"),
-    "study": ("study", "sweep", "distributed", "reproduce"),
+    "entry points": (
+        "cli",
+        "cli_parts",
+        "cli_listings",
+        "cli_options",
+        "cli_compare",
+        "api",
+        "__init__",
+        "__main__",
+    ),
+    "study": ("study", "sweep", "comparison", "distributed", "reproduce"),
     "methods": ("methods",),
     "probing and reports": ("probing", "report", "export", "conventions"),
     "models": ("models", "plan"),

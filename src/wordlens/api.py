@@ -241,6 +241,21 @@ def compare(
     wordlens.errors.WordlensError
         As :func:`run`, and for a model given loaded (a comparison loads each by name) or two
         queries or models with the same name.
+
+    Examples
+    --------
+    >>> import wordlens
+    >>> flowers = {
+    ...     "targets": {"flowers": ["rose", "tulip", "lily"], "insects": ["ant", "wasp", "moth"]},
+    ...     "attributes": {"good": ["love", "peace", "joy"], "bad": ["hate", "war", "agony"]},
+    ... }
+    >>> compared = wordlens.compare(
+    ...     "weat", ["glove-6b-50d", "minilm-l6"], queries=[flowers], permutations=10
+    ... )
+    >>> compared.tables["rankings"][["model", "layer", "score", "rank"]].round(2)
+              model  layer  score  rank
+    0  glove-6b-50d      0   1.55   2.0
+    1     minilm-l6      6   1.22   1.0
     """
     from pathlib import Path
 

@@ -303,7 +303,7 @@ def study_run(
         why = ""
         if status.reason is not None:
             verb, why = "rerun", f" ({status.reason})"
-        line = f" {cell.model.display_name} / {cell.method}{why}"
+        line = f" {cell.model.display_name} / {cell.column}{why}"
         console.print(Text.assemble((verb, "bold"), line))
 
     cells = tuple(part.strip() for part in (only or "").split(",") if part.strip())
@@ -347,12 +347,17 @@ def study_schema() -> None:
 def _write_study_index(study: Any) -> list[Path]:
     """The study's ``index.html`` (titled with the study's ``name:``), figures and tables, and
     the report of each sweep across checkpoints."""
+    from wordlens.comparison.runner import write_study_comparisons
     from wordlens.study.report import write_study_report
     from wordlens.study.runner import study_records
     from wordlens.sweep.runner import write_study_sweeps
 
     records, sweeps = study_records(study), write_study_sweeps(study)
-    return write_study_report(study.out_dir, records, title=f"Study {study.name}", sweeps=sweeps)
+    compared = write_study_comparisons(study)
+    title = f"Study {study.name}"
+    return write_study_report(
+        study.out_dir, records, title=title, sweeps=sweeps, comparisons=compared
+    )
 
 
 def _print_study_status(study: Any) -> None:

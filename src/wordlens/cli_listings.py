@@ -197,6 +197,7 @@ def study_listing(study: Any) -> Listing:
             {
                 "model": status.cell.model.display_name,
                 "method": status.cell.method,
+                "query": status.cell.query,
                 "state": status.state,
                 "reason": status.reason,
                 "out_dir": str(status.cell.out_dir),

@@ -38,15 +38,17 @@ from wordlens.methods.base import (
     current_invocation,
     new_output_dir,
     no_status,
+    output_dir,
     sharing_inputs,
     written_beside,
 )
+from wordlens.methods.registry import get_method
 from wordlens.models.options import ModelOptions
 from wordlens.options import config_values
 from wordlens.results import RUN_MANIFEST, Figure, Run, png_figures_only, register_view
 from wordlens.study.records import CellRecord
-from wordlens.study.runner import CellProgress, run_cells
-from wordlens.study.spec import Cell, ModelEntry, slugify
+from wordlens.study.runner import CellProgress, current_record, run_cells
+from wordlens.study.spec import Cell, ModelEntry, Study, slugify
 
 COMPARISON = "comparison"
 """The ``method`` of a comparison's :class:`~wordlens.results.Run`."""
@@ -296,6 +298,37 @@ def gathered(
         ),
     }
     return Comparison(COMPARISON, tables, metadata, runs=runs)
+
+
+def write_study_comparisons(study: Study) -> list[tuple[str, Path]]:
+    """Write a comparison (tables, figures, report; each model ranked at its last layer) for
+    each method of ``study`` run on two or more models or queries, from its cells as they stand,
+    into ``<study>/comparisons/<method>/``; a sweep's checkpoints are left out (the sweep
+    compares them).
+
+    Returns
+    -------
+    list of (str, Path)
+        The method and the comparison's ``report.html``, for each.
+    """
+    groups: dict[str, list[Cell]] = {}
+    for cell in study.cells:
+        if cell.model.swept is None:
+            groups.setdefault(cell.method, []).append(cell)
+    written = []
+    for method_name, cells in groups.items():
+        if len(cells) < 2:
+            continue
+        method = get_method(method_name)
+        root = study.out_dir / "comparisons" / method_name
+        records = [current_record(cell) for cell in cells]
+        named = [(cell.query or DEFAULT_QUERY, cell) for cell in cells]
+        queries = {name: cell.config.query if cell.query else None for name, cell in named}
+        comparison = gathered(method, cells[0].config, named, records, queries, "last", root)
+        output_dir(root, f"out: in {study.path}")
+        write_comparison(comparison, root)
+        written.append((method.title, root / "report.html"))
+    return written
 
 
 def _not_ranked(method: Method[Any]) -> str:

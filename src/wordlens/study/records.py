@@ -64,6 +64,9 @@ class CellRecord:
         (:func:`wordlens.study.peak_memory.peak_memory`).
     peak_gpu_memory_mib : float or None
         Peak memory torch allocated on the GPU while the cell ran, MiB (None without CUDA).
+    query : str or None
+        The name of the cell's query when its method lists several (``query: [a.yaml,
+        b.yaml]``: the file's stem); None otherwise.
     """
 
     __pydantic_config__ = ConfigDict(extra="forbid")
@@ -83,6 +86,18 @@ class CellRecord:
     host: str | None = None
     peak_memory_mib: float | None = None
     peak_gpu_memory_mib: float | None = None
+    query: str | None = None
+
+    @property
+    def column(self) -> str:
+        """The cell's column in the study's tables (:func:`cell_column`)."""
+        return cell_column(self.method, self.query)
+
+
+def cell_column(method: str, query: str | None) -> str:
+    """A cell's column in a study's tables: its method, and its query when the method lists
+    several (``weat (career)``)."""
+    return method if query is None else f"{method} ({query})"
 
 
 _RECORD_ADAPTER: TypeAdapter[CellRecord] = TypeAdapter(CellRecord)

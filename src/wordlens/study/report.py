@@ -62,6 +62,7 @@ def write_study_report(
     title: str | None = None,
     x_axis: XAxis = "auto",
     sweeps: Sequence[tuple[str, Path]] = (),
+    comparisons: Sequence[tuple[str, Path]] = (),
 ) -> list[Path]:
     """Write ``index.html``, the figures and the CSV files of a study into ``study_dir``.
 
@@ -80,6 +81,9 @@ def write_study_report(
     sweeps
         The study's sweeps across training checkpoints (:mod:`wordlens.sweep`): a label
         (``"<model> / <method>"``) and the sweep's ``report.html``, linked from the page.
+    comparisons
+        The study's comparisons of its models (:mod:`wordlens.comparison`): a label (the
+        method) and the comparison's ``report.html``, linked from the page.
 
     Returns
     -------
@@ -116,28 +120,38 @@ def write_study_report(
         *Result("study_curves", curves).write(study_dir),
     ]
     _overview(report, cells, [path for path in written if path.suffix == ".csv"])
-    if sweeps:
-        links = "".join(
-            f'<li><a href="{html.escape(Path(os.path.relpath(page, study_dir)).as_posix())}">'
-            f"{html.escape(label)}</a></li>"
-            for label, page in sweeps
-        )
-        report.heading("Across training checkpoints")
-        report.parts.append(f"<ul>{links}</ul>")
+    _pages(report, study_dir, "Models compared and ranked by bias", comparisons)
+    _pages(report, study_dir, "Across training checkpoints", sweeps)
     _grid(report, study_dir, cells, summaries)
     written += _curve_figures(report, study_dir, curves, summaries, x_axis)
     _definitions(report, cells, summaries)
     return [report.write(study_dir / "index.html"), *written]
 
 
+def _pages(
+    report: Report, study_dir: Path, heading: str, pages: Sequence[tuple[str, Path]]
+) -> None:
+    """A section linking each labelled page (a sweep's, a comparison's), when there are any."""
+    if not pages:
+        return
+    links = "".join(
+        f'<li><a href="{html.escape(Path(os.path.relpath(page, study_dir)).as_posix())}">'
+        f"{html.escape(label)}</a></li>"
+        for label, page in pages
+    )
+    report.heading(heading)
+    report.parts.append(f"<ul>{links}</ul>")
+
+
 def _index(records: Sequence[CellRecord]) -> dict[tuple[str, str], CellRecord]:
-    """Records keyed by (model, method), refusing duplicates."""
+    """Records keyed by (model, column: the method, with its query when it lists several),
+    refusing duplicates."""
     cells: dict[tuple[str, str], CellRecord] = {}
     for record in records:
-        key = (record.model, record.method)
+        key = (record.model, record.column)
         if key in cells:
             raise CellRecordError(
-                f"two records for the cell ({record.model}, {record.method}): "
+                f"two records for the cell ({record.model}, {record.column}): "
                 f"{cells[key].out_dir} and {record.out_dir}"
             )
         cells[key] = record
@@ -154,6 +168,7 @@ def _headlines_table(
             "model": record.model,
             "model_slug": record.model_slug,
             "method": record.method,
+            "query": record.query,
             "status": record.status,
             "seconds": record.seconds,
         }
@@ -169,10 +184,11 @@ def _headlines_table(
 def _curves_table(
     cells: dict[tuple[str, str], CellRecord], summaries: dict[tuple[str, str], Summary]
 ) -> pd.DataFrame:
-    """Every done cell's curves, tidy: model, model_slug, method, metric, layer, depth, value."""
+    """Every done cell's curves, tidy: model, model_slug, method (with the cell's query when its
+    method lists several: ``weat (career)``), metric, layer, depth, value."""
     frames = [
         summary.curves.assign(
-            model=cells[key].model, model_slug=cells[key].model_slug, method=cells[key].method
+            model=cells[key].model, model_slug=cells[key].model_slug, method=cells[key].column
         )
         for key, summary in summaries.items()
         if summary.curves is not None

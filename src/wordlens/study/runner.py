@@ -290,6 +290,12 @@ def run_cell(
     return record
 
 
+def current_record(cell: Cell) -> CellRecord:
+    """The cell's record as it stands (``pending`` when it never ran)."""
+    state = cell_status(cell)
+    return state.record if state.record is not None else pending_record(cell)
+
+
 def pending_record(cell: Cell) -> CellRecord:
     """The record of a cell that has not run."""
     return CellRecord(
@@ -305,6 +311,7 @@ def pending_record(cell: Cell) -> CellRecord:
         finished=None,
         pid=None,
         host=None,
+        query=cell.query,
     )
 
 
@@ -363,7 +370,7 @@ def status_table(study: Study) -> Table:
         colour = colours.get(status.state, "white")
         grid.add_row(
             status.cell.model.display_name,
-            status.cell.method,
+            status.cell.column,
             Text(status.state, style=colour),
             seconds,
             detail,

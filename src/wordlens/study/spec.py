@@ -59,6 +59,7 @@ from wordlens.options import (
     options_json_schema,
     read_values,
 )
+from wordlens.study.records import cell_column
 
 INVALID = "invalid study file:"
 MODEL_KEYS = ("model", "name", *LOADING_OPTIONS)
@@ -162,7 +163,11 @@ class Cell:
         Where the cell writes its tables and report.
     relative_dir : str
         ``out_dir`` inside the study's (or sweep's) directory, posix
-        (``cells/<model>/<method>``; a sweep's ``revisions/<checkpoint>``).
+        (``cells/<model>/<method>``, ``cells/<model>/<method>/<query>`` for a method listing
+        several queries; a sweep's ``revisions/<checkpoint>``).
+    query : str or None
+        The name of the cell's query (its file's stem) when the method lists several; None
+        otherwise.
     """
 
     model: ModelEntry
@@ -170,6 +175,12 @@ class Cell:
     config: Any
     out_dir: Path
     relative_dir: str
+    query: str | None = None
+
+    @property
+    def column(self) -> str:
+        """The cell's column in the study's tables (:func:`~.records.cell_column`)."""
+        return cell_column(self.method, self.query)
 
     @property
     def options(self) -> dict[str, Any]:
@@ -259,7 +270,7 @@ def load_study(path: Path, *, check_inputs: bool = True) -> Study:
         for index, entry in enumerate(parsed.models)
     )
     configs = {
-        method: _method_config(method, options or {}, path, lines, problems, check_inputs)
+        method: _query_configs(method, options or {}, path, lines, problems, check_inputs)
         for method, options in parsed.methods.items()
     }
     if problems:
@@ -273,10 +284,11 @@ def load_study(path: Path, *, check_inputs: bool = True) -> Study:
         message = f"{out_dir} is {unsafe}: give the study a folder of its own"
         raise StudyFileError(_located(path, lines, ("out",), message))
     cells = [
-        Cell(model, method, config, out_dir / relative, relative)
-        for method, config in configs.items()
+        Cell(model, method, config, out_dir / relative, relative, query)
+        for method, by_query in configs.items()
         for model in entries
-        for relative in [f"cells/{model.slug}/{method}"]
+        for query, config in by_query.items()
+        for relative in [f"cells/{model.slug}/{method}" + (f"/{slugify(query)}" if query else "")]
     ]
     cache_dir = None if parsed.cache_dir is None else _under(base, parsed.cache_dir)
     return Study(parsed.name, path, out_dir, cache_dir, entries, tuple(cells))
@@ -365,6 +377,35 @@ def checkpoint_entry(
     return ModelEntry(chosen, name, checkpoint, swept, skipped)
 
 
+def _query_configs(
+    method: str,
+    options: Mapping[str, Any],
+    path: Path,
+    lines: Mapping[tuple[str | int, ...], int],
+    problems: list[str],
+    read_inputs: bool = False,
+) -> dict[str | None, Any]:
+    """The method's config (:func:`_method_config`) keyed by None, or, when its ``query`` lists
+    several files, one config per query keyed by the file's stem (the cells' and the
+    comparison's name of the query); empty when a config is invalid."""
+    queries = options.get("query")
+    if not isinstance(queries, list):
+        config = _method_config(method, options, path, lines, problems, read_inputs)
+        return {} if config is None else {None: config}
+    names = [Path(str(query)).stem for query in queries]
+    if len(set(names)) < len(names):
+        where = ("methods", method, "query")
+        problems.append(_located(path, lines, where, "two queries with the same file name"))
+        return {}
+    configs = {
+        name: _method_config(
+            method, {**options, "query": query}, path, lines, problems, read_inputs
+        )
+        for name, query in zip(names, queries, strict=True)
+    }
+    return {name: config for name, config in configs.items() if config is not None}
+
+
 def _method_config(
     method: str,
     options: Mapping[str, Any],
@@ -428,6 +469,11 @@ def study_json_schema() -> dict[str, Any]:
         name: options_json_schema(method.config_type)
         for name, method in registered_methods().items()
     }
+    for options in schema["properties"]["methods"]["properties"].values():
+        if "query" in options["properties"]:  # one file, or several: a comparison
+            one = options["properties"]["query"]
+            several = {"type": "array", "items": one, "minItems": 1}
+            options["properties"]["query"] = {"anyOf": [one, several]}
     schema["properties"]["methods"]["additionalProperties"] = False
     entry = options_json_schema(ModelOptions)
     entry["properties"] = {

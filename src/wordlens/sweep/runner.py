@@ -46,7 +46,7 @@ from wordlens.models.revisions import Checkpoint, LeftOut, checkpoints, left_out
 from wordlens.options import config_values
 from wordlens.results import RUN_MANIFEST, Figure, Run, register_view
 from wordlens.study.records import CellRecord
-from wordlens.study.runner import CellProgress, cell_status, pending_record, run_cells
+from wordlens.study.runner import CellProgress, current_record, run_cells
 from wordlens.study.spec import Cell, Study, checkpoint_entry, slugify
 from wordlens.sweep.table import revisions_table, sweep_definitions, sweep_table
 
@@ -252,19 +252,13 @@ def write_study_sweeps(study: Study) -> list[tuple[str, Path]]:
     for (swept, method_name), cells in groups.items():
         method = get_method(method_name)
         root = study.out_dir / "sweeps" / slugify(swept) / method_name
-        records = [_record(cell) for cell in cells]
+        records = [current_record(cell) for cell in cells]
         revisions = [str(cell.model.checkpoint.name) for cell in cells if cell.model.checkpoint]
         sweep = gathered(method, cells[0].config, cells, records, root, revisions)
         output_dir(root, f"out: in {study.path}")
         write_sweep(sweep, root)
         written.append((f"{swept} / {method_name}", root / "report.html"))
     return written
-
-
-def _record(cell: Cell) -> CellRecord:
-    """The cell's record as it stands (``pending`` when it never ran)."""
-    state = cell_status(cell)
-    return state.record if state.record is not None else pending_record(cell)
 
 
 def _checkpoint(cell: Cell) -> Checkpoint:
