@@ -201,7 +201,7 @@ def rankings(
                     if smaller
                     else "ascending (WEFE)",
                     "score": float(score[model]),
-                    "rank": float(rank[model]),
+                    "rank": rank[model],
                 }
             )
     table = pd.DataFrame(
@@ -211,8 +211,7 @@ def rankings(
             "score", "rank",
         ],
     )  # fmt: skip
-    table["layer"] = table["layer"].astype("Int64")
-    return table
+    return table.astype({"layer": "Int64", "rank": "Int64"})
 
 
 def ranking_correlations(ranked: pd.DataFrame) -> pd.DataFrame:

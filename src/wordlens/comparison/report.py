@@ -36,28 +36,31 @@ def rankings_figure(ranked: pd.DataFrame) -> results.Figure:
             figsize=(max(ONE_COLUMN, 1.1 * len(metrics) + 2.0), 0.45 * len(models) + 1.4),
             layout="constrained",
         )
-        palette = colormaps["Blues_r"].with_extremes(bad="0.85")
+        palette = colormaps["Blues"].with_extremes(bad="0.85")
+        most = max(len(models), 2)
         axis.imshow(
-            np.ma.masked_invalid(ranks.to_numpy(dtype=float)),
+            np.ma.masked_invalid(ranks.to_numpy(dtype=float, na_value=np.nan)),
             cmap=palette,
-            vmin=1,
-            vmax=max(len(models), 2) + 1,
+            vmin=0,
+            vmax=most + 0.5,
             aspect="auto",
         )
         for row, model in enumerate(models):
             for column, metric in enumerate(metrics):
                 rank = ranks.loc[model, metric]
                 text = "–" if pd.isna(rank) else f"{int(rank)}\n{scores.loc[model, metric]:.3g}"
-                axis.text(column, row, text, ha="center", va="center", fontsize=7)
+                dark = not pd.isna(rank) and rank > most / 2 + 0.5
+                colour = "white" if dark else "black"
+                axis.text(column, row, text, ha="center", va="center", fontsize=7, color=colour)
         axis.set_xticks(range(len(metrics)), metrics)
         axis.set_yticks(range(len(models)), models)
         axis.grid(visible=False)
         axis.set_xlabel("metric")
         axis.set_title(title)
     caption = (
-        "Each model's rank by each metric (1: least association, as WEFE ranks), from its "
-        "score aggregated over every query (mean |value|, or the mean value for a metric where "
-        "smaller means more association); each cell shows the rank over the score."
+        "Each model's rank by each metric (1, lightest: least association, as WEFE ranks), "
+        "from its score aggregated over every query (mean |value|, or the mean value for a "
+        "metric where smaller means more association); each cell shows the rank over the score."
     )
     return as_figure(figure, title, caption)
 
@@ -71,7 +74,7 @@ def correlations_figure(correlations: pd.DataFrame) -> results.Figure:
     with paper_style():
         import matplotlib.pyplot as plt
 
-        size = max(ONE_COLUMN, 0.7 * len(metrics) + 1.8)
+        size = max(ONE_COLUMN, 0.5 * len(metrics) + 1.6)
         figure, axis = plt.subplots(figsize=(size, size * 0.85), layout="constrained")
         image = axis.imshow(
             np.ma.masked_invalid(matrix.to_numpy(dtype=float)),
@@ -83,7 +86,8 @@ def correlations_figure(correlations: pd.DataFrame) -> results.Figure:
             for column, second in enumerate(metrics):
                 rho = matrix.loc[first, second]
                 text = "–" if pd.isna(rho) else f"{rho:+.2f}"
-                axis.text(column, row, text, ha="center", va="center", fontsize=7)
+                colour = "white" if not pd.isna(rho) and abs(rho) > 0.6 else "black"
+                axis.text(column, row, text, ha="center", va="center", fontsize=7, color=colour)
         axis.set_xticks(range(len(metrics)), metrics, rotation=45, ha="right")
         axis.set_yticks(range(len(metrics)), metrics)
         axis.grid(visible=False)
@@ -146,7 +150,10 @@ def comparison_report(run: results.Run) -> Report:
         report.heading("Rank correlations between metrics")
         if len(figures) > 1:
             report.figure(figures[1])
-            report.table(run.tables["ranking_correlations"])
+            correlations = run.tables["ranking_correlations"]
+            metrics = list(dict.fromkeys(correlations["metric_a"]))
+            wide = correlations.pivot(index="metric_a", columns="metric_b", values="spearman_rho")
+            report.table(wide.loc[metrics, metrics].rename_axis(columns=None).reset_index())
         else:
             report.paragraph("One metric ranks the models: there is no other to correlate with.")
     report.heading("Scores")
