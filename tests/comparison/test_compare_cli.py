@@ -209,3 +209,26 @@ def test_bad_comparisons_are_refused_before_any_model_loads(
     assert code == 2
     assert message in " ".join(stderr.split())
     assert not (tmp_path / "out").exists()
+
+
+def test_a_method_without_bias_scores_is_listed_not_ranked(tmp_path: Path) -> None:
+    """Projection ValNorm's correlations (a method's per-layer curves) go into the scores as
+    its summary gives them; nothing is ranked, and the report and console say why."""
+    import wordlens
+    from wordlens.methods.registry import get_method
+
+    args = ["intersectional", "-m", "glove-6b-50d", "-m", "glove-6b-50d", "--experiments"]
+    code, _, stderr = _invoke(*args, "valnorm", "--out", str(tmp_path / "out"))
+    assert code == 2 and "would share the folder 'glove-6b-50d'" in stderr
+    compared = wordlens.compare(
+        "intersectional", ["glove-6b-50d"], experiments="valnorm", out=tmp_path / "one"
+    )
+    alone = get_method("intersectional").summary(compared.runs["glove-6b-50d / default"])
+    assert alone.curves is not None
+    scores = compared.tables["scores"]
+    assert scores["metric"].tolist() == alone.curves["metric"].tolist()
+    np.testing.assert_array_equal(scores["value"], alone.curves["value"])
+    assert compared.tables["rankings"].empty
+    assert compared.metadata["not_ranked"].startswith("intersectional's values are not bias")
+    report = (tmp_path / "one" / "report.html").read_text(encoding="utf-8")
+    assert "are not bias scores, so the models are listed, not ranked" in report
