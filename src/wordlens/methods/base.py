@@ -47,7 +47,7 @@ from wordlens._files import (
 from wordlens.errors import OutputError, WordlensError
 from wordlens.models.options import CACHE_OPTIONS, LOADING_OPTIONS, RUN_OPTIONS, ModelOptions
 from wordlens.options import config_values
-from wordlens.results import RUN_MANIFEST, Figure, Result, Run
+from wordlens.results import REPORT_PAGE, RUN_MANIFEST, Figure, Result, Run
 from wordlens.stages import StageLog, failed_stage, recording, stage_failure
 
 if TYPE_CHECKING:
@@ -524,7 +524,7 @@ def _run_into(
     (staged / FAILURE_MANIFEST).unlink(missing_ok=True)
     report = method.report(run)  # built once: its figures are written beside the tables
     try:
-        pages = [] if report is None else [report.write(staged / "report.html")]
+        pages = [] if report is None else [report.write(staged / REPORT_PAGE)]
         own = [item for item in staged.iterdir() if item.name not in before and item not in pages]
         figures = [] if report is None else report.figures
         written = run.write(staged, method.prefix, figures=figures, others=[*own, *pages]) + pages
