@@ -195,7 +195,7 @@ def methods(as_json: JsonOption = False) -> None:
 
 @handle_errors
 def models(as_json: JsonOption = False) -> None:
-    """List the model aliases that ship on PyPI, and how to install them."""
+    """List the model aliases that ship on PyPI, how to install them, and where each model lives."""
     emit(models_listing(), as_json, console)
 
 
