@@ -45,6 +45,7 @@ from wordlens._files import (
     unsafe_output_dir,
 )
 from wordlens.errors import OutputError, WordlensError
+from wordlens.models.base import static_layer_notes
 from wordlens.models.options import CACHE_OPTIONS, LOADING_OPTIONS, RUN_OPTIONS, ModelOptions
 from wordlens.options import config_values
 from wordlens.results import REPORT_PAGE, RUN_MANIFEST, Figure, Result, Run
@@ -642,6 +643,9 @@ def _run(
         "python": f"wordlens.methods.base.run_method({method.name!r}, ...)"
     }
     run.metadata["limit"] = model.limit
+    layer_notes = static_layer_notes()
+    if layer_notes:  # a study's layers a static model does not have: it ran layer 0
+        run.metadata["layer_notes"] = layer_notes
     if model.limit is not None and method.limits is not None:  # run_method refused the others
         kept = method.limits.format(n=model.limit)
         said = f"quick mode (--limit {model.limit}: {kept}): not comparable with the paper"
