@@ -4,6 +4,7 @@ options as the study file and the command line read them, without running anythi
 
 from __future__ import annotations
 
+import re
 import shlex
 import warnings
 from pathlib import Path
@@ -97,3 +98,29 @@ def test_a_deprecated_value_is_caught(tmp_path: Path) -> None:
         warnings.simplefilter("always")
         read_values(get_method("weat").config_type, {"context": "bleached"})
     assert any(issubclass(warning.category, FutureWarning) for warning in caught)
+
+
+NUMBERS = {"five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+
+
+def test_the_getting_started_guide_counts_the_files_a_weat_run_writes(tmp_path: Path) -> None:
+    import wordlens
+
+    guide = (REPO / "docs" / "getting-started.md").read_text()
+    [printed] = re.findall(r"\((\d+) files in results/weat-glove\)", guide)
+    [said] = re.findall(r"`results/weat-glove/` holds (\d+) files", guide)
+    wordlens.weat("glove-6b-50d", tests=[7], permutations=100, out=tmp_path)
+    files = sorted(path.name for path in tmp_path.iterdir())
+    assert int(printed) == int(said) == len(files), files
+    paragraph = guide[guide.index("`results/weat-glove/` holds") :]
+    for name in files:  # each named: a figure's formats after its .png
+        assert f"`{name}`" in paragraph or f"`.{name.rsplit('.', 1)[1]}`" in paragraph, name
+
+
+def test_the_home_page_counts_the_methods_of_its_table() -> None:
+    index = (REPO / "docs" / "index.md").read_text()
+    [word] = re.findall(r"wordlens implements (\w+) methods", index)
+    table = index[index.index("| method | what it measures | paper |") :].split("\n\n")[0]
+    rows = [line for line in table.splitlines()[2:] if line.startswith("| [")]
+    assert NUMBERS[word] == len(rows)
+    assert "five papers" not in index
