@@ -344,7 +344,7 @@ def study_run(
     """Run every (model, method) cell of a study that is not done yet, then write its index."""
     from wordlens.distributed import make_backend
     from wordlens.study.runner import CellProgress, run_study
-    from wordlens.study.spec import load_study
+    from wordlens.study.spec import load_study, study_left_out
 
     study = load_study(study_file)  # models and inputs checked: nothing has loaded yet
 
@@ -355,7 +355,7 @@ def study_run(
         if status.reason is not None:
             verb, why = "rerun", f" ({status.reason})"
         line = f" {cell.model.display_name} / {cell.method}{why}"
-        console.print(Text.assemble((verb, "bold"), line))
+        errors.print(Text.assemble((verb, "bold"), line))  # progress: stderr, as a sweep's
 
     cells = tuple(part.strip() for part in (only or "").split(",") if part.strip())
     out = new_output_dir(study.out_dir, f"out: in {study_file}")  # removed if no cell began
@@ -363,6 +363,8 @@ def study_run(
         records = run_study(study, only=cells, force=force, backend=chosen, on_cell=announce)
     _write_study_index(study)
     _print_study_status(study)
+    for line in study_left_out(study):  # as a sweep's command says them
+        console.print(line, markup=False, highlight=False)
     console.print(f"report: {study.out_dir / 'index.html'}")
     if any(record.status == "failed" for record in records):
         raise typer.Exit(1)

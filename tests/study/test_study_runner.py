@@ -196,3 +196,30 @@ def test_outside_a_study_a_static_model_refuses_a_layer_it_lacks() -> None:
 
     with pytest.raises(WordlensError, match="layer 6 out of range for glove-6b-50d"):
         wordlens.weat("glove-6b-50d", tests=[7], layers=[0, 6], permutations=100)
+
+
+def test_study_run_says_cells_on_stderr_and_the_folders_a_sweep_left_out(tmp_path: Path) -> None:
+    from tests.conftest import REPO
+    from tests.models.test_cache import worker_env
+
+    from wordlens.models.loading import ALIASES
+
+    checkpoints = tmp_path / "checkpoints"
+    (checkpoints / "runs").mkdir(parents=True)  # a training run's logs: not a checkpoint
+    (checkpoints / "step-0").symlink_to(ALIASES["minilm-l6"].package_dir() / "model")
+    path = tmp_path / "study.yaml"
+    path.write_text(
+        "name: left\nmodels:\n  - glove-6b-50d\n"
+        f"  - {{name: run, model: {checkpoints}, revisions: all}}\n"
+        "methods:\n  weat: {tests: [7], permutations: 100}\n"
+    )
+    command = [sys.executable, "-c", "from wordlens.cli import app; app(prog_name='wordlens')"]
+    done = subprocess.run(
+        [*command, "study", "run", str(path), "--only", "glove-6b-50d"],
+        cwd=REPO, env=worker_env(), capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "run glove-6b-50d / weat" in done.stderr
+    assert "run glove-6b-50d / weat" not in done.stdout
+    said = "skipped runs of run: no config.json, so not a checkpoint folder"
+    assert said in done.stdout
