@@ -45,6 +45,7 @@ from wordlens._files import (
     unsafe_output_dir,
 )
 from wordlens.errors import OutputError, WordlensError
+from wordlens.help_texts import plain_help
 from wordlens.models.base import static_layer_notes
 from wordlens.models.options import CACHE_OPTIONS, LOADING_OPTIONS, RUN_OPTIONS, ModelOptions
 from wordlens.options import config_values
@@ -238,14 +239,15 @@ class Method(ABC, Generic[C]):
     @property
     def help(self) -> str:
         """The command's help: the class docstring up to its first numpydoc section (its
-        ``References``, kept for the API documentation), as one paragraph."""
+        ``References``, kept for the API documentation), as one paragraph of plain text
+        (:func:`~wordlens.help_texts.plain_help`: no Sphinx roles)."""
         text = inspect.cleandoc(type(self).__doc__ or self.title)
         lines = text.splitlines()
         for number, (line, under) in enumerate(pairwise(lines)):
             if line.strip() and set(under.strip()) == {"-"}:
                 lines = lines[:number]
                 break
-        return " ".join(" ".join(lines).split())
+        return plain_help(" ".join(" ".join(lines).split()))
 
     def read_inputs(self, config: C) -> object:
         """Read and check the files and data sets ``config`` names (a lexicon, a study of
