@@ -89,3 +89,46 @@ def test_a_sweep_written_by_run_write_has_its_report_page(
     sweep = _sweep(wordlens.weat(glove, tests=[7], permutations=100), tmp_path)
     written = sweep.write(tmp_path)
     assert tmp_path / "report.html" in written
+
+
+QUERY = {
+    "targets": {"a": ["he", "him", "gladiolax"], "b": ["she", "her", "xqzzy"]},
+    "attributes": {"c": ["doctor", "nurse"], "d": ["good", "bad"]},
+}
+
+
+def test_a_python_run_stores_its_reasons_with_keywords_not_flags(
+    glove: WordEmbedder, tmp_path: Path
+) -> None:
+    run = wordlens.rnsb(glove, query=QUERY, max_missing=0.1, out=tmp_path / "py")
+    assert "more than max_missing 0.1" in run.metadata["skipped"]
+    stored = (tmp_path / "py" / "run.json").read_text()
+    assert "max_missing 0.1" in stored and "--max-missing" not in stored
+    assert "--max-missing" not in (tmp_path / "py" / "report.html").read_text()
+
+
+def test_the_command_line_stores_its_reasons_with_flags(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from wordlens.cli import app
+
+    query = tmp_path / "query.json"
+    query.write_text(json.dumps(QUERY))
+    out = tmp_path / "cli"
+    flags = ["--model", "glove-6b-50d", "--query", str(query), "--max-missing", "0.1"]
+    result = CliRunner().invoke(app, ["rnsb", *flags, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "more than --max-missing 0.1" in Run.read(out).metadata["skipped"]
+
+
+def test_keywords_in_metadata() -> None:
+    from wordlens.options import keywords_in_metadata
+
+    names = {"--max-missing": "max_missing", "--no-weat": "weat=False"}
+    metadata = {"skipped": ["over --max-missing"], "note": ("--no-weat", 1), "n": 2}
+    assert keywords_in_metadata(metadata, names) == {
+        "skipped": ["over max_missing"], "note": ("weat=False", 1), "n": 2,
+    }  # fmt: skip
+    # a text that names the keyword already says both forms on purpose
+    both = "pass --max-missing (max_missing in Python)"
+    assert keywords_in_metadata(both, names) == both

@@ -48,7 +48,7 @@ from wordlens.errors import OutputError, WordlensError
 from wordlens.help_texts import plain_help
 from wordlens.models.base import static_layer_notes
 from wordlens.models.options import CACHE_OPTIONS, LOADING_OPTIONS, RUN_OPTIONS, ModelOptions
-from wordlens.options import config_values
+from wordlens.options import config_values, keyword_names, keywords_in_metadata
 from wordlens.results import REPORT_PAGE, RUN_MANIFEST, Figure, Result, Run
 from wordlens.stages import StageLog, failed_stage, recording, stage_failure
 
@@ -641,7 +641,8 @@ def _run(
     run.metadata.setdefault("method", method.name)
     run.metadata.setdefault("options", config_values(config))
     run.metadata["stages"] = log.as_metadata()
-    run.metadata["invocation"] = _INVOCATION.get() or {
+    invocation = _INVOCATION.get()
+    run.metadata["invocation"] = invocation or {
         "python": f"wordlens.methods.base.run_method({method.name!r}, ...)"
     }
     run.metadata["limit"] = model.limit
@@ -652,6 +653,10 @@ def _run(
         kept = method.limits.format(n=model.limit)
         said = f"quick mode (--limit {model.limit}: {kept}): not comparable with the paper"
         run.metadata["quick_mode"] = said
+    if invocation is not None and "python" in invocation:  # reasons name keywords, not flags
+        names = keyword_names(method.config_type, ModelOptions)
+        run.metadata = keywords_in_metadata(run.metadata, names)
+    if "quick_mode" in run.metadata:
         warnings.warn(run.metadata["quick_mode"], QuickModeWarning, stacklevel=2)
     loaded = run.metadata.get("model")
     used = loaded if isinstance(loaded, dict) else {}
