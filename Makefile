@@ -54,7 +54,7 @@ $(VENV)/.installed: pyproject.toml Makefile $(CONSTRAINTS)
 	touch $@
 
 demo: install
-	$(BIN)/wordlens weat --model smollm2-135m --context bleached --out $(OUT)/weat-smollm2-135m
+	$(BIN)/wordlens weat --model smollm2-135m --context template --out $(OUT)/weat-smollm2-135m
 	$(BIN)/wordlens weat --model glove-6b-50d --out $(OUT)/weat-glove-6b-50d
 	$(BIN)/wordlens vast --model smollm2-135m --lexica bellezza --no-tokenization \
 		--similarity ws353,simlex999 --probe-sentences 300 --out $(OUT)/vast-smollm2-135m

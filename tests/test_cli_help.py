@@ -34,3 +34,24 @@ def test_a_method_help_leaves_out_the_references() -> None:
         assert "References" not in result.output and "----------" not in result.output, name
         assert "-----" not in registered_methods()[name].help
     assert registered_methods()["rnsb"].help.endswith("there is no permutation test.")
+
+
+SPHINX = re.compile(r":(?:py:)?[a-z]+:`|``|\]_")
+"""What a docstring's reStructuredText marks up: a role, a double-backtick literal, a citation."""
+
+
+def test_a_method_help_is_plain_text() -> None:
+    for name, method in registered_methods().items():
+        assert not SPHINX.search(method.help), (name, method.help)
+    result = runner.invoke(app, ["ripa", "--help"], env={"COLUMNS": "200"}, terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert not SPHINX.search(result.output), result.output
+    assert "loses both. The test" in result.output  # "(:meth:`usable`)" is left out
+
+
+def test_plain_help() -> None:
+    from wordlens.help_texts import plain_help
+
+    text = "A pair (:meth:`usable`) of :class:`~wordlens.results.Run` and ``x`` [1]_."
+    assert plain_help(text) == "A pair of `Run` and `x` [1]."
+    assert plain_help("(see :func:`a.b`, :func:`c`) kept (:func:`d` here)") == " kept (`d` here)"

@@ -10,6 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import REPO
 from tests.models.test_cache import worker_env
 from wordlens.methods.registry import registered_methods
@@ -41,6 +43,7 @@ def test_models_and_methods_as_json() -> None:
     for row in models["aliases"]:
         alias = ALIASES[row["alias"]]
         assert row["installed"] is alias.installed() and row["install"] == alias.install
+        assert row["where"] == (str(alias.package_dir()) if alias.installed() else "not installed")
     methods = json_of("methods")
     assert [row["command"] for row in methods["methods"]] == list(registered_methods())
     for row in methods["methods"]:
@@ -130,3 +133,28 @@ def test_an_association_metric_with_json_prints_its_scores(tmp_path: Path) -> No
     printed = pd.DataFrame(json.loads(done.stdout)["tables"]["scores"])
     pd.testing.assert_frame_equal(printed.astype(written.dtypes.to_dict()), written, rtol=1e-15)
     assert printed["p_value"].isna().all()  # no permutations: NaN, printed as null
+
+
+def test_models_shows_where_the_shared_and_hub_models_live(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import huggingface_hub.constants
+
+    from wordlens.cli_listings import models_listing
+    from wordlens.models.loading import hub_location
+
+    (tmp_path / "shared" / "models" / "tiny-mlm").mkdir(parents=True)
+    (tmp_path / "shared" / "models" / "tiny-mlm" / "config.json").write_text("{}")
+    (tmp_path / "shared" / "models" / "notes").mkdir()  # no config.json: not a model
+    (tmp_path / "hub" / "models--org--tiny").mkdir(parents=True)
+    monkeypatch.setenv("WORDLENS_SHARED", str(tmp_path / "shared"))
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    document, shown = models_listing()
+    where = str((tmp_path / "shared" / "models" / "tiny-mlm").resolve())
+    assert document["shared"] == [{"model": "tiny-mlm", "where": where}]
+    hub = str(tmp_path / "hub" / "models--org--tiny")
+    assert document["hub"] == [{"model": "org/tiny", "where": hub}]
+    assert document["hub_cache"] == str(tmp_path / "hub")
+    assert hub_location("org/tiny") == hub
+    assert hub_location("org/absent") == "not downloaded"
+    assert any("not downloaded" in str(item) for item in shown)

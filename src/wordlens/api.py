@@ -323,12 +323,16 @@ def read_run(directory: str | os.PathLike[str]) -> Run:
     Parameters
     ----------
     directory
-        The run's output directory (it holds ``run.json``).
+        The run's output directory (it holds ``run.json``), or a sweep's (the folder of a run
+        with ``revisions``, holding ``revisions/<checkpoint>/``).
 
     Returns
     -------
     Run
-        Its tables and metadata; in Jupyter it shows the same summary as a run made here.
+        Its tables and metadata; in Jupyter it shows the same summary as a run made here. A
+        sweep's folder gives a :class:`wordlens.sweep.runner.Sweep`, as :func:`run` returns
+        it: its tables, its metadata (``metadata["model"]``: the model swept) and ``runs``
+        (each checkpoint's run that finished, read from its folder).
 
     Raises
     ------
@@ -345,7 +349,12 @@ def read_run(directory: str | os.PathLike[str]) -> Run:
     ('weat', ['weat'])
     """
     registered_methods()  # the run's method shows its headline numbers and figures
-    return Run.read(as_path(directory))
+    run = Run.read(as_path(directory))
+    if run.method != "sweep":
+        return run
+    from wordlens.sweep.runner import Sweep
+
+    return Sweep.of(run, directory)
 
 
 def weat(

@@ -144,7 +144,7 @@ def methods(as_json: JsonOption = False) -> None:
 
 @handle_errors
 def models(as_json: JsonOption = False) -> None:
-    """List the model aliases that ship on PyPI, and how to install them."""
+    """List the model aliases that ship on PyPI, how to install them, and where each model lives."""
     emit(models_listing(), as_json, console)
 
 
@@ -293,7 +293,7 @@ def study_run(
     """Run every (model, method) cell of a study that is not done yet, then write its index."""
     from wordlens.distributed import make_backend
     from wordlens.study.runner import CellProgress, run_study
-    from wordlens.study.spec import load_study
+    from wordlens.study.spec import load_study, study_left_out
 
     study = load_study(study_file)  # models and inputs checked: nothing has loaded yet
 
@@ -304,7 +304,7 @@ def study_run(
         if status.reason is not None:
             verb, why = "rerun", f" ({status.reason})"
         line = f" {cell.model.display_name} / {cell.column}{why}"
-        console.print(Text.assemble((verb, "bold"), line))
+        errors.print(Text.assemble((verb, "bold"), line))  # progress: stderr, as a sweep's
 
     cells = tuple(part.strip() for part in (only or "").split(",") if part.strip())
     out = new_output_dir(study.out_dir, f"out: in {study_file}")  # removed if no cell began
@@ -312,6 +312,8 @@ def study_run(
         records = run_study(study, only=cells, force=force, backend=chosen, on_cell=announce)
     _write_study_index(study)
     _print_study_status(study)
+    for line in study_left_out(study):  # as a sweep's command says them
+        console.print(line, markup=False, highlight=False)
     console.print(f"report: {study.out_dir / 'index.html'}")
     if any(record.status == "failed" for record in records):
         raise typer.Exit(1)

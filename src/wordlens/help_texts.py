@@ -1,5 +1,8 @@
 """Help texts of options that several methods share (each config declares its own field with
-:func:`wordlens.options.option`; the words they show users are written once, here)."""
+:func:`wordlens.options.option`; the words they show users are written once, here), and
+:func:`plain_help`, which makes a docstring plain text for ``--help``."""
+
+import re
 
 LAYERS = (
     "Layers: 'all', or a comma list of indices and ranges such as '0,6,-1' or '2-5' "
@@ -32,3 +35,21 @@ and more runs on for hours and gigabytes. An exact test (all relabellings, when 
 more) needs far fewer: C(16, 8) = 12,870 for eight words a side."""
 PERMUTATIONS_BOUND = f"at most {MAX_PERMUTATIONS:,}"
 """How the help of a ``permutations`` option says its bound."""
+
+
+_ROLE = r":(?:py:)?(?:func|meth|class|mod|data|attr|exc|obj|const):`~?(?P<target>[^`]+)`"
+_ANY_ROLE = _ROLE.replace("?P<target>", "")
+_ROLE_ONLY = re.compile(rf" ?\((?:see )?{_ANY_ROLE}(?:(?:, | and ){_ANY_ROLE})*\)")
+"""A parenthesis that only points at code (``(:meth:`usable`)``): nothing for a reader of
+``--help``."""
+
+
+def plain_help(text: str) -> str:
+    """A docstring's text as a command's ``--help`` shows it: no Sphinx roles (a parenthesis
+    holding only roles is left out; another role shows its target's last name as code,
+    ``:class:`~wordlens.results.Run``` → ```Run```), literals as single-backtick code
+    (````x```` → ```x```) and ``[1]_`` as ``[1]``."""
+    text = _ROLE_ONLY.sub("", text)
+    text = re.sub(_ROLE, lambda match: f"`{match.group('target').rsplit('.', 1)[-1]}`", text)
+    text = re.sub(r"``([^`]+)``", r"`\1`", text)
+    return re.sub(r"\[(\w+)\]_", r"[\1]", text)

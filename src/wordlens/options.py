@@ -401,18 +401,38 @@ def keywords_in_errors(*config_types: type[Any]) -> Iterator[None]:
     except WordlensError as error:
         if error.args and isinstance(error.args[0], str):
             text = error.args[0]
-
-            def keyword(match: re.Match[str]) -> str:
-                name = names.get(match.group())
-                # a message that already names the keyword says both forms on purpose
-                said = name is None or name.split("=")[0] in _FLAG.sub("", text)
-                return match.group() if said or name is None else name
-
-            error.args = (_FLAG.sub(keyword, error.args[0]), *error.args[1:])
+            error.args = (flags_as_keywords(text, names), *error.args[1:])
             if isinstance(error, OptionError):
-                error.option = _FLAG.sub(keyword, error.option)
-                error.detail = _FLAG.sub(keyword, error.detail)
+                error.option = flags_as_keywords(error.option, names, text)
+                error.detail = flags_as_keywords(error.detail, names, text)
         raise
+
+
+def flags_as_keywords(text: str, names: Mapping[str, str], whole: str | None = None) -> str:
+    """``text`` with each flag of ``names`` (:func:`keyword_names`) written as its Python
+    keyword (``--max-missing`` → ``max_missing``); a flag whose keyword ``whole`` (the whole
+    message, [``text``]) names already stays, as the message says both forms on purpose."""
+    context = _FLAG.sub("", text if whole is None else whole)
+
+    def keyword(match: re.Match[str]) -> str:
+        name = names.get(match.group())
+        said = name is None or name.split("=")[0] in context
+        return match.group() if said or name is None else name
+
+    return _FLAG.sub(keyword, text)
+
+
+def keywords_in_metadata(value: Any, names: Mapping[str, str]) -> Any:
+    """``value`` (a run's metadata, or part of it) with the flags of every text in it written
+    as Python keywords (:func:`flags_as_keywords`): the reasons a run stored (``skipped: ...
+    more than --max-missing 0.1``) read right from Python too."""
+    if isinstance(value, str):
+        return flags_as_keywords(value, names)
+    if isinstance(value, dict):
+        return {key: keywords_in_metadata(item, names) for key, item in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(keywords_in_metadata(item, names) for item in value)
+    return value
 
 
 _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")

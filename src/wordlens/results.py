@@ -258,6 +258,9 @@ def left_out(metadata: dict[str, Any]) -> dict[str, list[Any]]:
     return found
 
 
+REPORT_PAGE = "report.html"
+"""The file of a run's report page (:meth:`Run.report`)."""
+
 RUN_MANIFEST = "run.json"
 """The file that lists a run's tables; written last, so a directory holding it is complete."""
 
@@ -295,10 +298,12 @@ class Run:
         """Write every table as ``<prefix><name>`` (:meth:`Result.write`), each figure as
         ``<prefix>figure_<n>_<title>`` ``.png``, ``.svg`` and ``.pdf`` (:meth:`Figure.save_all`),
         then ``run.json``, into ``out_dir`` (text, e.g. ``"out/"``, or a path). ``figures``: the
-        report's figures when the caller has built the report already; None builds it
-        (:meth:`figures`). ``others``: the run's files written before (its report, a method's
-        own figures). The manifest lists the names of all the run's files (``files``), so the
-        next run that replaces the folder knows which entries are not the run's.
+        report's figures when the caller has built (and written) the report already; None
+        builds the report (:meth:`report`) and writes it as ``report.html`` too, so a run
+        written here holds the same files as one written by its command's ``--out``.
+        ``others``: the run's files written before (its report, a method's own figures). The
+        manifest lists the names of all the run's files (``files``), so the next run that
+        replaces the folder knows which entries are not the run's.
 
         Raises
         ------
@@ -310,7 +315,12 @@ class Run:
         stems = {name: f"{prefix}{name}" for name in self.tables}
         for name, table in self.tables.items():
             written += Result(stems[name], table, self.metadata).write(out_dir)
-        shown = self.figures() if figures is None else figures
+        shown = figures
+        if shown is None:
+            report = self.report()
+            shown = [] if report is None else list(report.figures)
+            if report is not None:
+                written.append(report.write(out_dir / REPORT_PAGE))
         for number, figure in enumerate(shown, start=1):
             written += figure.save_all(out_dir / f"{prefix}figure_{number}_{_slug(figure.title)}")
         path = out_dir / RUN_MANIFEST
@@ -353,8 +363,8 @@ class Run:
 
     def __repr__(self) -> str:
         """One line: method, model and the tables' shapes (not their contents)."""
-        model = self.metadata.get("model")
-        name = model.get("name") if isinstance(model, dict) else None
+        model = self.metadata.get("model")  # a sweep's is the swept model's name
+        name = model.get("name") if isinstance(model, dict) else model
         shapes = ", ".join(f"{key!r}: {len(t)}×{len(t.columns)}" for key, t in self.tables.items())
         state = "" if self.complete else ", complete=False"
         return f"Run(method={self.method!r}, model={name!r}, tables={{{shapes}}}{state})"
@@ -364,6 +374,14 @@ class Run:
         is not registered (see :func:`register_view`) or its report has none."""
         view = _VIEWS.get(self.method)
         return [] if view is None or not self.complete else view.figures(self)
+
+    def report(self) -> Any:
+        """The run's report page (a :class:`~wordlens.report.html.Report`, written as
+        ``report.html``); None when the method is not registered (see :func:`register_view`),
+        builds no page, or the run is not complete."""
+        view = _VIEWS.get(self.method)
+        build = getattr(view, "report", None)
+        return None if build is None or not self.complete else build(self)
 
     def _repr_html_(self) -> str:
         """An HTML summary: method, model, headline numbers, what was left out, and the first

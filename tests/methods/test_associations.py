@@ -276,9 +276,9 @@ def test_max_missing_skips_a_query_as_wefe_lost_vocabulary_threshold_does(
     for run in (ect, both):
         assert run.metadata["config"]["max_missing"] == share
     reason = (
-        f"skipped: 'insects' lost 1 of 6 words (17%), more than --max-missing {share:g} of a "
+        f"skipped: 'insects' lost 1 of 6 words (17%), more than max_missing {share:g} of a "
         "set's words"
-    )
+    )  # a Python run's reasons name the keyword
     values = dict(zip(ect.tables["scores"]["part"], ect.tables["scores"]["value"], strict=True))
     for name, words in LOSING["attributes"].items():
         peer = ECT().run_query(

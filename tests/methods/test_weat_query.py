@@ -304,8 +304,8 @@ def test_max_missing_skips_a_query_as_wefe_lost_vocabulary_threshold_does(
         assert np.isnan(peer)
         assert run.tables["weat"].empty
         assert run.metadata["skipped"] == {
-            str(QUERY_ID): "skipped: 'weapons' lost 1 of 6 words (17%), more than --max-missing "
-            "0.1 of a set's words"
+            str(QUERY_ID): "skipped: 'weapons' lost 1 of 6 words (17%), more than max_missing "
+            "0.1 of a set's words"  # a Python run's reasons name the keyword
         }
     else:
         assert run.metadata["skipped"] == {}

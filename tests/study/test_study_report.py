@@ -73,9 +73,9 @@ def study(
         }
         for method, run in runs.items():
             cell = root / "cells" / name / method
-            run.write(cell, get_method(method).prefix)
-            if method == "vast":  # WEAT's report is left out: the index links its directory
-                get_method(method).report(run).write(cell / "report.html")
+            run.write(cell, get_method(method).prefix)  # report.html too
+            if method == "weat":  # WEAT's report is left out: the index links its directory
+                (cell / "report.html").unlink()
             record, summary = _done(root, name, method)
             records.append(record)
             summaries[(name, method)] = summary

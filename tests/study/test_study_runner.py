@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from wordlens.cli import app
+from wordlens.results import Run
 from wordlens.study.records import read_cell_record, write_cell_record
 from wordlens.study.runner import CellProgress, run_study, study_records, study_status
 from wordlens.study.spec import load_study
@@ -172,3 +173,53 @@ def test_an_unwritable_study_directory_fails_before_any_cell(tmp_path: Path) -> 
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert f"cannot write results to {tmp_path / 'file' / 'results'} (" in result.output
     assert f"choose another out: in {study_file}" in result.output
+
+
+def test_a_static_model_runs_layer_0_of_the_study_s_layers_with_a_note(tmp_path: Path) -> None:
+    path = tmp_path / "study.yaml"
+    path.write_text(
+        "name: layers\nmodels: [glove-6b-50d]\n"
+        "methods:\n  weat: {tests: [7], layers: [0, 6], permutations: 100}\n"
+    )
+    study = load_study(path)
+    [record] = run_study(study)
+    assert record.status == "done", record.error
+    run = Run.read(study.cells[0].out_dir)
+    assert run.tables["weat"]["layer"].tolist() == [0]
+    [note] = run.metadata["layer_notes"]
+    assert "static model with layer 0 only" in note and "0, 6" in note
+
+
+def test_outside_a_study_a_static_model_refuses_a_layer_it_lacks() -> None:
+    import wordlens
+    from wordlens.errors import WordlensError
+
+    with pytest.raises(WordlensError, match="layer 6 out of range for glove-6b-50d"):
+        wordlens.weat("glove-6b-50d", tests=[7], layers=[0, 6], permutations=100)
+
+
+def test_study_run_says_cells_on_stderr_and_the_folders_a_sweep_left_out(tmp_path: Path) -> None:
+    from tests.conftest import REPO
+    from tests.models.test_cache import worker_env
+
+    from wordlens.models.loading import ALIASES
+
+    checkpoints = tmp_path / "checkpoints"
+    (checkpoints / "runs").mkdir(parents=True)  # a training run's logs: not a checkpoint
+    (checkpoints / "step-0").symlink_to(ALIASES["minilm-l6"].package_dir() / "model")
+    path = tmp_path / "study.yaml"
+    path.write_text(
+        "name: left\nmodels:\n  - glove-6b-50d\n"
+        f"  - {{name: run, model: {checkpoints}, revisions: all}}\n"
+        "methods:\n  weat: {tests: [7], permutations: 100}\n"
+    )
+    command = [sys.executable, "-c", "from wordlens.cli import app; app(prog_name='wordlens')"]
+    done = subprocess.run(
+        [*command, "study", "run", str(path), "--only", "glove-6b-50d"],
+        cwd=REPO, env=worker_env(), capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "run glove-6b-50d / weat" in done.stderr
+    assert "run glove-6b-50d / weat" not in done.stdout
+    said = "skipped runs of run: no config.json, so not a checkpoint folder"
+    assert said in done.stdout

@@ -152,6 +152,11 @@ def test_the_command_runs_each_checkpoint_and_writes_the_sweep(
     ]
     assert '<a href="revisions/step-1000/report.html">step-1000</a>' in page
     assert Run.read(out).method == "sweep"
+    read = wordlens.read_run(out)  # the sweep, with each checkpoint's run and the model
+    assert isinstance(read, Sweep) and list(read.runs) == NAMES
+    assert read.model == str(checkpoint_dir) and repr(read).count("\n") == 0
+    for name in NAMES:
+        pd.testing.assert_frame_equal(read.runs[name].tables["weat"], single_weat[name])
 
 
 def test_a_killed_sweep_resumes_without_rerunning_finished_checkpoints(

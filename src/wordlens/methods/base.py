@@ -45,9 +45,11 @@ from wordlens._files import (
     unsafe_output_dir,
 )
 from wordlens.errors import OutputError, WordlensError
+from wordlens.help_texts import plain_help
+from wordlens.models.base import static_layer_notes
 from wordlens.models.options import CACHE_OPTIONS, LOADING_OPTIONS, RUN_OPTIONS, ModelOptions
-from wordlens.options import config_values
-from wordlens.results import RUN_MANIFEST, Figure, Result, Run
+from wordlens.options import config_values, keyword_names, keywords_in_metadata
+from wordlens.results import REPORT_PAGE, RUN_MANIFEST, Figure, Result, Run
 from wordlens.stages import StageLog, failed_stage, recording, stage_failure
 
 if TYPE_CHECKING:
@@ -243,14 +245,15 @@ class Method(ABC, Generic[C]):
     @property
     def help(self) -> str:
         """The command's help: the class docstring up to its first numpydoc section (its
-        ``References``, kept for the API documentation), as one paragraph."""
+        ``References``, kept for the API documentation), as one paragraph of plain text
+        (:func:`~wordlens.help_texts.plain_help`: no Sphinx roles)."""
         text = inspect.cleandoc(type(self).__doc__ or self.title)
         lines = text.splitlines()
         for number, (line, under) in enumerate(pairwise(lines)):
             if line.strip() and set(under.strip()) == {"-"}:
                 lines = lines[:number]
                 break
-        return " ".join(" ".join(lines).split())
+        return plain_help(" ".join(" ".join(lines).split()))
 
     def read_inputs(self, config: C) -> object:
         """Read and check the files and data sets ``config`` names (a lexicon, a study of
@@ -553,7 +556,7 @@ def _run_into(
     (staged / FAILURE_MANIFEST).unlink(missing_ok=True)
     report = method.report(run)  # built once: its figures are written beside the tables
     try:
-        pages = [] if report is None else [report.write(staged / "report.html")]
+        pages = [] if report is None else [report.write(staged / REPORT_PAGE)]
         own = [item for item in staged.iterdir() if item.name not in before and item not in pages]
         figures = [] if report is None else report.figures
         written = run.write(staged, method.prefix, figures=figures, others=[*own, *pages]) + pages
@@ -667,14 +670,22 @@ def _run(
     run.metadata.setdefault("method", method.name)
     run.metadata.setdefault("options", config_values(config))
     run.metadata["stages"] = log.as_metadata()
+    invocation = _INVOCATION.get()
     run.metadata["invocation"] = current_invocation(
         f"wordlens.methods.base.run_method({method.name!r}, ...)"
     )
     run.metadata["limit"] = model.limit
+    layer_notes = static_layer_notes()
+    if layer_notes:  # a study's layers a static model does not have: it ran layer 0
+        run.metadata["layer_notes"] = layer_notes
     if model.limit is not None and method.limits is not None:  # run_method refused the others
         kept = method.limits.format(n=model.limit)
         said = f"quick mode (--limit {model.limit}: {kept}): not comparable with the paper"
         run.metadata["quick_mode"] = said
+    if invocation is not None and "python" in invocation:  # reasons name keywords, not flags
+        names = keyword_names(method.config_type, ModelOptions)
+        run.metadata = keywords_in_metadata(run.metadata, names)
+    if "quick_mode" in run.metadata:
         warnings.warn(run.metadata["quick_mode"], QuickModeWarning, stacklevel=2)
     loaded = run.metadata.get("model")
     used = loaded if isinstance(loaded, dict) else {}

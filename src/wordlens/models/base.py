@@ -8,7 +8,9 @@ exactly one layer, 0.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
@@ -26,6 +28,31 @@ Pooling = Literal["first", "last", "mean", "max"]
 POOLINGS: tuple[Pooling, ...] = get_args(Pooling)
 
 ModelKind = Literal["causal", "masked", "encoder", "encoder-decoder", "static"]
+
+_STATIC_LAYER_NOTES: ContextVar[list[str] | None] = ContextVar(
+    "wordlens_static_layer_notes", default=None
+)
+"""The notes of :func:`static_layer_zero` while inside it."""
+
+
+@contextmanager
+def static_layer_zero() -> Iterator[list[str]]:
+    """Inside, a static model asked for layers it does not have (a study's ``layers: [0, 6]``
+    for every model) uses layer 0 instead of failing (:meth:`WordEmbedder.resolve_layers`);
+    yields the notes that say so, one per time it happened."""
+    notes: list[str] = []
+    token = _STATIC_LAYER_NOTES.set(notes)
+    try:
+        yield notes
+    finally:
+        _STATIC_LAYER_NOTES.reset(token)
+
+
+def static_layer_notes() -> list[str]:
+    """The notes of :func:`static_layer_zero` so far (none outside it), without repeats."""
+    return list(dict.fromkeys(_STATIC_LAYER_NOTES.get() or []))
+
+
 #: Whether a causal model's texts start with a BOS token (:mod:`wordlens.models.hf`).
 BosPolicy = Literal["auto", "always", "never"]
 BOS_POLICIES: tuple[BosPolicy, ...] = get_args(BosPolicy)
@@ -130,9 +157,22 @@ class WordEmbedder(ABC):
         return f"<{type(self).__name__} {info.name}: {', '.join(parts)}>"
 
     def resolve_layers(self, layers: Sequence[int] | None) -> tuple[int, ...]:
-        """Validate requested layers (negative counts from the top); ``None`` means all."""
+        """Validate requested layers (negative counts from the top); ``None`` means all.
+
+        Inside :func:`static_layer_zero` (a study's cells: one ``layers`` for every model), a
+        static model asked for layers it does not have uses layer 0, its only one, and says so
+        in a note instead of failing."""
         if layers is None:
             return tuple(range(self.n_layers))
+        notes = _STATIC_LAYER_NOTES.get()
+        static = notes is not None and self.info.kind == "static" and self.n_layers == 1
+        if static and notes is not None and any(layer not in (0, -1) for layer in layers):
+            asked = ", ".join(map(str, layers))
+            notes.append(
+                f"layers {asked} asked: {self.info.name} is a static model with layer 0 only, "
+                "so layer 0 is used"
+            )
+            return (0,)
         resolved = []
         for layer in layers:
             index = layer + self.n_layers if layer < 0 else layer

@@ -114,6 +114,52 @@ class Alias:
             )
         return Path(next(iter(spec.submodule_search_locations)))
 
+    def where(self) -> str:
+        """Where the model lives on disk: its package's folder, or ``not installed``."""
+        return str(self.package_dir()) if self.installed() else NOT_INSTALLED
+
+
+NOT_INSTALLED = "not installed"
+"""Where an alias whose package is not installed lives (:meth:`Alias.where`)."""
+
+NOT_DOWNLOADED = "not downloaded"
+"""Where a hub id not in the local Hugging Face cache lives (:func:`hub_location`)."""
+
+
+def shared_models() -> dict[str, Path]:
+    """The model folders of the shared inputs beside the clone (``$WORDLENS_SHARED/models/*``,
+    each with a ``config.json``), by folder name; none when ``WORDLENS_SHARED`` is not set."""
+    root = os.environ.get("WORDLENS_SHARED")
+    folder = Path(root).expanduser() / "models" if root else None
+    if folder is None or not folder.is_dir():
+        return {}
+    found = sorted(path for path in folder.iterdir() if (path / "config.json").is_file())
+    return {path.name: path.resolve() for path in found}
+
+
+def hub_cache_dir() -> Path:
+    """The local Hugging Face hub cache (``$HF_HUB_CACHE``, ``$HF_HOME/hub`` or
+    ``~/.cache/huggingface/hub``)."""
+    from huggingface_hub import constants
+
+    return Path(constants.HF_HUB_CACHE)
+
+
+def hub_location(model_id: str) -> str:
+    """Where hub model ``model_id`` lives on disk: its folder of the local Hugging Face cache
+    (``models--<org>--<name>``), or ``not downloaded``."""
+    folder = hub_cache_dir() / f"models--{model_id.replace('/', '--')}"
+    return str(folder) if folder.is_dir() else NOT_DOWNLOADED
+
+
+def hub_cache_models() -> dict[str, Path]:
+    """The hub models in the local Hugging Face cache, by hub id (``org/name``)."""
+    cache = hub_cache_dir()
+    if not cache.is_dir():
+        return {}
+    folders = sorted(path for path in cache.glob("models--*") if path.is_dir())
+    return {path.name.removeprefix("models--").replace("--", "/"): path for path in folders}
+
 
 ALIASES: dict[str, Alias] = {
     alias.name: alias

@@ -30,6 +30,7 @@ from wordlens.distributed import Backend, RayBackend, use_backend
 from wordlens.errors import WordlensError
 from wordlens.methods.base import Method, Status, no_status, run_method
 from wordlens.methods.registry import get_method
+from wordlens.models.base import static_layer_zero
 from wordlens.study.peak_memory import peak_memory
 from wordlens.study.records import CellRecord, read_cell_record, write_cell_record
 from wordlens.study.spec import Cell, Study
@@ -270,7 +271,8 @@ def run_cell(
         try:
             chosen = method or get_method(cell.method)
             model = cell.model.options.replace(cache_dir=cache_dir, no_cache=no_cache)
-            with _removed_on_interrupt(path):
+            # one `layers` for every model: a static model runs layer 0, with a note
+            with _removed_on_interrupt(path), static_layer_zero():
                 run, _ = run_method(
                     chosen, model, cell.config, cell.out_dir, progress=progress, status=status
                 )

@@ -223,6 +223,16 @@ def slugify(text: str) -> str:
     return slug or "model"
 
 
+def study_left_out(study: Study) -> list[str]:
+    """``skipped runs of /ckpts: no config.json, so not a checkpoint folder``: each folder that a
+    model entry's ``revisions`` (``all``) left out of its sweep, with why, once per entry."""
+    lines: dict[str, None] = {}
+    for cell in study.cells:
+        for folder in cell.model.left_out:
+            lines[f"skipped {folder.name} of {cell.model.swept}: {folder.reason}"] = None
+    return list(lines)
+
+
 def load_study(path: Path, *, check_inputs: bool = True) -> Study:
     """Read and validate a study file.
 

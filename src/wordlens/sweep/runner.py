@@ -28,7 +28,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wordlens._files import StrPath, as_path
 from wordlens.distributed import RayBackend, make_backend, use_backend
+from wordlens.errors import OutputError
 from wordlens.methods.base import (
     Method,
     Status,
@@ -57,7 +59,7 @@ PREFIX = "sweep_"
 """File-name prefix of the sweep's tables and figures."""
 
 
-@dataclass
+@dataclass(repr=False)  # Run's one-line repr, not every table's contents
 class Sweep(Run):
     """A method run on each checkpoint of a model: a :class:`~wordlens.results.Run` whose
     ``method`` is ``"sweep"``.
@@ -77,6 +79,49 @@ class Sweep(Run):
     """
 
     runs: dict[str, Run] = field(default_factory=dict, repr=False)
+
+    def __repr__(self) -> str:
+        """One line: the method swept, the model and its checkpoints (ran of all), not the
+        tables' contents."""
+        checkpoints = len(self.tables["revisions"]) if "revisions" in self.tables else 0
+        return (
+            f"Sweep(method={self.metadata.get('method')!r}, model={self.metadata.get('model')!r}, "
+            f"checkpoints={checkpoints}, runs={list(self.runs)!r})"
+        )
+
+    @classmethod
+    def read(cls, out_dir: StrPath) -> Sweep:
+        """Read a sweep written into ``out_dir`` (:func:`write_sweep`): its tables and metadata
+        (``run.json``), and the run of each checkpoint that ran, from its folder
+        (``revisions/<checkpoint>/``, as the ``revisions`` table names it).
+
+        Raises
+        ------
+        OutputError
+            If the folder holds no sweep, or a checkpoint's run is missing or unreadable.
+        """
+        return cls.of(Run.read(out_dir), out_dir)
+
+    @classmethod
+    def of(cls, run: Run, out_dir: StrPath) -> Sweep:
+        """The sweep ``run``, read from ``out_dir`` already (:meth:`Run.read`), with the run of
+        each checkpoint that ran (as :meth:`read`)."""
+        out_dir = as_path(out_dir)
+        if run.method != SWEEP:
+            raise OutputError(f"{out_dir} holds a {run.method} run, not a sweep")
+        revisions = run.tables["revisions"]
+        done = revisions[revisions["status"] == "done"]
+        runs = {
+            str(name): Run.read(out_dir / str(folder))
+            for name, folder in zip(done["revision"], done["out_dir"], strict=True)
+        }
+        return cls(run.method, run.tables, run.metadata, runs=runs)
+
+    @property
+    def model(self) -> str | None:
+        """The model swept (a folder of checkpoint folders or a hub id)."""
+        model = self.metadata.get("model")
+        return None if model is None else str(model)
 
     @property
     def failed(self) -> dict[str, str]:
@@ -303,6 +348,10 @@ class SweepView:
     def figures(self, run: Run) -> list[Figure]:
         """The figures of the sweep's report."""
         return list(sweep_page(run).figures)
+
+    def report(self, run: Run) -> Any:
+        """The sweep's report page (:func:`sweep_page`)."""
+        return sweep_page(run)
 
 
 register_view(SWEEP, SweepView())
