@@ -269,3 +269,23 @@ def test_the_headline_table_prints_layers_as_whole_numbers_and_names_quantities(
     page = sweep_report(table, _revisions(table), definitions, metadata).render()
     assert "5.000" not in page and "<td>5</td>" in page
     assert ">r at the best layer</td>" in page and ">the best layer</td>" in page
+
+
+def test_seven_layers_intervals_are_dotted_edges_not_one_filled_area() -> None:
+    """Seven layers' shaded intervals filled one another into one area; over more than three
+    layers each interval is drawn as its two edges, dotted in its layer's colour."""
+    rows = [
+        (f"step-{step}", step, layer, layer / 6, "rnd_career", v, v - 0.3, v + 0.3)
+        for step in (0, 1000, 2000)
+        for layer in range(7)
+        for v in [0.1 * layer - step / 4000]
+    ]
+    table = pd.DataFrame(
+        rows, columns=["revision", "step", "layer", "depth", "quantity", "value", "low", "high"]
+    ).astype({"step": "Int64", "layer": "Int64"})
+    shown = step_lines(table, "rnd_career", "rnd (career) by layer")
+    axis = shown.drawing.axes[0]
+    assert not [item for item in axis.collections if isinstance(item, PolyCollection)]
+    edges = [line for line in axis.get_lines() if line.get_linestyle() == ":"]
+    assert len(edges) == 14
+    assert "dotted: the run's interval" in shown.caption

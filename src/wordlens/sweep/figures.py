@@ -101,7 +101,8 @@ def heat_map(table: pd.DataFrame, quantity: str, definition: str = "") -> result
 def step_lines(table: pd.DataFrame, quantity: str, definition: str = "") -> results.Figure:
     """``quantity`` of the sweep ``table`` across training steps: one line per layer, coloured
     along a sequential colour map (a colour bar names the layers), or a single line for a
-    quantity without layers; shaded, the run's interval where it has one.
+    quantity without layers; shaded, the run's interval where it has one (over more than
+    :data:`_FILLED_BANDS` layers, its edges dotted).
 
     The x axis is the training step; where a revision's step is unknown, the revisions in the
     table's order, named.
@@ -131,7 +132,8 @@ def step_lines(table: pd.DataFrame, quantity: str, definition: str = "") -> resu
         axis.set_title(_wrapped(title, 60))
     several = rows["layer"].dropna().nunique() > 1
     lines = "one line per layer (colour: layer)" if several else "one point per checkpoint"
-    shaded = "; shaded: the run's interval" if banded else ""
+    dotted = rows["layer"].dropna().nunique() > _FILLED_BANDS
+    shaded = f"; {'dotted' if dotted else 'shaded'}: the run's interval" if banded else ""
     caption = f"{name} across training steps, {lines}{shaded}{_key(quantity, name)}."
     return as_figure(figure, title, caption)
 
@@ -207,10 +209,9 @@ def _lines(figure: Figure, axis: Axes, rows: pd.DataFrame, quantity: str, name: 
         present = ~(np.isnan(low) | np.isnan(high))
         if present.any():
             banded = True
-            axis.fill_between(
-                x, low, high, where=present, color=colour, alpha=_band_alpha(len(layers)), lw=0
-            )
-            if len(layers) > _FILLED_BANDS:  # many bands overlap: each one's edges, dotted
+            if len(layers) <= _FILLED_BANDS:
+                axis.fill_between(x, low, high, where=present, color=colour, alpha=0.15, lw=0)
+            else:  # many bands filled one another into one area: each one's edges, dotted
                 for edge in (low, high):
                     axis.plot(x, np.where(present, edge, np.nan), color=colour, linestyle=":",
                               linewidth=0.6, label="_band")  # fmt: skip
@@ -244,18 +245,9 @@ def _one_panel(revisions: int, height: float) -> tuple[Figure, Axes]:
 
 
 _FILLED_BANDS = 3
-"""Up to this many lines' intervals are told apart by their fill alone; more (7 layers of a
-small model) filled one another into a single grey-green area, so each interval's edges are
-drawn too, dotted in its line's colour, over a fainter fill."""
-
-
-def _band_alpha(lines: int) -> float:
-    """The opacity of one line's interval: lighter as more lines' intervals overlap (0.15 for a
-    few lines, 0.05 from :data:`_FILLED_BANDS` lines on, 0.02 for 31 layers), so that the lines
-    stay readable."""
-    if lines <= _FILLED_BANDS:
-        return 0.15
-    return max(0.02, min(0.05, 0.35 / lines))
+"""Up to this many lines' intervals are shaded; more (the 7 layers of a small model) filled one
+another into a single area, so each interval's edges are drawn instead, dotted in its line's
+colour."""
 
 
 def _revisions(rows: pd.DataFrame) -> tuple[list[str], list[str]]:
