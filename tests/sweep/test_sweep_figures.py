@@ -115,7 +115,8 @@ def test_names_and_captions_read_without_repeats() -> None:
     assert lines.drawing.axes[0].get_ylabel() == "rnd (career)"
     definition = "WEAT 1 (Flowers vs. insects, pleasant vs. unpleasant): effect size d"
     weat = heat_map(table.replace({"quantity": {"rnd_career": "weat1_d"}}), "weat1_d", definition)
-    assert "weat1_d by" not in weat.title and weat.title.startswith("WEAT 1 (Flowers")
+    assert weat.title == "WEAT 1: effect size d by layer and training step"  # short, not weat1_d
+    assert weat.caption.startswith(f"{definition} by layer")  # the caption names the test
     assert weat.drawing.axes[1].get_ylabel() == "WEAT 1: effect size d"  # short on the axis
     assert _tick_labels(weat.drawing.axes[0], "y") == ["0", "1", "2"]  # whole layers
 

@@ -69,7 +69,7 @@ def heat_map(table: pd.DataFrame, quantity: str, definition: str = "") -> result
     limit = float(np.nanmax(np.abs(values), initial=0.0)) if signed else None
     palette = colormaps["RdBu_r" if signed else "viridis"].with_extremes(bad=_NO_VALUE)
     name = display_name(quantity, definition)
-    title = f"{name} by layer and training step"
+    title = f"{_short(name)} by layer and training step"
     with paper_style():
         figure, axis = _one_panel(len(names), 2.8)
         image = axis.imshow(
@@ -125,7 +125,7 @@ def step_lines(table: pd.DataFrame, quantity: str, definition: str = "") -> resu
     rows = table[table["quantity"] == quantity]
     names, _ = _revisions(rows)
     name = display_name(quantity, definition)
-    title = f"{name} across training steps"
+    title = f"{_short(name)} across training steps"
     with paper_style():
         figure, axis = _one_panel(len(names), 2.6)
         banded = _lines(figure, axis, rows, quantity, name)
@@ -308,11 +308,15 @@ def is_signed(quantity: str, values: npt.ArrayLike = ()) -> bool:
     return not _UNSIGNED.search(quantity)
 
 
+def _short(name: str) -> str:
+    """``name`` without a long parenthesis (a WEAT test's title: ``WEAT 1: effect size d``), for
+    a figure's title and axes (and so its file's name); the caption and heading keep it."""
+    return re.sub(r" \((?:[^()]|\([^()]*\))*\)", _dropped_if_long, name)
+
+
 def _axis_name(name: str) -> str:
-    """``name`` short enough for an axis: without a long parenthesis (a WEAT test's title:
-    ``WEAT 1: effect size d``; the title and caption keep it)."""
-    short = re.sub(r" \((?:[^()]|\([^()]*\))*\)", _dropped_if_long, name)
-    return _wrapped(short, 30)
+    """``name`` short (:func:`_short`) and wrapped for an axis."""
+    return _wrapped(_short(name), 30)
 
 
 def _dropped_if_long(match: re.Match[str]) -> str:
