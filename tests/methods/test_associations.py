@@ -315,3 +315,26 @@ def test_a_skipped_query_says_why_on_the_command_line(tmp_path: Path) -> None:
         report = (tmp_path / name / "report.html").read_text(encoding="utf-8")
         assert "0.1 (a set losing more is skipped)" in report
         assert "skipped: &#x27;insects&#x27; lost 1 of 6 words" in report
+
+
+def test_the_ranks_table_prints_layers_as_whole_numbers() -> None:
+    """best_layer is a float column (NaN where no layer has a value): the report printed
+    ``5.000``; whole layers now, ``–`` where there is none."""
+    from wordlens.methods.associations import _ranks_sections
+    from wordlens.methods.associations.ranking import layer_ranks
+    from wordlens.report.html import Report
+    from wordlens.results import Run
+
+    scores = pd.DataFrame(
+        {"metric": ["rnd"] * 3 + ["mac"] * 3, "part": "all sets", "layer": [0, 1, 2] * 2,
+         "value": [0.1, 0.5, 0.2, np.nan, np.nan, np.nan]}
+    )  # fmt: skip
+    scores["strength"] = scores["value"]
+    ranks = layer_ranks(scores)
+    assert ranks["best_layer"].dtype == float  # the table itself is unchanged
+    report = Report("ranks")
+    run = Run("associations", {"ranks": ranks, "disagreements": pd.DataFrame()}, {})
+    _ranks_sections(report, run)
+    page = report.render()
+    assert "<td>1</td>" in page and "1.000" not in page
+    assert "<td>–</td>" in page

@@ -13,6 +13,7 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PathCollection
 from matplotlib.colors import to_rgba
+from matplotlib.figure import Figure as MplFigure
 from matplotlib.patches import Rectangle
 
 import wordlens
@@ -62,8 +63,9 @@ def test_weat_by_layer_draws_one_line_per_test_with_significant_layers_filled(
     lines = axis.get_lines()
     curves = [line for line in lines if len(line.get_xdata()) == 3]
     assert len(curves) == 3 and _legends(figure) == [
-        f"WEAT {test}: {str(title).split(',')[0]}" for test, title in
-        table.drop_duplicates("test")[["test", "title"]].itertuples(index=False)
+        *(f"WEAT {test}: {str(title).split(',')[0]}" for test, title in
+          table.drop_duplicates("test")[["test", "title"]].itertuples(index=False)),
+        f"p < {ALPHA}", f"p ≥ {ALPHA}",
     ]  # fmt: skip
     markers = [c for c in axis.collections if isinstance(c, PathCollection)]
     assert len(markers) == 3
@@ -148,16 +150,53 @@ def test_panel_titles_wrap_instead_of_overlapping() -> None:
     assert all("\n" in axis.get_title() for axis in figure.axes)
 
 
-def test_one_legend_above_panels_that_draw_the_same_series() -> None:
+def _outside(figure: MplFigure) -> None:
+    """Every legend of ``figure`` lies outside every axes (it covers no band, no line)."""
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    assert figure.legends
+    assert all(axis.get_legend() is None for axis in figure.axes)
+    for legend in figure.legends:
+        box = legend.get_window_extent(renderer)
+        for axis in figure.axes:
+            inside = axis.get_window_extent(renderer)
+            assert not box.overlaps(inside), (box, inside)
+
+
+def test_one_legend_below_the_panels_outside_them() -> None:
     shared = line_figure(_panels(["a", "b", "c"], ["bleached", "aligned"]), columns=3)
     assert [axis.get_legend() for axis in shared.axes] == [None, None, None]
     (legend,) = shared.legends
     assert [text.get_text() for text in legend.get_texts()] == ["bleached", "aligned"]
-    # panels drawing different series keep a legend each
-    mixed = [*_panels(["a"], ["bleached"]), *_panels(["b"], ["aligned", "random"])]
+    _outside(shared)
+    # panels drawing different series: one legend of them all, one colour per series name
+    mixed = [*_panels(["a"], ["bleached"]), *_panels(["b"], ["aligned", "bleached"])]
     apart = line_figure(mixed, columns=2)
-    assert not apart.legends
-    assert [len(axis.get_legend().get_texts()) for axis in apart.axes] == [1, 2]
+    (legend,) = apart.legends
+    assert [text.get_text() for text in legend.get_texts()] == ["bleached", "aligned"]
+    colours = {
+        line.get_label(): line.get_color() for axis in apart.axes for line in axis.get_lines()
+    }
+    assert len(set(colours.values())) == 2
+    assert [line.get_color() for line in apart.axes[1].get_lines()][1] == colours["bleached"]
+    _outside(apart)
+
+
+def test_significant_points_are_filled_and_the_legend_says_so() -> None:
+    rows = pd.DataFrame(
+        {"layer": range(4), "v": [0.1, 0.4, 0.2, 0.3], "part": "all", "p": [0.01, 0.2, 0.04, None]}
+    )
+    panel = Panel("m", rows.assign(sig=rows["p"] < ALPHA), "layer", "v", series="part",
+                  significant="sig")  # fmt: skip
+    figure = line_figure([panel], columns=1)
+    (dots,) = [c for c in figure.axes[0].collections if isinstance(c, PathCollection)]
+    filled = [tuple(face) != to_rgba("white") for face in dots.get_facecolors()]
+    assert filled == [True, False, True, False]
+    (legend,) = figure.legends
+    texts = [text.get_text() for text in legend.get_texts()]
+    assert texts == ["all", f"p < {ALPHA}", f"p ≥ {ALPHA} (or none)"]
+    _outside(figure)
 
 
 def test_whole_number_axes_have_whole_number_ticks() -> None:
@@ -188,3 +227,79 @@ def test_report_tables_left_align_text_and_give_prose_room() -> None:
     assert '<td class="text">does not hold</td>' in table
     assert "<td>0.500</td>" in table and "<td>&lt; 0.001</td>" in table  # numbers stay right
     assert table.count('class="text prose"') == 3  # the header and both rows
+
+
+def _weat_table(tests: list[object], layers: int = 1) -> pd.DataFrame:
+    """A WEAT run's table of the packaged ``tests`` (their titles and set sizes), made up d."""
+    rows = [
+        {"test": test.id, "title": test.title, "layer": layer, "effect_size": 0.1 * test.id,
+         "p_one_sided": 0.01 if test.id % 2 else 0.3, "n_partitions": 100}
+        for test in tests for layer in range(layers)
+    ]  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_weat_4_and_5_have_distinct_labels_in_weat_and_vast_figures() -> None:
+    from wordlens.methods.weat.figures import test_labels, weat_figure
+    from wordlens.resources import load_weat_tests
+
+    tests = load_weat_tests(None)
+    labels = test_labels({test.id: test.title for test in tests})
+    assert len(set(labels.values())) == 10
+    assert labels[4] != labels[5] and "Nosek" in labels[5]
+    assert labels[1] == "WEAT 1: Flowers vs. insects"  # short where the short one is distinct
+    figure, _, _ = weat_figure(_weat_table(tests), "glove")
+    ticks = [tick.get_text().replace("\n", " ") for tick in figure.axes[0].get_yticklabels()]
+    assert ticks[3] != ticks[4] and ticks == [labels[test.id] for test in tests]
+
+
+def test_a_query_is_named_by_its_sets() -> None:
+    from wordlens.methods.weat.figures import test_labels
+
+    query = {"test": 0, "title": "Gender and work",
+             "targets": {"male": ["he"], "female": ["she"]},
+             "attributes": {"career": ["job"], "family": ["home"]}}  # fmt: skip
+    labels = test_labels({0: "Gender and work"}, query)
+    assert labels == {0: "Gender and work: male vs. female × career vs. family"}
+    # a title the sets already say is not said twice
+    query["title"] = "Career vs. family"
+    labels = test_labels({0: "Career vs. family"}, query)
+    assert labels == {0: "male vs. female × career vs. family"}
+
+
+def test_ten_weat_tests_on_one_layer_lay_out_without_a_constrained_layout_warning() -> None:
+    """The ten tests' bars (WEAT 4 and 5 with their long titles) once warned that constrained
+    layout collapsed the axes to zero; drawn and saved, no warning now."""
+    import warnings
+
+    from wordlens.methods.weat.figures import weat_figure
+    from wordlens.report.figures import figure_bytes
+    from wordlens.resources import load_weat_tests
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        figure, _, _ = weat_figure(_weat_table(load_weat_tests(None)), "glove")
+        figure_bytes(figure)
+        layered, _, _ = weat_figure(_weat_table(load_weat_tests(None), layers=3), "bert")
+        figure_bytes(layered)
+    _outside(layered)
+    assert "effect size d" in figure.axes[0].get_xlabel()
+
+
+def test_an_association_figure_names_its_quantity_and_the_way_of_more_association() -> None:
+    from wordlens.methods.association.figures import scores_figure
+
+    rows = pd.DataFrame(
+        {"metric": "mac", "part": ["flowers", "insects"] * 3, "layer": [0, 0, 1, 1, 2, 2],
+         "value": [0.5, 0.7, 0.6, 0.8, 0.4, 0.9], "ci_low": 0.3, "ci_high": 1.0,
+         "p_value": [0.01, 0.5, 0.01, 0.5, 0.01, 0.5]}
+    )  # fmt: skip
+    figure, caption = scores_figure(rows, "MAC", "smaller")
+    label = figure.axes[0].get_ylabel()
+    assert label != "value" and label.startswith("MAC") and "lower" in label
+    assert "more association" in label and "filled markers" in caption
+    _outside(figure)
+    bars, _ = scores_figure(rows[rows["layer"] == 0], "RND", "larger")
+    assert "higher" in bars.axes[0].get_ylabel()
+    (legend,) = bars.legends
+    assert f"p < {ALPHA}" in [text.get_text() for text in legend.get_texts()]

@@ -145,7 +145,9 @@ def test_the_command_runs_each_checkpoint_and_writes_the_sweep(
     assert (revisions["status"] == "done").all()
     assert (revisions["seconds"] > 0).all() and (revisions["peak_memory_mib"] > 100).all()
     page = (out / "report.html").read_text()
-    assert "weat1_d by layer and training step" in page
+    # named for a reader (issue 42), not weat1_d
+    name = "WEAT 1 (Flowers vs. insects, pleasant vs. unpleasant): effect size d"
+    assert f"<h2>{name}</h2>" in page and "WEAT 1: effect size d by layer and training step" in page
     assert "Skipped runs: no config.json, so not a checkpoint folder." in page
     assert Run.read(out).metadata["left_out"] == [
         {"name": "runs", "reason": "no config.json, so not a checkpoint folder"}

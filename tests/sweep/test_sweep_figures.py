@@ -72,20 +72,53 @@ def test_heat_map_holds_the_pivot_in_step_order_with_missing_cells_masked() -> N
     assert low == pytest.approx(-high) and high == pytest.approx(0.45)
     assert _tick_labels(axis) == ["0", "1,000", "2,000", "3,000"]
     assert _tick_labels(axis, "y") == ["0", "1", "2"]
-    assert axis.get_title() == "vast_r by layer and training step"
-    assert shown.drawing.axes[1].get_ylabel() == "vast_r"  # the colour bar
+    title = "how well the words' valence is predicted by layer and training step"
+    assert axis.get_title().replace("\n", " ") == title  # named for a reader, not vast_r
+    # the colour bar
+    assert shown.drawing.axes[1].get_ylabel().replace("\n", " ") == (
+        "how well the words' valence is predicted"
+    )
     assert "valence is predicted" in shown.caption
     assert "one checkpoint's run" in shown.caption and "grey" in shown.caption
 
 
-def test_a_heat_map_of_one_sign_uses_a_sequential_scale_from_its_values() -> None:
-    table = _table()
+def test_an_unsigned_quantity_uses_a_sequential_scale_from_its_values() -> None:
+    table = _table().replace({"quantity": {"vast_r": "ner_f1"}})
     table["value"] = table["value"].abs() + 1
-    axis = heat_map(table, "vast_r").drawing.axes[0]
+    axis = heat_map(table, "ner_f1").drawing.axes[0]
     low, high = axis.images[0].get_clim()
-    assert low == pytest.approx(table.loc[table["quantity"] == "vast_r", "value"].min())
+    assert low == pytest.approx(table.loc[table["quantity"] == "ner_f1", "value"].min())
     assert high == pytest.approx(table["value"].max())
     assert axis.images[0].get_cmap().name.startswith("viridis")
+
+
+@pytest.mark.parametrize("quantity", ["vast_r", "weat1_d", "rnd_career", "semaxis_all_sets"])
+def test_a_signed_quantity_of_one_sign_still_uses_the_diverging_scale(quantity: str) -> None:
+    """WEAT's d was coloured viridis where every d was positive, RND's red-blue: one rule now,
+    a diverging scale centred at 0 for every signed quantity."""
+    table = _table().replace({"quantity": {"vast_r": quantity}})
+    table["value"] = table["value"].abs() + 1
+    axis = heat_map(table, quantity).drawing.axes[0]
+    low, high = axis.images[0].get_clim()
+    assert low == pytest.approx(-high) and high == pytest.approx(table["value"].max())
+    assert axis.images[0].get_cmap().name.startswith("RdBu")
+
+
+def test_names_and_captions_read_without_repeats() -> None:
+    table = _table().replace({"quantity": {"vast_r": "rnd_career"}})
+    heat = heat_map(table, "rnd_career", "rnd (career) by layer")
+    lines = step_lines(table, "rnd_career", "rnd (career) by layer")
+    assert heat.title == "rnd (career) by layer and training step"
+    assert heat.caption.count("by layer") == 1 and heat.caption.count("rnd (career)") == 1
+    assert heat.caption.startswith("rnd (career) by layer (layer 0 at the bottom)")
+    assert lines.caption.startswith("rnd (career) across training steps")
+    assert lines.drawing.axes[0].get_ylabel() == "rnd (career)"
+    definition = "WEAT 1 (Flowers vs. insects, pleasant vs. unpleasant): effect size d"
+    weat = heat_map(table.replace({"quantity": {"rnd_career": "weat1_d"}}), "weat1_d", definition)
+    assert weat.title == "WEAT 1: effect size d by layer and training step"  # short, not weat1_d
+    assert weat.caption.startswith(f"{definition} by layer")  # the caption names the test
+    assert weat.drawing.axes[1].get_ylabel() == "WEAT 1: effect size d"  # short on the axis
+    assert _tick_labels(weat.drawing.axes[0], "y") == ["0", "1", "2"]  # whole layers
 
 
 def test_step_lines_draw_each_layer_over_steps_with_bands_only_where_intervals_are() -> None:
@@ -169,17 +202,17 @@ def test_the_report_shows_each_quantity_and_links_each_checkpoint() -> None:
     page = report.render()
     assert "<title>VAST across training checkpoints: EleutherAI/pythia-70m</title>" in page
     assert "5 checkpoints: 4 ran, 1 failed; training steps 0 to 4,000." in page
-    assert "<h2>vast_r</h2>" in page and f"<h2>{HEADLINES}</h2>" in page
+    assert "<h2>valence predicted &lt;well&gt;</h2>" in page and f"<h2>{HEADLINES}</h2>" in page
     assert [figure.title for figure in report.figures] == [
-        "vast_r by layer and training step",
-        "vast_r across training steps",
+        "valence predicted <well> by layer and training step",
+        "valence predicted <well> across training steps",
     ]  # the headline numbers, read off the curves, in a table only
     scalars_only = sweep_report(
         table[table["layer"].isna()], _revisions(table), definitions, metadata
     )
     [headlines] = scalars_only.figures  # a method without curves (AUL, CAM): their figure
     assert headlines.title == "Headline numbers across training steps"
-    assert [axis.get_title() for axis in headlines.drawing.axes] == ["vast_best_r"]
+    assert [axis.get_title() for axis in headlines.drawing.axes] == ["best layer's r"]
     for step in STEPS:  # the checkpoints that ran link to their reports
         assert f'<a href="revisions/step-{step}/report.html">step-{step}</a>' in page
     assert "step-4000/report.html" not in page  # it failed: it has none
@@ -224,3 +257,36 @@ def test_154_checkpoints_by_31_layers_draw_quickly_with_thinned_ticks() -> None:
         == 31
     )
     assert lines.drawing.axes[1].get_ylabel() == "layer"
+
+
+def test_the_headline_table_prints_layers_as_whole_numbers_and_names_quantities() -> None:
+    table = _table()
+    layer_rows = table[table["quantity"] == "vast_best_r"].assign(
+        quantity="vast_best_layer", value=5.0, low=np.nan, high=np.nan
+    )
+    table = pd.concat([table, layer_rows], ignore_index=True)
+    metadata = {"method": "vast", "method_title": "VAST", "model": "m"}
+    definitions = {"vast_best_r": "r at the best layer", "vast_best_layer": "the best layer"}
+    page = sweep_report(table, _revisions(table), definitions, metadata).render()
+    assert "5.000" not in page and "<td>5</td>" in page
+    assert ">r at the best layer</td>" in page and ">the best layer</td>" in page
+
+
+def test_seven_layers_intervals_are_dotted_edges_not_one_filled_area() -> None:
+    """Seven layers' shaded intervals filled one another into one area; over more than three
+    layers each interval is drawn as its two edges, dotted in its layer's colour."""
+    rows = [
+        (f"step-{step}", step, layer, layer / 6, "rnd_career", v, v - 0.3, v + 0.3)
+        for step in (0, 1000, 2000)
+        for layer in range(7)
+        for v in [0.1 * layer - step / 4000]
+    ]
+    table = pd.DataFrame(
+        rows, columns=["revision", "step", "layer", "depth", "quantity", "value", "low", "high"]
+    ).astype({"step": "Int64", "layer": "Int64"})
+    shown = step_lines(table, "rnd_career", "rnd (career) by layer")
+    axis = shown.drawing.axes[0]
+    assert not [item for item in axis.collections if isinstance(item, PolyCollection)]
+    edges = [line for line in axis.get_lines() if line.get_linestyle() == ":"]
+    assert len(edges) == 14
+    assert "dotted: the run's interval" in shown.caption

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import io
 import textwrap
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -87,6 +87,10 @@ class Panel:
         ``(low, high)`` columns of a confidence band, or None.
     xlabel, ylabel
         Axis labels (default: the column names).
+    significant
+        Column of booleans marking each point: filled markers where true, open ones where not
+        (NaN: not tested), with legend entries saying so (:data:`ALPHA`); None: every marker
+        filled.
     """
 
     title: str
@@ -97,6 +101,19 @@ class Panel:
     band: tuple[str, str] | None = None
     xlabel: str | None = None
     ylabel: str | None = None
+    significant: str | None = None
+
+
+ALPHA = 0.05
+"""The p below which a point of a panel with a ``significant`` column is drawn filled (the
+legend says so)."""
+
+
+def more_association_label(name: str, more_bias: str) -> str:
+    """An association metric's axis label: its name, and which way means more association
+    (``more_bias``: ``larger``, ``smaller`` or ``farther from 0``)."""
+    way = {"larger": "↑ higher", "smaller": "↓ lower"}.get(more_bias, "farther from 0")
+    return f"{name}\n({way}: more association)"
 
 
 def line_figure(panels: Sequence[Panel], *, columns: int = 2, title: str = "") -> Figure:
@@ -114,30 +131,53 @@ def _line_figure(panels: Sequence[Panel], *, columns: int, title: str) -> Figure
     figure = Figure(figsize=(inches, height), layout="constrained")
     axes = figure.subplots(rows, width, squeeze=False)
     title_width = max(14, int(inches / width * _TITLE_CHARS_PER_INCH))
-    legends: list[tuple[list[Any], list[str]]] = []
+    colours = _series_colours(panels)
+    marked = False
     for axis, panel in zip(axes.flat, panels, strict=False):
         groups = (
             panel.data.groupby(panel.series, sort=False) if panel.series else [("", panel.data)]
         )
         for label, rows_of in groups:
             ordered = rows_of.sort_values(panel.x)
-            axis.plot(ordered[panel.x], ordered[panel.y], marker="o", label=label)
+            colour = colours.get(str(label), "C0")
+            axis.plot(ordered[panel.x], ordered[panel.y], color=colour, label=str(label))
+            filled: Any = colour
+            if panel.significant is not None:
+                marked = True
+                flags = ordered[panel.significant].astype("boolean").fillna(False)
+                filled = [colour if bool(flag) else "white" for flag in flags]
+            axis.scatter(ordered[panel.x], ordered[panel.y], s=12, facecolors=filled,
+                         edgecolors=colour, linewidths=0.8, zorder=3)  # fmt: skip
             if panel.band is not None:
                 axis.fill_between(
-                    ordered[panel.x], ordered[panel.band[0]], ordered[panel.band[1]], alpha=0.15
+                    ordered[panel.x],
+                    ordered[panel.band[0]],
+                    ordered[panel.band[1]],
+                    color=colour,
+                    alpha=0.15,
+                    linewidth=0,
                 )
         axis.set_title(textwrap.fill(panel.title, title_width))
         axis.set_xlabel(panel.xlabel or panel.x)
         axis.set_ylabel(panel.ylabel or panel.y)
         if _whole_numbers(panel.data[panel.x]):  # layers, k: no tick at 2.5
             axis.xaxis.set_major_locator(MaxNLocator(integer=True))
-        legends.append(axis.get_legend_handles_labels() if panel.series else ([], []))
     for axis in list(axes.flat)[len(panels) :]:
         axis.set_visible(False)
-    _legend(figure, axes.flat, legends)
+    _legend(figure, colours if any(panel.series for panel in panels) else {}, marked)
     if title:
         figure.suptitle(title)
     return figure
+
+
+def _series_colours(panels: Sequence[Panel]) -> dict[str, str]:
+    """One colour per series name across all the panels (first appearance order), so that one
+    legend names them all."""
+    names: dict[str, None] = {}
+    for panel in panels:
+        if panel.series:
+            names.update(dict.fromkeys(str(name) for name in panel.data[panel.series]))
+    return {name: f"C{index % 8}" for index, name in enumerate(names)}
 
 
 _TITLE_CHARS_PER_INCH = 17
@@ -149,21 +189,22 @@ def _whole_numbers(values: pd.Series) -> bool:
     return bool(numbers.notna().all() and (numbers % 1 == 0).all())
 
 
-def _legend(
-    figure: Figure, axes: Iterable[Any], legends: Sequence[tuple[list[Any], list[str]]]
-) -> None:
-    """One legend above the panels when every panel draws the same series (the same labels
-    in the same order), else a legend in each panel that has series."""
-    labels = [tuple(shown) for _, shown in legends]
-    if not any(labels):
-        return
-    if len(set(labels)) == 1:
-        handles, shown = legends[0]
-        figure.legend(handles, shown, loc="outside upper center", ncols=min(len(shown), 4))
-        return
-    for axis, (_, shown) in zip(axes, legends, strict=False):
-        if shown:
-            axis.legend()
+def _legend(figure: Figure, colours: dict[str, str], marked: bool) -> None:
+    """One legend below the panels, outside them (it never covers a band): each series'
+    colour, then, where points are marked (``marked``), what filled and open markers mean."""
+    from matplotlib.lines import Line2D
+
+    handles = [
+        Line2D([], [], color=colour, marker="o", markersize=3) for colour in colours.values()
+    ]
+    labels = list(colours)
+    if marked:
+        for face, text in (("0.3", f"p < {ALPHA}"), ("white", f"p ≥ {ALPHA} (or none)")):
+            handles.append(Line2D([], [], linestyle="none", marker="o", markersize=3.5,
+                                  markerfacecolor=face, markeredgecolor="0.3"))  # fmt: skip
+            labels.append(text)
+    if handles:
+        figure.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 4))
 
 
 def bar_figure(
@@ -188,11 +229,16 @@ def bar_figure(
 
     groups = list(dict.fromkeys(data[x]))
     names: list[object] = list(dict.fromkeys(data[series])) if series else [None]
-    across = max((len(str(group)) for group in groups), default=0) > _LONGEST_TICK
+    longest = max((len(str(group)) for group in groups), default=0)
+    across = longest > _LONGEST_TICK
     with paper_style():
         width = 0.8 / len(names)
         inches = ONE_COLUMN if len(groups) * len(names) <= 12 else TWO_COLUMN
-        height = 0.6 + 0.2 * len(groups) * len(names) if across else 2.6
+        if across and longest > _WRAP_TICK:  # long names wrap, beside bars as wide as a page
+            inches = TWO_COLUMN
+        lines = max((_wrapped(str(group)).count("\n") + 1 for group in groups), default=1)
+        slot = max(0.2 * len(names), 0.11 * lines + 0.06)  # each category's height, inches
+        height = 0.9 + slot * len(groups) if across else 2.6
         figure = Figure(figsize=(inches, height), layout="constrained")
         axis = figure.subplots()
         places = np.arange(len(groups), dtype=float)
@@ -231,7 +277,7 @@ def bar_figure(
                     elinewidth=0.6,
                     capsize=1.5,
                 )
-        labels = [str(group) for group in groups]
+        labels = [_wrapped(str(group)) if across else str(group) for group in groups]
         if across:
             axis.axvline(0, color="black", linewidth=0.6)
             axis.set_yticks(places, labels)
@@ -248,9 +294,37 @@ def bar_figure(
             axis.set_ylabel(ylabel or y)
         if title:
             axis.set_title(title)
-        if series is not None:
-            axis.legend()
+        _bar_legend(figure, names, significant is not None)
     return figure
+
+
+def _bar_legend(figure: Figure, names: Sequence[object], marked: bool) -> None:
+    """The bars' legend below the axes (never over a bar or an error bar): the series, then,
+    where bars are marked, what filled and open bars mean."""
+    from matplotlib.patches import Patch
+
+    handles: list[Any] = []
+    labels: list[str] = []
+    if names != [None]:
+        handles += [Patch(facecolor=f"C{index}") for index in range(len(names))]
+        labels += [str(name) for name in names]
+    if marked:
+        handles += [
+            Patch(facecolor="0.3", edgecolor="0.3"),
+            Patch(facecolor="white", edgecolor="0.3"),
+        ]
+        labels += [f"p < {ALPHA}", f"p ≥ {ALPHA} (or none)"]
+    if handles:
+        figure.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 4))
+
+
+def _wrapped(name: str) -> str:
+    """A category's name wrapped at :data:`_WRAP_TICK` characters."""
+    return textwrap.fill(name, _WRAP_TICK)
+
+
+_WRAP_TICK = 60
+"""Longer category names of horizontal bars are wrapped onto lines this long."""
 
 
 _LONGEST_TICK = 12

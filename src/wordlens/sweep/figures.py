@@ -11,9 +11,12 @@ is unknown the revisions are placed in the table's order and named.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import re
+import textwrap
+from collections.abc import Mapping, Sequence
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from matplotlib import colormaps
 from matplotlib.axes import Axes
@@ -37,8 +40,10 @@ def heat_map(table: pd.DataFrame, quantity: str, definition: str = "") -> result
     """The layered ``quantity`` of the sweep ``table`` as a heat map: layer up (layer 0 at the
     bottom), training step across (one column per revision, in step order), colour the value.
 
-    Values of both signs (effect sizes, correlations) are coloured on a diverging scale centred
-    at 0 (symmetric limits), others on a sequential one; cells without a value are light grey.
+    A signed quantity (an effect size, a correlation: :func:`is_signed`) is coloured on a
+    diverging scale centred at 0 (symmetric limits) whatever the signs of its values, an
+    unsigned one (an F1, a distance, a layer) on a sequential one; cells without a value are
+    light grey.
 
     Parameters
     ----------
@@ -59,11 +64,12 @@ def heat_map(table: pd.DataFrame, quantity: str, definition: str = "") -> result
     grid = rows.pivot(index="layer", columns="revision", values="value").sort_index()
     grid = grid.reindex(columns=names)
     values = grid.to_numpy(dtype=float)  # (layers, revisions)
-    layers = [str(layer) for layer in grid.index]
-    signed = bool(np.nanmin(values, initial=0.0) < 0 < np.nanmax(values, initial=0.0))
+    layers = [str(int(layer)) for layer in grid.index]
+    signed = is_signed(quantity, values)
     limit = float(np.nanmax(np.abs(values), initial=0.0)) if signed else None
     palette = colormaps["RdBu_r" if signed else "viridis"].with_extremes(bad=_NO_VALUE)
-    title = f"{quantity} by layer and training step"
+    name = display_name(quantity, definition)
+    title = f"{_short(name)} by layer and training step"
     with paper_style():
         figure, axis = _one_panel(len(names), 2.8)
         image = axis.imshow(
@@ -75,19 +81,19 @@ def heat_map(table: pd.DataFrame, quantity: str, definition: str = "") -> result
             aspect="auto",
             interpolation="nearest",
         )
-        figure.colorbar(image, ax=axis, label=quantity)
+        figure.colorbar(image, ax=axis, label=_axis_name(name))
         _label_ticks(axis, "x", labels)
         _label_ticks(axis, "y", layers)
         axis.grid(visible=False)
         axis.set_xlabel(_step_axis(rows))
         axis.set_ylabel("layer")
-        axis.set_title(title)
+        axis.set_title(_wrapped(title, 60))
     blank = "; grey cells: no value" if np.isnan(values).any() else ""
-    centred = "; colour centred at 0" if signed else ""
+    centred = "; colour centred at 0 (red > 0, blue < 0)" if signed else ""
     caption = (
-        f"{_what(quantity, definition)} by layer (layer 0 at the bottom) and training step: "
-        f"each cell is one checkpoint's run, the columns in step order (not to scale)"
-        f"{centred}{blank}."
+        f"{name} by layer (layer 0 at the bottom) and training step: each cell is one "
+        f"checkpoint's run, the columns in step order (not to scale){centred}{blank}"
+        f"{_key(quantity, name)}."
     )
     return as_figure(figure, title, caption)
 
@@ -95,7 +101,8 @@ def heat_map(table: pd.DataFrame, quantity: str, definition: str = "") -> result
 def step_lines(table: pd.DataFrame, quantity: str, definition: str = "") -> results.Figure:
     """``quantity`` of the sweep ``table`` across training steps: one line per layer, coloured
     along a sequential colour map (a colour bar names the layers), or a single line for a
-    quantity without layers; shaded, the run's interval where it has one.
+    quantity without layers; shaded, the run's interval where it has one (over more than
+    :data:`_FILLED_BANDS` layers, its edges dotted).
 
     The x axis is the training step; where a revision's step is unknown, the revisions in the
     table's order, named.
@@ -117,19 +124,23 @@ def step_lines(table: pd.DataFrame, quantity: str, definition: str = "") -> resu
     """
     rows = table[table["quantity"] == quantity]
     names, _ = _revisions(rows)
-    title = f"{quantity} across training steps"
+    name = display_name(quantity, definition)
+    title = f"{_short(name)} across training steps"
     with paper_style():
         figure, axis = _one_panel(len(names), 2.6)
-        banded = _lines(figure, axis, rows, quantity)
-        axis.set_title(title)
+        banded = _lines(figure, axis, rows, quantity, name)
+        axis.set_title(_wrapped(title, 60))
     several = rows["layer"].dropna().nunique() > 1
     lines = "one line per layer (colour: layer)" if several else "one point per checkpoint"
-    shaded = "; shaded: the run's interval" if banded else ""
-    caption = f"{_what(quantity, definition)} across training steps, {lines}{shaded}."
+    dotted = rows["layer"].dropna().nunique() > _FILLED_BANDS
+    shaded = f"; {'dotted' if dotted else 'shaded'}: the run's interval" if banded else ""
+    caption = f"{name} across training steps, {lines}{shaded}{_key(quantity, name)}."
     return as_figure(figure, title, caption)
 
 
-def headline_lines(table: pd.DataFrame, quantities: Sequence[str]) -> results.Figure:
+def headline_lines(
+    table: pd.DataFrame, quantities: Sequence[str], definitions: Mapping[str, str] | None = None
+) -> results.Figure:
     """The layer-less ``quantities`` of the sweep ``table`` across training steps, one panel
     each (three to a row), shaded where a run gives an interval.
 
@@ -150,8 +161,10 @@ def headline_lines(table: pd.DataFrame, quantities: Sequence[str]) -> results.Fi
         )
         axes = figure.subplots(rows_of_panels, columns, squeeze=False).flat
         for axis, quantity in zip(axes, quantities, strict=False):
-            banded |= _lines(figure, axis, table[table["quantity"] == quantity], quantity)
-            axis.set_title(quantity)
+            name = display_name(quantity, (definitions or {}).get(quantity, ""))
+            rows = table[table["quantity"] == quantity]
+            banded |= _lines(figure, axis, rows, quantity, name)
+            axis.set_title(_wrapped(name, 40 if columns > 1 else 60))
         for axis in list(axes)[len(quantities) :]:
             axis.set_visible(False)
     shaded = "; shaded: the run's interval" if banded else ""
@@ -162,7 +175,7 @@ def headline_lines(table: pd.DataFrame, quantities: Sequence[str]) -> results.Fi
     return as_figure(figure, title, caption)
 
 
-def _lines(figure: Figure, axis: Axes, rows: pd.DataFrame, quantity: str) -> bool:
+def _lines(figure: Figure, axis: Axes, rows: pd.DataFrame, quantity: str, name: str) -> bool:
     """Draw ``quantity``'s ``rows`` on ``axis`` (see :func:`step_lines`); whether an interval
     was shaded."""
     names, labels = _revisions(rows)
@@ -196,9 +209,12 @@ def _lines(figure: Figure, axis: Axes, rows: pd.DataFrame, quantity: str) -> boo
         present = ~(np.isnan(low) | np.isnan(high))
         if present.any():
             banded = True
-            axis.fill_between(
-                x, low, high, where=present, color=colour, alpha=_band_alpha(len(layers)), lw=0
-            )
+            if len(layers) <= _FILLED_BANDS:
+                axis.fill_between(x, low, high, where=present, color=colour, alpha=0.15, lw=0)
+            else:  # many bands filled one another into one area: each one's edges, dotted
+                for edge in (low, high):
+                    axis.plot(x, np.where(present, edge, np.nan), color=colour, linestyle=":",
+                              linewidth=0.6, label="_band")  # fmt: skip
     values = rows["value"].to_numpy(dtype=float)
     if np.nanmin(values, initial=0.0) < 0 < np.nanmax(values, initial=0.0):
         axis.axhline(0, color="black", linewidth=0.6)
@@ -214,7 +230,7 @@ def _lines(figure: Figure, axis: Axes, rows: pd.DataFrame, quantity: str) -> boo
     elif numbered:
         axis.legend()
     axis.set_xlabel(_step_axis(rows))
-    axis.set_ylabel(quantity)
+    axis.set_ylabel(_axis_name(name))
     return banded
 
 
@@ -228,10 +244,10 @@ def _one_panel(revisions: int, height: float) -> tuple[Figure, Axes]:
     return figure, figure.subplots()
 
 
-def _band_alpha(lines: int) -> float:
-    """The opacity of one line's interval: lighter as more lines' intervals overlap (0.15 for a
-    few lines, down to 0.04 for 31 layers), so that the lines stay readable."""
-    return max(0.04, min(0.15, 0.6 / lines))
+_FILLED_BANDS = 3
+"""Up to this many lines' intervals are shaded; more (the 7 layers of a small model) filled one
+another into a single area, so each interval's edges are drawn instead, dotted in its line's
+colour."""
 
 
 def _revisions(rows: pd.DataFrame) -> tuple[list[str], list[str]]:
@@ -266,7 +282,51 @@ def _step_axis(rows: pd.DataFrame) -> str:
     return "training step" if rows["step"].notna().all() else "checkpoint"
 
 
-def _what(quantity: str, definition: str) -> str:
-    """What is plotted, for a caption: the quantity, and what it measures where known."""
+def display_name(quantity: str, definition: str = "") -> str:
+    """A quantity's name for a reader: what it measures (its definition, less a closing ``by
+    layer``: the figures say so), or the quantity itself where it has no definition."""
     meaning = definition.strip().rstrip(".")
-    return f"{quantity} ({meaning})" if meaning else quantity
+    meaning = re.sub(r",? by layer$", "", meaning)
+    return meaning or quantity
+
+
+_UNSIGNED = re.compile(
+    r"(^|_)(f1|f1_random|accuracy|best_layer|mac|rnsb|cam|aul|cpss|loss|seconds)(_|$)"
+)
+"""Quantities that are never negative by construction (scores, accuracies, distances, layers):
+the only ones coloured on a sequential scale."""
+
+
+def is_signed(quantity: str, values: npt.ArrayLike = ()) -> bool:
+    """Whether ``quantity`` is signed (an effect size, a correlation, a projection, a
+    difference): coloured on a diverging scale centred at 0 even where every value has one sign,
+    so that a colour means the same in every figure. Unsigned: the quantities of
+    :data:`_UNSIGNED`, unless a value is negative."""
+    shown = np.asarray(values, dtype=float)
+    if shown.size and np.nanmin(shown, initial=0.0) < 0:
+        return True
+    return not _UNSIGNED.search(quantity)
+
+
+def _short(name: str) -> str:
+    """``name`` without a long parenthesis (a WEAT test's title: ``WEAT 1: effect size d``), for
+    a figure's title and axes (and so its file's name); the caption and heading keep it."""
+    return re.sub(r" \((?:[^()]|\([^()]*\))*\)", _dropped_if_long, name)
+
+
+def _axis_name(name: str) -> str:
+    """``name`` short (:func:`_short`) and wrapped for an axis."""
+    return _wrapped(_short(name), 30)
+
+
+def _dropped_if_long(match: re.Match[str]) -> str:
+    return "" if len(match.group(0)) > 24 else match.group(0)
+
+
+def _wrapped(text: str, width: int) -> str:
+    return textwrap.fill(text, width)
+
+
+def _key(quantity: str, name: str) -> str:
+    """The quantity's column value in sweep_table.csv, where the caption names it otherwise."""
+    return "" if name == quantity else f" (quantity {quantity} of the sweep's table)"

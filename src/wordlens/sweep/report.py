@@ -13,7 +13,7 @@ import pandas as pd
 
 from wordlens._plural import counted
 from wordlens.report.html import Report
-from wordlens.sweep.figures import headline_lines, heat_map, step_lines
+from wordlens.sweep.figures import display_name, headline_lines, heat_map, step_lines
 
 HEADLINES = "Headline numbers across training"
 """The heading of the quantities without layers."""
@@ -61,15 +61,22 @@ def sweep_report(
     }
     for quantity in quantities:
         if quantity in layered:
-            report.heading(quantity)
+            report.heading(display_name(quantity, definitions.get(quantity, "")))
             report.figure(heat_map(table, quantity, definitions.get(quantity, "")))
             report.figure(step_lines(table, quantity, definitions.get(quantity, "")))
     headlines = [name for name in quantities if name not in layered]
     if headlines:
         report.heading(HEADLINES)
         if not layered:  # else they are read off the curves above (the top layer, the best)
-            report.figure(headline_lines(table, headlines))
-        report.table(_headline_values(table, headlines))
+            report.figure(headline_lines(table, headlines, definitions))
+        values = [name for name in headlines if not _is_layer(name)]
+        layers = [name for name in headlines if _is_layer(name)]
+        if values:
+            report.table(_headline_values(table, values, definitions))
+        if layers:  # whole layers, not 5.000
+            report.paragraph("The layers the headline numbers name, across training:")
+            grid = _headline_values(table, layers, definitions)
+            report.table(grid.astype(dict.fromkeys(grid.columns[1:], "Int64")))
     report.heading("Checkpoints")
     report.table(_revisions_shown(revisions), float_format="{:,.1f}", links={"revision": "report"})
     known = {name: definitions[name] for name in quantities if name in definitions}
@@ -108,16 +115,24 @@ def _summary(revisions: pd.DataFrame) -> str:
     return f"{counted(len(revisions), 'checkpoint')}: {ended or 'none ran'}; {span}."
 
 
-def _headline_values(table: pd.DataFrame, quantities: list[str]) -> pd.DataFrame:
-    """The values of the layer-less ``quantities``: one row per quantity, one column per
-    revision in step order."""
+def _headline_values(
+    table: pd.DataFrame, quantities: list[str], definitions: dict[str, str]
+) -> pd.DataFrame:
+    """The values of the layer-less ``quantities``: one row per quantity (named for a reader,
+    :func:`~wordlens.sweep.figures.display_name`), one column per revision in step order."""
     rows = table[table["quantity"].isin(quantities)]
     order = rows.drop_duplicates("revision")
     if order["step"].notna().all():
         order = order.sort_values("step", kind="stable")
     grid = rows.pivot(index="quantity", columns="revision", values="value")
     grid = grid.reindex(index=quantities, columns=list(order["revision"]))
-    return grid.rename_axis(columns=None).reset_index()
+    grid.index = [display_name(name, definitions.get(name, "")) for name in grid.index]
+    return grid.rename_axis(index="quantity", columns=None).reset_index()
+
+
+def _is_layer(quantity: str) -> bool:
+    """Whether a headline number is a layer (``vast_best_layer``, ``rnd_career_best_layer``)."""
+    return quantity.endswith("_layer")
 
 
 def _revisions_shown(revisions: pd.DataFrame) -> pd.DataFrame:

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
 
     from wordlens.models.options import ModelOptions
+    from wordlens.report.figures import Panel
     from wordlens.report.html import Report
     from wordlens.resources import Query
 
@@ -230,7 +231,7 @@ class Associations(Method[AssociationsConfig]):
         return [ranks, *_disagreement_lines(run.tables["disagreements"]), *notes]
 
     def report(self, run: Run) -> Report:
-        from wordlens.report.figures import Panel, line_figure
+        from wordlens.report.figures import ALPHA, line_figure
         from wordlens.report.html import Report
 
         metadata = run.metadata
@@ -257,23 +258,12 @@ class Associations(Method[AssociationsConfig]):
                 f"p: {metadata['uncertainty'][name]['p_value']}."
             )
         if scores["layer"].nunique() > 1:
-            panels = [
-                Panel(
-                    metadata["metrics"][str(metric)]["label"],
-                    group,
-                    "layer",
-                    "value",
-                    series="part",
-                    band=("ci_low", "ci_high") if group["ci_low"].notna().any() else None,
-                    ylabel="value",
-                )
-                for metric, group in scores.groupby("metric", sort=False)
-            ]
             report.figure(
-                line_figure(panels, columns=3),
+                line_figure(_panels(scores, metadata["metrics"]), columns=3),
                 "association metrics by layer",
                 "Each metric's value by layer, one line per part of the query; shaded: its "
-                "bootstrap interval.",
+                f"bootstrap interval; filled markers: permutation p < {ALPHA}, open: p ≥ "
+                f"{ALPHA} (or no p).",
             )
         report.table(scores)
         if not metadata.get("skipped"):
@@ -286,6 +276,31 @@ class Associations(Method[AssociationsConfig]):
         return report
 
 
+def _panels(scores: pd.DataFrame, metrics: dict[str, dict[str, str]]) -> list[Panel]:
+    """One panel per metric: its value by layer, one line per part, the axis naming the metric
+    and which way means more association, points with p < 0.05 filled."""
+    from wordlens.methods.association.figures import marked
+    from wordlens.report.figures import Panel, more_association_label
+
+    panels = []
+    for metric, group in scores.groupby("metric", sort=False):
+        about = metrics[str(metric)]
+        shown, significant = marked(group)
+        panels.append(
+            Panel(
+                about["label"],
+                shown,
+                "layer",
+                "value",
+                series="part",
+                band=("ci_low", "ci_high") if group["ci_low"].notna().any() else None,
+                ylabel=more_association_label(about["label"], about["more_bias"]),
+                significant=significant,
+            )
+        )
+    return panels
+
+
 def _ranks_sections(report: Report, run: Run) -> None:
     """The layers ranked by each metric and where the metrics disagree (a model with layers to
     rank)."""
@@ -296,7 +311,8 @@ def _ranks_sections(report: Report, run: Run) -> None:
         "Layers from the strongest association to the weakest, by each metric's own "
         "direction (larger, smaller or farther from 0 means more association)."
     )
-    report.table(run.tables["ranks"])
+    ranks = run.tables["ranks"]
+    report.table(ranks.astype({"best_layer": "Int64"}) if len(ranks) else ranks)
     report.heading("Where the metrics disagree")
     report.paragraph(
         "Spearman's rho between two metrics' association strengths over the layers, on the "

@@ -319,10 +319,13 @@ def _weat_section(report: Report, table: pd.DataFrame, k_after: int) -> None:
         "subtracted only), at the top and best layers (VAST.py:476-513); then the raw vectors "
         "at every layer."
     )
+    from wordlens.methods.weat.figures import test_labels
+
+    labels = test_labels(dict(zip(table["test"], table["title"], strict=False)))
     nullified = table[table["representation"] == "nullified"]
     panels = [
         Panel(
-            f"WEAT {test}: {str(title).split(',')[0]}",
+            labels[test],
             rows.assign(curve=rows["layer"].map(lambda layer: f"layer {layer}")),
             "k_nullified",
             "effect_size",
@@ -330,7 +333,7 @@ def _weat_section(report: Report, table: pd.DataFrame, k_after: int) -> None:
             xlabel="principal components",
             ylabel="effect size d",
         )
-        for (test, title), rows in nullified.groupby(["test", "title"], sort=False)
+        for test, rows in nullified.groupby("test", sort=False)
     ]
     report.figure(
         line_figure(panels, columns=5),
@@ -342,14 +345,14 @@ def _weat_section(report: Report, table: pd.DataFrame, k_after: int) -> None:
     if raw["layer"].nunique() > 1:  # a static model's one layer: d by k above shows it
         panels = [
             Panel(
-                f"WEAT {test}: {str(title).split(',')[0]}",
+                labels[test],
                 rows.assign(curve="raw vectors"),
                 "layer",
                 "effect_size",
                 "curve",
                 ylabel="effect size d",
             )
-            for (test, title), rows in raw.groupby(["test", "title"], sort=False)
+            for test, rows in raw.groupby("test", sort=False)
         ]
         report.figure(
             line_figure(panels, columns=5),

@@ -12,7 +12,7 @@ layer.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from wordlens.methods.base import FIRST_WORDS, Method, RunContext, Summary, read_once_when_shared
 from wordlens.methods.registry import register
@@ -162,8 +162,11 @@ class Weat(Method[WeatConfig]):
             f"effect size: {metadata['config']['effect_size']}; most share of a set's words "
             f"lost: {max_missing_text(metadata['config'])}."
         )
+        query = metadata.get("query")
+        if query is not None:
+            report.definitions(_query_words(query))
         if len(run.tables["weat"]):
-            figure, alt, caption = weat_figure(run.tables["weat"], metadata["model"]["name"])
+            figure, alt, caption = weat_figure(run.tables["weat"], metadata["model"]["name"], query)
             report.figure(figure, alt, caption)
         report.table(run.tables["weat"])
         report.paragraph(P_VALUE_RULE, note=True)
@@ -177,6 +180,15 @@ class Weat(Method[WeatConfig]):
         for note in _notes(run):
             report.paragraph(note, note=True)
         return report
+
+
+def _query_words(query: dict[str, Any]) -> dict[str, str]:
+    """The query's title and word sets, as the report lists them (X, Y, then A, B)."""
+    sets = [*query["targets"].items(), *query["attributes"].items()]
+    kinds = ("target set X", "target set Y", "attribute set A", "attribute set B")
+    pairs = zip(kinds, sets, strict=False)
+    listed = {f"{kind}: {name}": ", ".join(words) for kind, (name, words) in pairs}
+    return {"query": query["title"], **listed}
 
 
 def _notes(run: Run) -> list[str]:
