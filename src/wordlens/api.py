@@ -323,8 +323,9 @@ def read_run(directory: str | os.PathLike[str]) -> Run:
     Parameters
     ----------
     directory
-        The run's output directory (it holds ``run.json``), or a sweep's (the folder of a run
-        with ``revisions``, holding ``revisions/<checkpoint>/``).
+        The run's output directory (it holds ``run.json``), a sweep's (the folder of a run
+        with ``revisions``, holding ``revisions/<checkpoint>/``) or a comparison's (holding
+        ``cells/<model>/<query>/``).
 
     Returns
     -------
@@ -332,7 +333,9 @@ def read_run(directory: str | os.PathLike[str]) -> Run:
         Its tables and metadata; in Jupyter it shows the same summary as a run made here. A
         sweep's folder gives a :class:`wordlens.sweep.runner.Sweep`, as :func:`run` returns
         it: its tables, its metadata (``metadata["model"]``: the model swept) and ``runs``
-        (each checkpoint's run that finished, read from its folder).
+        (each checkpoint's run that finished, read from its folder). A comparison's folder
+        gives a :class:`wordlens.comparison.Comparison`, with ``runs`` (each model and query's
+        run that finished).
 
     Raises
     ------
@@ -350,6 +353,10 @@ def read_run(directory: str | os.PathLike[str]) -> Run:
     """
     registered_methods()  # the run's method shows its headline numbers and figures
     run = Run.read(as_path(directory))
+    if run.method == "comparison":
+        from wordlens.comparison import read_comparison
+
+        return read_comparison(as_path(directory))
     if run.method != "sweep":
         return run
     from wordlens.sweep.runner import Sweep

@@ -13,6 +13,7 @@ import yaml
 from scipy.stats import spearmanr
 from typer.testing import CliRunner
 
+import wordlens
 from tests.comparison.vector_files import write_word2vec
 from wordlens.cli import app
 from wordlens.comparison import read_comparison
@@ -78,6 +79,7 @@ def test_associations_ranks_two_models_on_two_queries_with_every_metric(
     code, stdout, stderr = _invoke(*args, "--out", str(out))
     assert code == 0, stderr
     comparison = read_comparison(out)
+    assert repr(wordlens.read_run(out)) == repr(comparison)
     cells = comparison.tables["cells"]
     assert cells[["model", "query"]].values.tolist() == [
         ["glove-6b-50d", "flowers"],
@@ -214,7 +216,6 @@ def test_bad_comparisons_are_refused_before_any_model_loads(
 def test_a_method_without_bias_scores_is_listed_not_ranked(tmp_path: Path) -> None:
     """Projection ValNorm's correlations (a method's per-layer curves) go into the scores as
     its summary gives them; nothing is ranked, and the report and console say why."""
-    import wordlens
     from wordlens.methods.registry import get_method
 
     args = ["intersectional", "-m", "glove-6b-50d", "-m", "glove-6b-50d", "--experiments"]

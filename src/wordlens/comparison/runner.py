@@ -31,7 +31,7 @@ from wordlens.comparison.rankings import (
     ranking_correlations,
     rankings,
 )
-from wordlens.errors import WordlensError
+from wordlens.errors import OutputError, WordlensError
 from wordlens.methods.base import (
     Method,
     Status,
@@ -351,8 +351,16 @@ def write_comparison(comparison: Comparison, out_dir: Path) -> list[Path]:
 
 
 def read_comparison(out_dir: Path) -> Comparison:
-    """A comparison written by :func:`write_comparison`, with its cells' runs."""
+    """A comparison written by :func:`write_comparison`, with its cells' runs.
+
+    Raises
+    ------
+    OutputError
+        If the folder holds no comparison, or a finished cell's run cannot be read.
+    """
     run = Run.read(out_dir)
+    if run.method != COMPARISON:
+        raise OutputError(f"{out_dir} holds a {run.method} run, not a comparison")
     cells = run.tables["cells"]
     done = cells[cells["status"] == "done"]
     runs = {
