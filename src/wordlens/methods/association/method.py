@@ -3,7 +3,8 @@ embed its words once, compute the metric at every layer with its interval and pe
 and show it (console, headline numbers, report).
 
 A metric is one subclass in its own package under :mod:`wordlens.methods`: its name, paper,
-formula and :meth:`AssociationMethod.score`, registered with one line.
+formula, :meth:`AssociationMethod.score` and :meth:`AssociationMethod.contributions` (each word's
+term of the value, the run's ``words`` table), registered with one line.
 """
 
 from __future__ import annotations
@@ -272,7 +273,7 @@ class AssociationMethod(Method[C]):
         """One row per part and layer: ``value``, the metric's own columns, the bootstrap
         interval (NaN where the value is), the permutation p and ``n_relabellings``, the number
         of relabellings it counts over (``exact_p`` when that is all of them); with the notes a
-        reader needs (:class:`Scored`).
+        reader needs and every word's score (:meth:`contributions`) in :class:`Scored`.
 
         Warns
         -----
