@@ -169,7 +169,7 @@ def test_run_write_and_read_take_text_and_pathlike(
     written = result.write(where)
     assert all(isinstance(path, Path) and path.is_file() for path in written)
     again = Run.read(where)
-    assert again.method == "weat" and list(again.tables) == ["weat"]
+    assert again.method == "weat" and list(again.tables) == ["weat", "words"]
     assert wordlens.read_run(where).tables["weat"].equals(again.tables["weat"])
 
 

@@ -94,12 +94,14 @@ def test_a_method_with_json_prints_its_tables_and_nothing_else_on_stdout(tmp_pat
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)  # the whole of stdout is one JSON document
     assert document["method"] == "weat"
-    assert set(document["tables"]) == {"weat"}
+    assert set(document["tables"]) == {"weat", "words"}
     assert str(out / "run.json") in document["files"]
-    written = pd.read_parquet(out / "weat.parquet")
-    printed = pd.DataFrame(document["tables"]["weat"]).astype(written.dtypes.to_dict())
-    pd.testing.assert_frame_equal(printed, written, rtol=1e-15)
-    assert printed["test"].tolist() == [1, 7]
+    for name in ("weat", "words"):
+        written = pd.read_parquet(out / f"{name}.parquet")
+        printed = pd.DataFrame(document["tables"][name]).astype(written.dtypes.to_dict())
+        pd.testing.assert_frame_equal(printed, written, rtol=1e-15)
+        assert sorted(set(printed["test"])) == [1, 7]
+    assert str(out / "words.csv") in document["files"]
     # the stages' progress and the summary line are on stderr, not mixed into the document
     assert "stage statistics" in done.stderr
 
@@ -133,6 +135,11 @@ def test_an_association_metric_with_json_prints_its_scores(tmp_path: Path) -> No
     printed = pd.DataFrame(json.loads(done.stdout)["tables"]["scores"])
     pd.testing.assert_frame_equal(printed.astype(written.dtypes.to_dict()), written, rtol=1e-15)
     assert printed["p_value"].isna().all()  # no permutations: NaN, printed as null
+    words = pd.DataFrame(json.loads(done.stdout)["tables"]["words"])
+    assert len(words) == 2 * 3 and set(words["set"]) == {"pleasant", "unpleasant"}
+    assert words.groupby("part")["score"].sum().to_dict() == pytest.approx(
+        dict(zip(written["part"], written["value"], strict=True)), abs=1e-12
+    )
 
 
 def test_models_shows_where_the_shared_and_hub_models_live(

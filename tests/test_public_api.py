@@ -333,9 +333,14 @@ def test_a_run_shows_itself_in_jupyter(tmp_path: Path) -> None:
     assert f"<td>weat7_d_top</td><td>{d_top:.4g}</td>" in page
     assert "Left out: 1 item(s)." in page and "dropped_words › 1: 1 (gladiola)" in page
     assert "<summary>weat: 2 rows × 14 columns</summary>" in page
-    assert page.count('<table class="dataframe">') == 1
+    n_words = len(result.tables["words"])  # every target word of tests 1 and 7, one layer
+    assert n_words == result.tables["weat"][["n_x", "n_y"]].to_numpy().sum()
+    assert f"<summary>words: {n_words} rows × 6 columns</summary>" in page
+    assert page.count('<table class="dataframe">') == 2
     assert wordlens.read_run(tmp_path)._repr_html_() == page
-    assert repr(result) == "Run(method='weat', model='glove-6b-50d', tables={'weat': 2×14})"
+    assert repr(result) == (
+        f"Run(method='weat', model='glove-6b-50d', tables={{'weat': 2×14, 'words': {n_words}×6}})"
+    )
 
 
 def test_a_run_without_a_registered_method_still_shows_its_tables() -> None:

@@ -349,7 +349,7 @@ def read_run(directory: str | os.PathLike[str]) -> Run:
     ...     written = wordlens.weat("glove-6b-50d", tests=[7], permutations=1000, out=out)
     ...     again = wordlens.read_run(out)
     >>> again.method, list(again.tables)
-    ('weat', ['weat'])
+    ('weat', ['weat', 'words'])
     """
     registered_methods()  # the run's method shows its headline numbers and figures
     run = Run.read(as_path(directory))
@@ -407,8 +407,9 @@ def weat(
     -------
     Run
         Table ``weat``: per test and layer the effect size d, one- and two-sided permutation
-        p-values and the set sizes; ``metadata["dropped_words"]`` lists, per test, the words
-        the model lacks (left out).
+        p-values and the set sizes; table ``words``: every target word's ``s(w, A, B)`` per
+        test and layer (the statistic is their sum over X minus that over Y);
+        ``metadata["dropped_words"]`` lists, per test, the words the model lacks (left out).
 
     Examples
     --------
@@ -772,8 +773,9 @@ def rnd(
     Run
         Table ``scores``: per part of the query and layer the ``value``, its bootstrap interval
         (``ci_low``, ``ci_high``) and permutation ``p_value`` (NaN where there is none:
-        ``metadata["uncertainty"]`` says why); ``metadata["left_out"]`` lists the words the
-        model lacks.
+        ``metadata["uncertainty"]`` says why); table ``words``: each word's own score at every
+        layer, the exact terms of the value (``metadata["word_scores"]`` says how);
+        ``metadata["left_out"]`` lists the words the model lacks.
 
     Examples
     --------
@@ -831,8 +833,9 @@ def rnsb(
     Run
         Table ``scores``: per part of the query and layer the ``value``, its bootstrap interval
         (``ci_low``, ``ci_high``) and permutation ``p_value`` (NaN where there is none:
-        ``metadata["uncertainty"]`` says why); ``metadata["left_out"]`` lists the words the
-        model lacks.
+        ``metadata["uncertainty"]`` says why); table ``words``: each word's own score at every
+        layer, the exact terms of the value (``metadata["word_scores"]`` says how);
+        ``metadata["left_out"]`` lists the words the model lacks.
 
     Examples
     --------
@@ -888,8 +891,9 @@ def mac(
     Run
         Table ``scores``: per part of the query and layer the ``value``, its bootstrap interval
         (``ci_low``, ``ci_high``) and permutation ``p_value`` (NaN where there is none:
-        ``metadata["uncertainty"]`` says why); ``metadata["left_out"]`` lists the words the
-        model lacks.
+        ``metadata["uncertainty"]`` says why); table ``words``: each word's own score at every
+        layer, the exact terms of the value (``metadata["word_scores"]`` says how);
+        ``metadata["left_out"]`` lists the words the model lacks.
 
     Examples
     --------
@@ -946,8 +950,9 @@ def ect(
     Run
         Table ``scores``: per part of the query and layer the ``value``, its bootstrap interval
         (``ci_low``, ``ci_high``) and permutation ``p_value`` (NaN where there is none:
-        ``metadata["uncertainty"]`` says why); ``metadata["left_out"]`` lists the words the
-        model lacks.
+        ``metadata["uncertainty"]`` says why); table ``words``: each word's own score at every
+        layer, the exact terms of the value (``metadata["word_scores"]`` says how);
+        ``metadata["left_out"]`` lists the words the model lacks.
 
     Examples
     --------
@@ -1006,8 +1011,9 @@ def ripa(
     Run
         Table ``scores``: per part of the query and layer the ``value``, its bootstrap interval
         (``ci_low``, ``ci_high``) and permutation ``p_value`` (NaN where there is none:
-        ``metadata["uncertainty"]`` says why); ``metadata["left_out"]`` lists the words the
-        model lacks.
+        ``metadata["uncertainty"]`` says why); table ``words``: each word's own score at every
+        layer, the exact terms of the value (``metadata["word_scores"]`` says how);
+        ``metadata["left_out"]`` lists the words the model lacks.
 
     Examples
     --------
@@ -1064,8 +1070,9 @@ def semaxis(
     Run
         Table ``scores``: per part of the query and layer the ``value``, its bootstrap interval
         (``ci_low``, ``ci_high``) and permutation ``p_value`` (NaN where there is none:
-        ``metadata["uncertainty"]`` says why); ``metadata["left_out"]`` lists the words the
-        model lacks.
+        ``metadata["uncertainty"]`` says why); table ``words``: each word's own score at every
+        layer, the exact terms of the value (``metadata["word_scores"]`` says how);
+        ``metadata["left_out"]`` lists the words the model lacks.
 
     Examples
     --------
@@ -1121,8 +1128,9 @@ def associations(
     Run
         Tables ``scores`` (every metric's, with a ``metric`` column and ``strength``: the value
         oriented so that larger means more association), ``ranks`` (each metric's strongest
-        layer and the layers from strongest to weakest) and ``disagreements`` (Spearman's rho
-        between two metrics' strengths over the layers); metadata ``not_computed`` (each metric
+        layer and the layers from strongest to weakest), ``disagreements`` (Spearman's rho
+        between two metrics' strengths over the layers) and ``words`` (every metric's per-word
+        scores); metadata ``not_computed`` (each metric
         that cannot run on the query, with why) and ``skipped`` (why the whole query was, under
         ``max_missing``; '' where it ran).
 

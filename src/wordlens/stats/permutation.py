@@ -168,6 +168,10 @@ class WeatResult:
     notes : tuple of str
         The warnings given: too few partitions (:class:`~wordlens.errors.FewPartitionsWarning`)
         and the reason for a NaN (:class:`~wordlens.errors.UndefinedStatisticWarning`).
+    word_scores : FloatArray
+        ``s(w, A, B)`` of every target word, those of ``X`` then those of ``Y``: shape
+        ``[n_x + n_y, n_layers]``, or ``[n_x + n_y]`` for 2-D input. The statistic is their sum
+        over ``X`` minus their sum over ``Y``.
     """
 
     statistic: FloatArray
@@ -180,6 +184,7 @@ class WeatResult:
     seed: int
     nan_reason: ReasonArray
     notes: tuple[str, ...]
+    word_scores: FloatArray
 
 
 def weat(
@@ -285,6 +290,7 @@ def weat(
         seed=seed,
         nan_reason=_drop_layer_axis(reasons, layered),
         notes=notes,
+        word_scores=_drop_layer_axis(scores, layered),
     )
 
 

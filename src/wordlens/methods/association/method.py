@@ -3,7 +3,8 @@ embed its words once, compute the metric at every layer with its interval and pe
 and show it (console, headline numbers, report).
 
 A metric is one subclass in its own package under :mod:`wordlens.methods`: its name, paper,
-formula and :meth:`AssociationMethod.score`, registered with one line.
+formula, :meth:`AssociationMethod.score` and :meth:`AssociationMethod.contributions` (each word's
+term of the value, the run's ``words`` table), registered with one line.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
     from wordlens.methods.association.resampling import PermutationOutcome, Score, Tail
     from wordlens.methods.association.vectors import FloatArray, QueryVectors
+    from wordlens.methods.association.words import Contribution
     from wordlens.models.base import WordEmbedder
     from wordlens.models.options import ModelOptions
     from wordlens.report.html import Report
@@ -59,6 +61,9 @@ _RELABELLED: dict[Scheme, str] = {
 SCORE_COLUMNS = ("metric", "part", "layer", "value", "ci_low", "ci_high", "p_value")
 """The columns every metric's table has (:meth:`AssociationMethod.scored`): those of the empty
 table of a skipped query (:attr:`~wordlens.methods.association.vectors.QueryVectors.skipped`)."""
+WORD_KEYS = ("metric", "part")
+"""The columns of a ``words`` table before
+:data:`~wordlens.methods.association.words.WORD_COLUMNS`."""
 
 
 @dataclass(frozen=True)
@@ -76,11 +81,16 @@ class Scored:
     vectors
         The vectors the metric used: the query's, less what the metric itself had to leave out
         (RIPA: both words of a pair that lost one).
+    words
+        Each word's score at every layer, one row per part, set, word, quantity and layer
+        (:meth:`AssociationMethod.contributions`; columns ``metric``, ``part`` and
+        :data:`~wordlens.methods.association.words.WORD_COLUMNS`).
     """
 
     table: pd.DataFrame
     notes: list[str]
     vectors: QueryVectors
+    words: pd.DataFrame
 
 
 @dataclass(frozen=True)
@@ -126,6 +136,9 @@ class AssociationMethod(Method[C]):
     (RNSB, which refits its classifiers on every draw) is called one draw at a time
     (:func:`~.resampling.per_draw`)."""
     needs = "any model: a language model's word vectors in context, or static vectors"
+    word_totals: ClassVar[str] = ""
+    """How the ``words`` table's scores give the value at a layer, in words (the report and
+    ``run.json`` print it; :meth:`contributions`)."""
     query: Query | None = None
     """A query given in Python (:meth:`with_query`), run instead of ``config.query``."""
 
@@ -176,14 +189,35 @@ class AssociationMethod(Method[C]):
         pair of a word the model lacks)."""
         return vectors
 
+    @abstractmethod
+    def contributions(
+        self,
+        part: Part,
+        targets: Sequence[FloatArray],
+        attributes: Sequence[FloatArray],
+        config: C,
+    ) -> list[Contribution]:
+        """Each word's own score on ``part``'s sets (each ``[n_words, n_layers, dim]``, no
+        leading axes), ``[n_words, n_layers]`` per set: the exact terms whose sum or mean is the
+        value at each layer (:attr:`word_totals` says how), for the ``words`` table."""
+
     def observed(
-        self, targets: Sequence[FloatArray], attributes: Sequence[FloatArray], config: C
-    ) -> tuple[FloatArray, dict[str, FloatArray]]:
-        """The metric at every layer on one part's sets as given, and the columns of the
-        metric's own that the table shows beside it (each ``[n_layers]``); by default
-        :meth:`score` and none. RNSB adds the spread of its fits (computed with the value,
-        not twice)."""
-        return self.score(targets, attributes, config), {}
+        self,
+        part: Part,
+        targets: Sequence[FloatArray],
+        attributes: Sequence[FloatArray],
+        config: C,
+    ) -> tuple[FloatArray, dict[str, FloatArray], list[Contribution]]:
+        """The metric at every layer on one part's sets as given, the columns of the metric's
+        own that the table shows beside it (each ``[n_layers]``) and the words' scores
+        (:meth:`contributions`); by default :meth:`score`, none and :meth:`contributions`.
+        RNSB adds the spread of its fits and takes its words' scores from the same fits
+        (computed with the value, not twice)."""
+        return (
+            self.score(targets, attributes, config),
+            {},
+            self.contributions(part, targets, attributes, config),
+        )
 
     def with_query(self, query: Query) -> AssociationMethod[C]:
         """This metric running ``query`` (given in Python) instead of ``config.query``."""
@@ -206,10 +240,17 @@ class AssociationMethod(Method[C]):
     def run(self, model: ModelOptions, config: C, context: RunContext) -> Run:
         import pandas as pd
 
+        from wordlens.methods.association.words import empty_words
+
         query, embedder, vectors = embedded_query(self.read_inputs(config), model, config, context)
         with Timings().stage("statistics"):
             scored = (
-                Scored(pd.DataFrame(columns=list(SCORE_COLUMNS)), [], vectors)
+                Scored(
+                    pd.DataFrame(columns=list(SCORE_COLUMNS)),
+                    [],
+                    vectors,
+                    empty_words(WORD_KEYS),
+                )
                 if vectors.skipped
                 else self.scored(vectors, query, config)
             )
@@ -217,10 +258,11 @@ class AssociationMethod(Method[C]):
             "method": f"{self.title} ({self.citation})",
             **query_metadata(embedder, query, config, scored.vectors),
             "formula": self.formula,
+            "word_scores": self.word_totals,
             "uncertainty": self.uncertainty(config),
             "notes": scored.notes,
         }
-        return Run(self.name, {"scores": scored.table}, metadata)
+        return Run(self.name, {"scores": scored.table, "words": scored.words}, metadata)
 
     def notes(self, table: pd.DataFrame) -> list[str]:
         """Lines saying why values of ``table`` are what they are where a reader would ask
@@ -231,7 +273,7 @@ class AssociationMethod(Method[C]):
         """One row per part and layer: ``value``, the metric's own columns, the bootstrap
         interval (NaN where the value is), the permutation p and ``n_relabellings``, the number
         of relabellings it counts over (``exact_p`` when that is all of them); with the notes a
-        reader needs (:class:`Scored`).
+        reader needs and every word's score (:meth:`contributions`) in :class:`Scored`.
 
         Warns
         -----
@@ -245,15 +287,25 @@ class AssociationMethod(Method[C]):
         import pandas as pd
 
         from wordlens.methods.association.resampling import bootstrap_interval
+        from wordlens.methods.association.words import empty_words, words_table
 
         vectors = self.usable(vectors, query)
         columns: list[dict[str, Any]] = []  # each part's columns, [n_layers] each
+        words: list[pd.DataFrame] = []
         notes = []
         n_layers = len(vectors.layers)
         for part in self.parts(query):
             targets = [vectors.targets[name] for name in part.targets]
             attributes = [vectors.attributes[name] for name in part.attributes]
-            value, own = self.observed(targets, attributes, config)
+            value, own, contributions = self.observed(part, targets, attributes, config)
+            words.append(
+                words_table(
+                    {"metric": self.name, "part": part.label},
+                    vectors.layers,
+                    vectors.words,
+                    contributions,
+                )
+            )
             low = high = np.full(len(value), np.nan)
             single = _single_word_note(self, part, vectors)
             if single:
@@ -299,7 +351,8 @@ class AssociationMethod(Method[C]):
             if columns
             else None
         )
-        return Scored(table, [*notes, *self.notes(table)], vectors)
+        every_word = pd.concat(words, ignore_index=True) if words else empty_words(WORD_KEYS)
+        return Scored(table, [*notes, *self.notes(table)], vectors, every_word)
 
     def tested(
         self, part: Part, vectors: QueryVectors, query: Query, config: C
@@ -427,7 +480,8 @@ class AssociationMethod(Method[C]):
         for layer, rows in table.groupby("layer", sort=True):
             by_part = rows.set_index("part")
             grid.add_row(str(layer), *(value_cell(by_part.loc[part]) for part in parts))
-        return [grid, *left_out_lines(run), *run.metadata.get("notes", [])]
+        words = words_grid(run, self.title)
+        return [grid, *words, *left_out_lines(run), *run.metadata.get("notes", [])]
 
     def report(self, run: Run) -> Report:
         from wordlens.methods.association.figures import scores_figure
@@ -461,7 +515,33 @@ class AssociationMethod(Method[C]):
         report.table(table)
         for line in [*left_out_lines(run), *run.metadata.get("notes", [])]:
             report.paragraph(line, note=True)
+        words_report(report, run)
         return report
+
+
+def words_grid(run: Run, title: str) -> list[RenderableType]:
+    """The console's table of the run's most extreme per-word scores
+    (:func:`~wordlens.methods.association.words.words_console`), or nothing (no ``words``
+    table: a run recorded before it, or no rows)."""
+    from wordlens.methods.association.words import words_console
+
+    words = run.tables.get("words")
+    grid = None if words is None else words_console(words, WORD_KEYS, title)
+    return [] if grid is None else [grid]
+
+
+def words_report(report: Report, run: Run) -> None:
+    """The report's section of the run's most extreme per-word scores, after how each metric's
+    scores give its value (``run.json``'s ``word_scores``), if the run has a ``words`` table."""
+    from wordlens.methods.association.words import words_section
+
+    words = run.tables.get("words")
+    if words is None:
+        return
+    totals = run.metadata.get("word_scores", "")
+    if isinstance(totals, dict):  # the associations command: one line per metric
+        totals = " ".join(f"{name}: {sentence(text)}" for name, text in totals.items() if text)
+    words_section(report, words, WORD_KEYS, totals)
 
 
 def embedded_query(

@@ -21,6 +21,7 @@ from wordlens.errors import WordlensError
 from wordlens.methods.association import AssociationConfig, AssociationMethod
 from wordlens.methods.association.method import (
     SCORE_COLUMNS,
+    WORD_KEYS,
     embedded_query,
     headline_key,
     left_out_lines,
@@ -29,6 +30,8 @@ from wordlens.methods.association.method import (
     read_query,
     sentence,
     value_cell,
+    words_grid,
+    words_report,
 )
 from wordlens.methods.associations.config import AssociationsConfig
 from wordlens.methods.base import FIRST_WORDS, Method, RunContext, Summary, read_once_when_shared
@@ -96,10 +99,11 @@ class Associations(Method[AssociationsConfig]):
     def run(self, model: ModelOptions, config: AssociationsConfig, context: RunContext) -> Run:
         import pandas as pd
 
+        from wordlens.methods.association.words import empty_words
         from wordlens.methods.associations.ranking import disagreements, layer_ranks, strength
 
         query, embedder, vectors = embedded_query(self.read_inputs(config), model, config, context)
-        tables, uncertainty, notes = [], {}, []
+        tables, words, uncertainty, notes = [], [], {}, []
         left_out_by_metric: dict[str, dict[str, list[str]]] = {}
         not_computed: dict[str, str] = {}
         why = dict(vectors.why)
@@ -120,6 +124,7 @@ class Associations(Method[AssociationsConfig]):
                 continue
             table = scored.table
             tables.append(table.assign(strength=strength(table["value"], metric.more_bias)))
+            words.append(scored.words)
             notes.extend(scored.notes)
             if scored.vectors.left_out != vectors.left_out:
                 left_out_by_metric[metric.name] = scored.vectors.left_out
@@ -153,9 +158,11 @@ class Associations(Method[AssociationsConfig]):
                 for m in metrics
             },
             "uncertainty": uncertainty,
+            "word_scores": {m.name: m.word_totals for m in metrics},
         }
         tables_out = {
             "scores": scores,
+            "words": pd.concat(words, ignore_index=True) if words else empty_words(WORD_KEYS),
             "ranks": layer_ranks(scores),
             "disagreements": disagreements(scores),
         }
@@ -211,7 +218,7 @@ class Associations(Method[AssociationsConfig]):
                 values.add_row(str(row["metric"]), str(row["part"]), value_cell(row))
             for metric, reason in not_computed.items():
                 values.add_row(metric, "–", f"not computed: {reason}")
-            return [values, *notes]
+            return [values, *words_grid(run, "Association metrics"), *notes]
         ranks = Table(
             title=f"Association metrics on {model}: strongest layer", title_justify="left"
         )
@@ -228,7 +235,12 @@ class Associations(Method[AssociationsConfig]):
             )
         for metric, reason in not_computed.items():
             ranks.add_row(metric, "–", "–", "–", f"not computed: {reason}")
-        return [ranks, *_disagreement_lines(run.tables["disagreements"]), *notes]
+        return [
+            ranks,
+            *_disagreement_lines(run.tables["disagreements"]),
+            *words_grid(run, "Association metrics"),
+            *notes,
+        ]
 
     def report(self, run: Run) -> Report:
         from wordlens.report.figures import ALPHA, line_figure
@@ -273,6 +285,7 @@ class Associations(Method[AssociationsConfig]):
             _ranks_sections(report, run)
         for line in [*left_out_lines(run), *run.metadata.get("notes", [])]:
             report.paragraph(line, note=True)
+        words_report(report, run)
         return report
 
 

@@ -18,7 +18,9 @@ from wordlens.methods.registry import register
 if TYPE_CHECKING:
     import pandas as pd
 
+    from wordlens.methods.association import Part
     from wordlens.methods.association.vectors import FloatArray
+    from wordlens.methods.association.words import Contribution
 
 __all__ = ["EmbeddingCoherenceTest"]
 
@@ -39,6 +41,10 @@ class EmbeddingCoherenceTest(AssociationMethod[AssociationConfig]):
     )
     attributes_per_part: ClassVar[int | None] = 1
     more_bias: ClassVar[MoreBias] = "smaller"
+    word_totals: ClassVar[str] = (
+        "each attribute word's cosine with the mean vector of each target set: the value is "
+        "Spearman's rho between the two lists over the part's attribute words"
+    )
 
     def score(
         self,
@@ -78,6 +84,27 @@ class EmbeddingCoherenceTest(AssociationMethod[AssociationConfig]):
         first, second = targets
         (attribute,) = attributes
         return embedding_coherence(first, second, attribute)
+
+    def contributions(
+        self,
+        part: Part,
+        targets: Sequence[FloatArray],
+        attributes: Sequence[FloatArray],
+        config: AssociationConfig,
+    ) -> list[Contribution]:
+        """Each attribute word's ``cos(a, mean(T1))`` and ``cos(a, mean(T2))``, the two lists
+        whose Spearman correlation is ECT (Dev & Phillips 2019), ``[n_words, n_layers]`` each
+        (:func:`target_cosines`)."""
+        from wordlens.methods.association.words import Contribution
+        from wordlens.methods.ect.metric import target_cosines
+
+        first, second = targets
+        (attribute,) = attributes
+        similarities = target_cosines(first, second, attribute)
+        return [
+            Contribution(f"cos(a, mean({name}))", {part.attributes[0]: cosines})
+            for name, cosines in zip(part.targets, similarities, strict=True)
+        ]
 
     def notes(self, table: pd.DataFrame) -> list[str]:
         """Why each NaN is one (:func:`undefined_notes`)."""

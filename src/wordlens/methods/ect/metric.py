@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
     from wordlens.methods.association.vectors import FloatArray
 
-__all__ = ["average_ranks", "embedding_coherence", "undefined_notes"]
+__all__ = ["average_ranks", "embedding_coherence", "target_cosines", "undefined_notes"]
 
 
 def embedding_coherence(
@@ -41,8 +41,7 @@ def embedding_coherence(
         a correlation with a constant is undefined; NaN too where a cosine is (a vector of
         length 0).
     """
-    means = np.broadcast_arrays(first.mean(axis=-3), second.mean(axis=-3))
-    similarities = cosines(attributes, np.stack(means))  # [2, ..., n_attributes, n_layers]
+    similarities = target_cosines(first, second, attributes)  # [2, ..., n_attributes, n_layers]
     ranks = average_ranks(similarities)
     centred = ranks - ranks.mean(axis=-2, keepdims=True)
     spread = np.sqrt((centred[0] ** 2).sum(axis=-2) * (centred[1] ** 2).sum(axis=-2))
@@ -50,6 +49,26 @@ def embedding_coherence(
     with np.errstate(invalid="ignore", divide="ignore"):
         rho = (centred[0] * centred[1]).sum(axis=-2) / spread
     return np.asarray(np.where(undefined, np.nan, np.clip(rho, -1.0, 1.0)), dtype=np.float64)
+
+
+def target_cosines(first: FloatArray, second: FloatArray, attributes: FloatArray) -> FloatArray:
+    """Each attribute word's cosine with the mean vector of each target set at every layer: the
+    two lists ``s_k = (cos(a, mean(T_k)))_{a in A}`` whose Spearman correlation is ECT (Dev &
+    Phillips 2019).
+
+    Parameters
+    ----------
+    first, second, attributes
+        As :func:`embedding_coherence`.
+
+    Returns
+    -------
+    FloatArray
+        ``[2, ..., n_attributes, n_layers]``: ``s_1``, then ``s_2``; NaN where a vector has
+        length 0.
+    """
+    means = np.broadcast_arrays(first.mean(axis=-3), second.mean(axis=-3))
+    return cosines(attributes, np.stack(means))
 
 
 def average_ranks(values: FloatArray) -> FloatArray:

@@ -15,7 +15,9 @@ from wordlens.methods.association.method import MoreBias
 from wordlens.methods.registry import register
 
 if TYPE_CHECKING:
+    from wordlens.methods.association import Part
     from wordlens.methods.association.vectors import FloatArray
+    from wordlens.methods.association.words import Contribution
 
 __all__ = ["MeanAverageCosine"]
 
@@ -42,6 +44,10 @@ class MeanAverageCosine(AssociationMethod[AssociationConfig]):
         "uncertainty"
     )
     more_bias: ClassVar[MoreBias] = "smaller"
+    word_totals: ClassVar[str] = (
+        "each target word's S(t, A_j), its mean cosine distance to the attribute set A_j: "
+        "the value is their mean over every target word and attribute set"
+    )
 
     def score(
         self,
@@ -78,3 +84,24 @@ class MeanAverageCosine(AssociationMethod[AssociationConfig]):
         from wordlens.methods.mac.metric import mean_average_cosine
 
         return mean_average_cosine(targets, attributes)
+
+    def contributions(
+        self,
+        part: Part,
+        targets: Sequence[FloatArray],
+        attributes: Sequence[FloatArray],
+        config: AssociationConfig,
+    ) -> list[Contribution]:
+        """Each target word's ``S(t, A_j)`` for each attribute set (Manzini et al. 2019;
+        :func:`set_distances`), whose mean over the words and the sets is :meth:`score`."""
+        from wordlens.methods.association.words import Contribution
+        from wordlens.methods.mac.metric import set_distances
+
+        distances = [set_distances(words, attributes) for words in targets]  # [set][A_j]
+        return [
+            Contribution(
+                f"S(t, {name}) = mean over a in {name} of 1 - cos(t, a)",
+                {target: by_set[j] for target, by_set in zip(part.targets, distances, strict=True)},
+            )
+            for j, name in enumerate(part.attributes)
+        ]

@@ -14,7 +14,7 @@ from wordlens.methods.association.geometry import unit
 if TYPE_CHECKING:
     from wordlens.methods.association.vectors import FloatArray
 
-__all__ = ["mean_average_cosine"]
+__all__ = ["mean_average_cosine", "set_distances"]
 
 
 def mean_average_cosine(
@@ -37,9 +37,33 @@ def mean_average_cosine(
         ``[..., n_layers]``: ``mean_{t, j} S(t, A_j)`` with ``S(t, A_j) = mean_{a in A_j}
         (1 - cos(t, a))``; NaN at a layer where a vector has length 0.
     """
-    pooled = unit(np.concatenate(list(targets), axis=-3))  # [..., n_targets, n_layers, dim]
-    per_set = [  # [..., n_targets, n_layers] each
-        1.0 - np.einsum("...tld,...ald->...tal", pooled, unit(words)).mean(axis=-2)
-        for words in attributes
-    ]
+    per_set = set_distances(np.concatenate(list(targets), axis=-3), attributes)
     return np.asarray(np.stack(per_set).mean(axis=(0, -2)), dtype=np.float64)
+
+
+def set_distances(words: FloatArray, attributes: Sequence[FloatArray]) -> list[FloatArray]:
+    """Each word's mean cosine distance to each attribute set, ``S(t, A_j) = mean_{a in A_j}
+    (1 - cos(t, a))`` (Manzini et al. 2019, MAC), at every layer.
+
+    Parameters
+    ----------
+    words
+        ``[..., n_words, n_layers, dim]``.
+    attributes
+        The attribute sets ``A_j``, ``[..., n_words_j, n_layers, dim]`` each, leading axes
+        broadcast with those of ``words``.
+
+    Returns
+    -------
+    list of FloatArray
+        One per attribute set, ``[..., n_words, n_layers]``: MAC is their mean over the target
+        words and the sets (:func:`mean_average_cosine`); NaN where a vector has length 0.
+    """
+    directions = unit(words)
+    return [
+        np.asarray(
+            1.0 - np.einsum("...tld,...ald->...tal", directions, unit(attribute)).mean(axis=-2),
+            dtype=np.float64,
+        )
+        for attribute in attributes
+    ]

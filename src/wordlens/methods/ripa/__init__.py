@@ -19,8 +19,10 @@ from wordlens.methods.ripa.config import RipaConfig
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from wordlens.methods.association import Part
     from wordlens.methods.association.method import Scheme
     from wordlens.methods.association.vectors import FloatArray, QueryVectors
+    from wordlens.methods.association.words import Contribution
     from wordlens.resources import Query
 
 __all__ = ["Ripa", "RipaConfig"]
@@ -60,6 +62,10 @@ class Ripa(AssociationMethod[RipaConfig]):
     compares_targets = True
     more_bias = "farther from 0"
     paired_targets = True
+    word_totals = (
+        "each attribute word's beta(w; b) = <w, b>: their mean over the part's attribute words "
+        "is the value"
+    )
 
     def score(
         self, targets: Sequence[FloatArray], attributes: Sequence[FloatArray], config: RipaConfig
@@ -93,6 +99,22 @@ class Ripa(AssociationMethod[RipaConfig]):
             )
         b = relation_vector(x, y, config.relation)  # [..., n_layers, dim]
         return np.asarray(np.einsum("...wld,...ld->...wl", words, b), dtype=np.float64)
+
+    def contributions(
+        self,
+        part: Part,
+        targets: Sequence[FloatArray],
+        attributes: Sequence[FloatArray],
+        config: RipaConfig,
+    ) -> list[Contribution]:
+        """Each attribute word's ``β(w; b)`` (§5; :meth:`word_scores`), whose mean is
+        :meth:`score`."""
+        from wordlens.methods.association.words import Contribution
+
+        (words,) = attributes
+        relation = "b: first principal component" if config.relation == "pc" else "b: mean pair"
+        scores = self.word_scores(targets, words, config)
+        return [Contribution(f"beta(w; b) = <w, b> ({relation})", {part.attributes[0]: scores})]
 
     def scheme(self, config: RipaConfig) -> Scheme:
         """``relation="pairs"``: swaps within pairs (each swap flips the sign of that pair's

@@ -16,7 +16,9 @@ from wordlens.methods.registry import register
 from wordlens.methods.rnd.config import RndConfig
 
 if TYPE_CHECKING:
+    from wordlens.methods.association import Part
     from wordlens.methods.association.vectors import FloatArray
+    from wordlens.methods.association.words import Contribution
 
 __all__ = ["RelativeNormDistance", "RndConfig"]
 
@@ -39,6 +41,11 @@ class RelativeNormDistance(AssociationMethod[RndConfig]):
     attributes_per_part: ClassVar[int | None] = 1
     compares_targets: ClassVar[bool] = True
     more_bias: ClassVar[MoreBias] = "farther from 0"
+    word_totals: ClassVar[str] = (
+        "each attribute word's term of the sum (||a - mean(T1)|| - ||a - mean(T2)||, or "
+        "cos(a, mean(T1)) - cos(a, mean(T2)) with --distance cos): their sum over the "
+        "part's attribute words is the value (their mean with --average)"
+    )
 
     def score(
         self, targets: Sequence[FloatArray], attributes: Sequence[FloatArray], config: RndConfig
@@ -82,3 +89,29 @@ class RelativeNormDistance(AssociationMethod[RndConfig]):
             average=config.average,
             distance=config.distance,
         )
+
+    def contributions(
+        self,
+        part: Part,
+        targets: Sequence[FloatArray],
+        attributes: Sequence[FloatArray],
+        config: RndConfig,
+    ) -> list[Contribution]:
+        """Each attribute word's term of RND (Garg et al. 2018, the relative norm distance's
+        summand), ``[n_words, n_layers]`` (:func:`distance_differences`): their sum (or mean,
+        ``average``) is :meth:`score`."""
+        from wordlens.methods.association.words import Contribution
+        from wordlens.methods.rnd.metric import distance_differences
+
+        first, second = targets
+        (attribute,) = attributes
+        t1, t2 = part.targets
+        gap = (
+            f"||a - mean({t1})|| - ||a - mean({t2})||"
+            if config.distance == "norm"
+            else f"cos(a, mean({t1})) - cos(a, mean({t2}))"
+        )
+        terms = distance_differences(
+            first, second, attribute, normalize=config.normalize, distance=config.distance
+        )
+        return [Contribution(gap, {part.attributes[0]: terms})]

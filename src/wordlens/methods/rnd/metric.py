@@ -13,7 +13,7 @@ from wordlens.methods.association.geometry import cosines, unit
 if TYPE_CHECKING:
     from wordlens.methods.association.vectors import FloatArray
 
-__all__ = ["relative_norm_distance"]
+__all__ = ["distance_differences", "relative_norm_distance"]
 
 
 def relative_norm_distance(
@@ -44,6 +44,35 @@ def relative_norm_distance(
         or the difference of cosine similarities); NaN at a layer where a vector has length 0
         and ``normalize`` or ``distance="cos"`` needs its direction.
     """
+    per_word = distance_differences(
+        first, second, attributes, normalize=normalize, distance=distance
+    )  # [..., n_attributes, n_layers]
+    return np.asarray(per_word.mean(axis=-2) if average else per_word.sum(axis=-2))
+
+
+def distance_differences(
+    first: FloatArray,
+    second: FloatArray,
+    attributes: FloatArray,
+    *,
+    normalize: bool = True,
+    distance: str = "norm",
+) -> FloatArray:
+    """Each attribute word's term of the relative norm distance at every layer (Garg et al.
+    2018): ``||a - mean(T1)|| - ||a - mean(T2)||``, or ``cos(a, mean(T1)) - cos(a, mean(T2))``
+    with ``distance="cos"``.
+
+    Parameters
+    ----------
+    first, second, attributes, normalize, distance
+        As :func:`relative_norm_distance`.
+
+    Returns
+    -------
+    FloatArray
+        ``[..., n_attributes, n_layers]``: their sum over the attribute words (or mean, with
+        ``average``) is :func:`relative_norm_distance`.
+    """
     if normalize:
         first, second, attributes = (unit(words) for words in (first, second, attributes))
     centres = [words.mean(axis=-3) for words in (first, second)]  # [..., n_layers, dim] each
@@ -51,5 +80,4 @@ def relative_norm_distance(
         gaps = [np.linalg.norm(attributes - centre[..., None, :, :], axis=-1) for centre in centres]
     else:
         gaps = [cosines(attributes, centre) for centre in centres]
-    per_word = gaps[0] - gaps[1]  # [..., n_attributes, n_layers]
-    return np.asarray(per_word.mean(axis=-2) if average else per_word.sum(axis=-2))
+    return np.asarray(gaps[0] - gaps[1], dtype=np.float64)

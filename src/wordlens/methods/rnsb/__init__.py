@@ -18,7 +18,9 @@ from wordlens.methods.rnsb.config import RnsbConfig
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from wordlens.methods.association import Part
     from wordlens.methods.association.vectors import FloatArray
+    from wordlens.methods.association.words import Contribution
 
 __all__ = ["Rnsb", "RnsbConfig"]
 
@@ -63,6 +65,11 @@ class Rnsb(AssociationMethod[RnsbConfig]):
     )
     more_bias = "larger"
     batched = False  # each draw refits the classifiers
+    word_totals = (
+        "each target word's p(negative | w) and its term P(w) log(P(w) |X ∪ Y|) of the "
+        "divergence, each the mean over the fits: the terms' sum over the target words is "
+        "the value"
+    )
 
     def score(
         self, targets: Sequence[FloatArray], attributes: Sequence[FloatArray], config: RnsbConfig
@@ -72,27 +79,45 @@ class Rnsb(AssociationMethod[RnsbConfig]):
 
         from wordlens.methods.rnsb.metric import rnsb_fits
 
-        divergences, _ = rnsb_fits(
+        divergences, _, _ = rnsb_fits(
             targets, attributes, fits=config.fits, holdout=config.holdout, seed=config.seed
         )
         return np.asarray(divergences.mean(axis=0), dtype=np.float64)
 
     def observed(
-        self, targets: Sequence[FloatArray], attributes: Sequence[FloatArray], config: RnsbConfig
-    ) -> tuple[FloatArray, dict[str, FloatArray]]:
+        self,
+        part: Part,
+        targets: Sequence[FloatArray],
+        attributes: Sequence[FloatArray],
+        config: RnsbConfig,
+    ) -> tuple[FloatArray, dict[str, FloatArray], list[Contribution]]:
         """Mean RNSB over the fits, with ``fits_sd``, the standard deviation of RNSB over the
-        fits (NaN for one fit), and ``accuracy``, the classifiers' mean held-out accuracy."""
+        fits (NaN for one fit), ``accuracy``, the classifiers' mean held-out accuracy, and the
+        target words' scores from the same fits (:meth:`contributions`)."""
         import numpy as np
 
         from wordlens.methods.rnsb.metric import rnsb_fits
 
-        divergences, accuracies = rnsb_fits(
+        divergences, accuracies, negatives = rnsb_fits(
             targets, attributes, fits=config.fits, holdout=config.holdout, seed=config.seed
         )
         layers = divergences.shape[1]
         spread = divergences.std(axis=0, ddof=1) if config.fits > 1 else np.full(layers, np.nan)
         value = np.asarray(divergences.mean(axis=0), dtype=np.float64)
-        return value, {"fits_sd": spread, "accuracy": accuracies.mean(axis=0)}
+        own = {"fits_sd": spread, "accuracy": accuracies.mean(axis=0)}
+        return value, own, _word_scores(part, targets, negatives)
+
+    def contributions(
+        self,
+        part: Part,
+        targets: Sequence[FloatArray],
+        attributes: Sequence[FloatArray],
+        config: RnsbConfig,
+    ) -> list[Contribution]:
+        """Each target word's ``p(negative | w)`` and its term ``P(w) log(P(w) |X ∪ Y|)`` of
+        ``KL(P || U)`` (§3), each the mean over the fits: the terms' sum over the target words
+        is the mean RNSB over the fits (:meth:`score`)."""
+        return self.observed(part, targets, attributes, config)[2]
 
     def uncertainty(self, config: RnsbConfig) -> dict[str, Any]:
         """The scaffold's description, the spread over the fits, and why there is no
@@ -109,3 +134,27 @@ class Rnsb(AssociationMethod[RnsbConfig]):
             f"{', each on a stratified 80% holdout split' if config.holdout else ''})"
         )
         return described
+
+
+def _word_scores(
+    part: Part, targets: Sequence[FloatArray], negatives: FloatArray
+) -> list[Contribution]:
+    """The target words' mean ``p(negative | w)`` and mean KL term over the fits, by set, from
+    the fits' probabilities ``[fits, n_target_words, n_layers]`` (:func:`rnsb_fits`)."""
+    import numpy as np
+
+    from wordlens.methods.association.words import Contribution
+    from wordlens.methods.rnsb.metric import kl_terms
+
+    ends = np.cumsum([len(words) for words in targets])[:-1]
+    quantities = {
+        "p(negative | w)": negatives.mean(axis=0),
+        "P(w) log(P(w) |X ∪ Y|)": kl_terms(negatives).mean(axis=0),
+    }
+    return [
+        Contribution(
+            quantity,
+            dict(zip(part.targets, np.split(scores, ends, axis=0), strict=True)),
+        )
+        for quantity, scores in quantities.items()
+    ]

@@ -13,7 +13,7 @@ from wordlens.errors import WordSetError
 if TYPE_CHECKING:
     from wordlens.methods.association.vectors import FloatArray
 
-__all__ = ["kl_from_uniform", "rnsb_fits"]
+__all__ = ["kl_from_uniform", "kl_terms", "rnsb_fits"]
 
 
 def kl_from_uniform(negative: FloatArray) -> FloatArray:
@@ -23,17 +23,35 @@ def kl_from_uniform(negative: FloatArray) -> FloatArray:
     Parameters
     ----------
     negative
-        ``[n_words, n_layers]`` probabilities of the negative class.
+        ``[..., n_words, n_layers]`` probabilities of the negative class.
 
     Returns
     -------
     FloatArray
-        ``[n_layers]``; 0 when every word is equally negative.
+        ``[..., n_layers]``: the sum of :func:`kl_terms` over the words; 0 when every word is
+        equally negative.
     """
-    p = negative / negative.sum(axis=0, keepdims=True)
+    return np.asarray(kl_terms(negative).sum(axis=-2), dtype=np.float64)
+
+
+def kl_terms(negative: FloatArray) -> FloatArray:
+    """Each word's term ``P(w) log(P(w) |W|)`` of ``KL(P || U)`` (Sweeney & Najafian 2019, §3),
+    ``P(w) = p(w) / sum_v p(v)`` over the ``|W|`` words, at every layer.
+
+    Parameters
+    ----------
+    negative
+        ``[..., n_words, n_layers]`` probabilities of the negative class.
+
+    Returns
+    -------
+    FloatArray
+        ``[..., n_words, n_layers]``; 0 where ``P(w)`` is 0.
+    """
+    p = negative / negative.sum(axis=-2, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(p > 0, p * np.log(p * len(p)), 0.0)
-    return np.asarray(terms.sum(axis=0), dtype=np.float64)
+        terms = np.where(p > 0, p * np.log(p * p.shape[-2]), 0.0)
+    return np.asarray(terms, dtype=np.float64)
 
 
 def rnsb_fits(
@@ -43,8 +61,9 @@ def rnsb_fits(
     fits: int,
     holdout: bool,
     seed: int,
-) -> tuple[FloatArray, FloatArray]:
-    """RNSB and the classifier's accuracy for each fit at every layer.
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """RNSB, the classifier's accuracy and the target words' probabilities of negative
+    sentiment for each fit at every layer.
 
     Fit ``k`` uses random state ``seed + k`` for the stratified 80/20 split of the attribute
     words (the same words at every layer) and for scikit-learn's liblinear logistic
@@ -62,6 +81,9 @@ def rnsb_fits(
     divergences, accuracies
         ``[fits, n_layers]`` each: ``KL(P || U)``, and the accuracy on the held-out 20% (on
         the training words without ``holdout``).
+    negatives
+        ``[fits, n_target_words, n_layers]``: ``p(negative | w)`` of every target word (the
+        target sets' words in order), whose :func:`kl_from_uniform` is the divergence.
 
     Raises
     ------
@@ -76,7 +98,7 @@ def rnsb_fits(
     labels = np.concatenate([np.ones(len(positive)), -np.ones(len(negative))])
     pooled = np.concatenate(list(targets))  # [n_target_words, n_layers, dim]
     n_layers = words.shape[1]
-    divergences = np.empty((fits, n_layers))
+    negatives = np.empty((fits, len(pooled), n_layers))
     accuracies = np.empty((fits, n_layers))
     for fit in range(fits):
         state = seed + fit
@@ -96,12 +118,11 @@ def rnsb_fits(
                     f"too small for a stratified 80/20 holdout split ({error}); give more "
                     "words or --no-holdout"
                 ) from None
-        negative_probability = np.empty((len(pooled), n_layers))
+        negative_probability = negatives[fit]
         for layer in range(n_layers):
             classifier = LogisticRegression(solver="liblinear", max_iter=10000, random_state=state)
             classifier.fit(words[train, layer], labels[train])
             column = int(np.flatnonzero(classifier.classes_ == -1)[0])
             negative_probability[:, layer] = classifier.predict_proba(pooled[:, layer])[:, column]
             accuracies[fit, layer] = classifier.score(words[test, layer], labels[test])
-        divergences[fit] = kl_from_uniform(negative_probability)
-    return divergences, accuracies
+    return kl_from_uniform(negatives), accuracies, negatives

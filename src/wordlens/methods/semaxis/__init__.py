@@ -15,7 +15,9 @@ from wordlens.methods.registry import register
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from wordlens.methods.association import Part
     from wordlens.methods.association.vectors import FloatArray
+    from wordlens.methods.association.words import Contribution
 
 __all__ = ["SemAxis"]
 
@@ -48,6 +50,10 @@ class SemAxis(AssociationMethod[AssociationConfig]):
     attributes_per_part = None
     compares_targets = True
     more_bias = "farther from 0"
+    word_totals = (
+        "each target word's cos(w, v), v = mean(A) - mean(B): the value is their mean over "
+        "the first target set minus their mean over the second"
+    )
 
     def score(
         self,
@@ -60,11 +66,37 @@ class SemAxis(AssociationMethod[AssociationConfig]):
         mean: the axis is the zero vector)."""
         import numpy as np
 
+        x, y = self.target_scores(targets, attributes)
+        return np.asarray(x.mean(axis=-2) - y.mean(axis=-2), dtype=np.float64)
+
+    def target_scores(
+        self, targets: Sequence[FloatArray], attributes: Sequence[FloatArray]
+    ) -> tuple[FloatArray, FloatArray]:
+        """Each target word's SemAxis score ``cos(w, v)`` (Eq. 2) on the axis ``v = mean(A) -
+        mean(B)`` (Eq. 1), ``[..., n_words, n_layers]`` for ``X``, then ``Y``
+        (:func:`semaxis_scores`)."""
+        import numpy as np
+
         from wordlens.methods.semaxis.metric import semaxis_scores
 
         x, y = targets
         positive, negative = attributes
         axis = positive.mean(axis=-3) - negative.mean(axis=-3)  # [..., n_layers, dim]
         with np.errstate(invalid="ignore"):
-            value = semaxis_scores(x, axis).mean(axis=-2) - semaxis_scores(y, axis).mean(axis=-2)
-        return np.asarray(value, dtype=np.float64)
+            return semaxis_scores(x, axis), semaxis_scores(y, axis)
+
+    def contributions(
+        self,
+        part: Part,
+        targets: Sequence[FloatArray],
+        attributes: Sequence[FloatArray],
+        config: AssociationConfig,
+    ) -> list[Contribution]:
+        """Each target word's ``cos(w, v)`` (An et al. 2018, Eq. 2; :meth:`target_scores`):
+        the mean over ``X`` minus the mean over ``Y`` is :meth:`score`."""
+        from wordlens.methods.association.words import Contribution
+
+        a, b = part.attributes
+        scores = self.target_scores(targets, attributes)
+        quantity = f"cos(w, v), v = mean({a}) - mean({b})"
+        return [Contribution(quantity, dict(zip(part.targets, scores, strict=True)))]

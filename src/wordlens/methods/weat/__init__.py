@@ -147,7 +147,7 @@ class Weat(Method[WeatConfig]):
             for test_id, words in run.metadata["dropped_words"].items()
         ]
         shown: list[RenderableType] = [grid, legend] if len(table) else []  # every test skipped
-        return [*shown, *dropped, *_notes(run)]
+        return [*shown, *_words_grid(run), *dropped, *_notes(run)]
 
     def report(self, run: Run) -> Report:
         from wordlens.methods.association.method import max_missing_text
@@ -179,6 +179,11 @@ class Weat(Method[WeatConfig]):
             )
         for note in _notes(run):
             report.paragraph(note, note=True)
+        if "words" in run.tables:  # runs recorded before it have none
+            from wordlens.methods.association.words import words_section
+            from wordlens.methods.weat.layers import WORD_KEYS
+
+            words_section(report, run.tables["words"], WORD_KEYS, metadata["word_scores"] + ".")
         return report
 
 
@@ -189,6 +194,17 @@ def _query_words(query: dict[str, Any]) -> dict[str, str]:
     pairs = zip(kinds, sets, strict=False)
     listed = {f"{kind}: {name}": ", ".join(words) for kind, (name, words) in pairs}
     return {"query": query["title"], **listed}
+
+
+def _words_grid(run: Run) -> list[RenderableType]:
+    """The console's table of the most extreme ``s(w, A, B)`` of each test, or nothing (a run
+    recorded before the ``words`` table, or every test skipped)."""
+    from wordlens.methods.association.words import words_console
+    from wordlens.methods.weat.layers import WORD_KEYS
+
+    words = run.tables.get("words")
+    grid = None if words is None else words_console(words, WORD_KEYS, "WEAT")
+    return [] if grid is None else [grid]
 
 
 def _notes(run: Run) -> list[str]:

@@ -30,6 +30,7 @@ import pandas as pd
 from wordlens.contexts import word_targets
 from wordlens.errors import EmptyInputError, WordlensWarning
 from wordlens.methods.association.vectors import refuse_twins, too_many_lost
+from wordlens.methods.association.words import Contribution, empty_words, words_table
 from wordlens.methods.weat.config import WeatConfig
 from wordlens.models.base import WordEmbedder
 from wordlens.resources import WeatTest, WordSet, load_weat_tests
@@ -60,6 +61,15 @@ WEAT_COLUMNS = (
 )
 """The columns of the ``weat`` table, one row per test and layer (none when every test is
 skipped)."""
+WORD_KEYS = ("test",)
+"""The columns of the ``words`` table before
+:data:`~wordlens.methods.association.words.WORD_COLUMNS`."""
+WORD_TOTALS = (
+    "each target word's s(w, A, B) = mean over A of cos(w, a) - mean over B of cos(w, b): the "
+    "statistic is their sum over X minus their sum over Y, the effect size their mean over X "
+    "minus their mean over Y over their standard deviation over X ∪ Y (ddof as the config)"
+)
+"""How the ``words`` table's scores give the ``weat`` table's statistic and effect size."""
 
 
 def _kept(word_set: WordSet, missing: set[str], test: WeatTest) -> list[str]:
@@ -147,7 +157,10 @@ def run_weat(
     -------
     Run
         Table ``weat``: one row per test and layer with effect size, statistic, p-values, set
-        sizes and ``nan_reason`` (why d is NaN; ``""`` where it is a number). Metadata
+        sizes and ``nan_reason`` (why d is NaN; ``""`` where it is a number). Table ``words``:
+        one row per test, target word and layer, its ``s(w, A, B)`` (``score``; columns
+        ``test``, ``layer``, ``set``, ``word``, ``quantity``, ``score``), whose sum over ``X``
+        minus that over ``Y`` is the statistic (metadata ``word_scores`` says so). Metadata
         ``dropped_words``, ``notes`` (per test, the warnings given) and ``skipped`` (per test
         skipped under ``config.max_missing``, why; it has no rows), and for a test of your
         own (no ``original_finding``, e.g. a query's) ``query``: its title and word sets.
@@ -193,6 +206,7 @@ def run_weat(
         return np.asarray(embeddings.vectors[[row_of[w] for w in words]])  # [n, layers, dim]
 
     rows: list[dict[str, Any]] = []
+    word_tables: list[pd.DataFrame] = []
     dropped: dict[str, list[str]] = {}
     why_missing: dict[str, str] = {}
     notes: dict[str, list[str]] = {}
@@ -229,6 +243,7 @@ def run_weat(
             )
             if found:
                 notes[str(test.id)] = found
+            word_tables.append(_words(test, sets, outcome, embeddings.layers))
             for column, layer in enumerate(embeddings.layers):
                 rows.append(
                     {
@@ -269,6 +284,27 @@ def run_weat(
         "why_dropped": {word: why_missing[word] for words in dropped.values() for word in words},
         "notes": notes,
         "skipped": skipped,
+        "word_scores": WORD_TOTALS,
         "timings_s": timings.seconds,
     }
-    return Run("weat", {"weat": pd.DataFrame(rows, columns=WEAT_COLUMNS)}, metadata)
+    every_word = (
+        pd.concat(word_tables, ignore_index=True) if word_tables else empty_words(WORD_KEYS)
+    )
+    tables = {"weat": pd.DataFrame(rows, columns=WEAT_COLUMNS), "words": every_word}
+    return Run("weat", tables, metadata)
+
+
+def _words(
+    test: WeatTest, sets: list[list[str]], outcome: WeatResult, layers: Sequence[int]
+) -> pd.DataFrame:
+    """The ``words`` rows of one test: each target word's ``s(w, A, B)`` (Caliskan et al.
+    2017, Methods) at every layer, from ``outcome`` (the very scores its statistic sums)."""
+    n_x = len(sets[0])
+    scores = outcome.word_scores  # [n_x + n_y, n_layers]
+    contribution = Contribution(
+        f"s(w, {test.a.name}, {test.b.name})",
+        {test.x.name: scores[:n_x], test.y.name: scores[n_x:]},
+    )
+    return words_table(
+        {"test": test.id}, layers, {test.x.name: sets[0], test.y.name: sets[1]}, [contribution]
+    )
