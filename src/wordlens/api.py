@@ -254,8 +254,8 @@ def compare(
     ... )
     >>> compared.tables["rankings"][["model", "layer", "score", "rank"]].round(2)
               model  layer  score  rank
-    0  glove-6b-50d      0   1.55   2.0
-    1     minilm-l6      6   1.22   1.0
+    0  glove-6b-50d      0   1.55     2
+    1     minilm-l6      6   1.22     1
     """
     from pathlib import Path
 
