@@ -233,3 +233,30 @@ def test_a_method_without_bias_scores_is_listed_not_ranked(tmp_path: Path) -> No
     assert compared.metadata["not_ranked"].startswith("intersectional's values are not bias")
     report = (tmp_path / "one" / "report.html").read_text(encoding="utf-8")
     assert "are not bias scores, so the models are listed, not ranked" in report
+
+
+def test_each_model_loads_once_for_all_its_queries(
+    queries: list[str], halved_glove: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two models × two queries: two loads (the real loader, counted), and outside a
+    comparison every run loads its model again."""
+    from wordlens.models import loading
+
+    loads: list[str] = []
+    resolve = loading._resolve
+
+    def counted(spec: str, *args: object) -> object:
+        loads.append(spec)
+        return resolve(spec, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(loading, "_resolve", counted)
+    fast = {"permutations": 0, "bootstrap": 0}
+    compared = wordlens.compare("rnd", ["glove-6b-50d", halved_glove], queries=queries, **fast)
+    assert loads == ["glove-6b-50d", halved_glove]
+    assert set(compared.tables["cells"]["status"]) == {"done"}
+    fingerprints = {key: run.metadata["model"]["fingerprint"] for key, run in compared.runs.items()}
+    assert fingerprints["glove-6b-50d / flowers"] == fingerprints["glove-6b-50d / career"]
+    assert fingerprints["glove-6b-50d / career"] != fingerprints[f"{halved_glove} / career"]
+    wordlens.run("rnd", "glove-6b-50d", query=queries[0], **fast)
+    wordlens.run("rnd", "glove-6b-50d", query=queries[1], **fast)
+    assert loads[2:] == ["glove-6b-50d", "glove-6b-50d"]

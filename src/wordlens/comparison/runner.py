@@ -3,7 +3,8 @@
 :func:`run_comparison` runs the method once per model and query (a cell), each into
 ``<out>/cells/<model>/<query>/`` — a normal run directory with the ``cell.json`` record a study
 cell keeps (:mod:`wordlens.study.runner`), so a comparison that was stopped resumes with the
-next cell and a cell that fails is recorded while the others go on; its figures are written as
+next cell and a cell that fails is recorded while the others go on; each model is loaded once
+for all its queries (:func:`~wordlens.models.loading.keeping_last_model`); figures are written as
 PNG only (:func:`~wordlens.results.png_figures_only`: a run of the method alone writes SVG and
 PDF too) — then writes the comparison
 beside them: the tidy ``scores`` (model, query, metric, part, layer, value), the ``rankings``
@@ -43,6 +44,7 @@ from wordlens.methods.base import (
     written_beside,
 )
 from wordlens.methods.registry import get_method
+from wordlens.models.loading import keeping_last_model
 from wordlens.models.options import ModelOptions
 from wordlens.options import config_values
 from wordlens.results import RUN_MANIFEST, Figure, Run, png_figures_only, register_view
@@ -220,7 +222,7 @@ def run_comparison(
         )
         named_cells = comparison_cells(method, model, models, named, config, root)
         cells = [cell for _, cell in named_cells]
-        with sharing_inputs(), png_figures_only():
+        with sharing_inputs(), png_figures_only(), keeping_last_model():
             for cell in cells[: len(named)]:  # a bad query fails before any model loads
                 method.read_inputs(cell.config)
             records = run_cells(

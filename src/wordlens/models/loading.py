@@ -56,7 +56,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeGuard
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard, cast
 
 from wordlens._files import (
     ensure_writable_dir,
@@ -282,6 +282,10 @@ def load_model(
     spec_text = os.fspath(spec)
     check_device(device)
     normalized("", unicode)  # refuses an unknown form before anything loads
+    asked = (spec_text, device, dtype, bos, token_budget, revision, trust_remote_code, unicode)
+    kept = _LAST_MODEL.get()
+    if kept is not None and kept.get("asked") == (*asked, allow_pickle):
+        return cast(WordEmbedder, kept["model"])
     options = {
         "device": device,
         "dtype": dtype,
@@ -303,7 +307,28 @@ def load_model(
         model.load_spec = ModelSpec.of("model", _portable_source(spec_text), call)
         if model.load_note is not None:
             warnings.warn(model.load_note, LoadNoteWarning, stacklevel=2)
+    if kept is not None:  # the one model kept: the one before is let go
+        kept.clear()
+        kept.update(asked=(*asked, allow_pickle), model=model)
     return model
+
+
+_LAST_MODEL: ContextVar[dict[str, Any] | None] = ContextVar("wordlens_last_model", default=None)
+"""The model :func:`load_model` loaded last and the arguments it was asked with, kept while
+:func:`keeping_last_model` is active."""
+
+
+@contextmanager
+def keeping_last_model() -> Iterator[None]:
+    """Within the block, :func:`load_model` keeps the model it loaded last and hands it again
+    when asked for it with the same arguments: a comparison (:mod:`wordlens.comparison`) runs
+    each model on every query, one after the other, and loads it once. One model is kept, so
+    memory holds one model at a time."""
+    token = _LAST_MODEL.set({})
+    try:
+        yield
+    finally:
+        _LAST_MODEL.reset(token)
 
 
 def _is_hf(model: WordEmbedder) -> TypeGuard[HFEmbedder]:
