@@ -136,7 +136,7 @@ def test_vast_with_limit_scores_the_first_words_and_says_what_the_pc_population_
 ) -> None:
     out = tmp_path / "vast"
     args = ["vast", "-m", "glove-6b-50d", "--lexica", "bellezza", "--no-tokenization"]
-    args += ["--similarity", "none", "--no-probes", "--permutations", "10", "--limit", "30"]
+    args += ["--similarity", "none", "--no-probes", "--no-weat", "--limit", "30"]
     result = runner.invoke(app, [*args, "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert "warning: quick mode (--limit 30: the first 30 words of each lexicon" in result.stderr
