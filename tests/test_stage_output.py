@@ -21,8 +21,14 @@ def test_vast_names_its_stages_on_stderr(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
     assert "embedding the lexicon words: 401 words in the bleached setting" in lines
-    [population] = [line for line in lines if line.startswith("embedding the PC population: ")]
+    cost, population = [line for line in lines if line.startswith("embedding the PC population: ")]
     assert "words in the bleached setting (the authors' population;" in population
+    # what the authors' 14,071-word population costs, said before it is embedded
+    assert (
+        cost.startswith("embedding the PC population: 13,9")
+        and " words × 1 setting(s) (~13,9" in cost
+    )
+    assert "forward passes" in cost and "--pc-population lexicon or --limit N" in cost
     assert "embedding" not in done.stdout
 
 

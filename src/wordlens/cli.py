@@ -382,7 +382,8 @@ def build_app() -> typer.Typer:
         context_settings=CONTEXT,
     )
     root.callback()(root_options)
-    # embed and reproduce take every model option but --limit (quick mode is a method's)
+    # embed takes every model option but --limit (quick mode is a method's); reproduce passes
+    # --limit to every experiment
     every = tuple(spec.name for spec in option_specs(ModelOptions) if spec.name != "limit")
     root.command(cls=Command)(methods)
     root.command(cls=Command)(models)
@@ -401,7 +402,7 @@ def build_app() -> typer.Typer:
         _reproduce,
         help="Reproduce papers: their experiments with the paper's conventions, every published "
         "number beside ours, the findings checked (reproduction table + report.html).",
-        model_options=every,
+        model_options=(*every, "limit"),
         model_required=True,
         out=out_parameter(
             Path("wordlens-results/reproduce"),

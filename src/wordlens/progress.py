@@ -20,13 +20,18 @@ _STAGE: ContextVar[str] = ContextVar("wordlens_stage", default="")
 """The label of the stage running now (:func:`stage`): the bars drawn inside it carry it."""
 
 
+def say(text: str) -> None:
+    """Print one line on stderr (what a long stage will cost, before it starts)."""
+    Console(stderr=True, highlight=False, soft_wrap=True).print(text, markup=False)
+
+
 @contextmanager
 def stage(enabled: bool, said: str, label: str) -> Iterator[None]:
     """A long stage of work: ``said`` is printed on stderr as it starts when ``enabled`` (on a
     terminal or not: a log shows what ran so long), and the progress bars drawn inside it are
     labelled ``label``."""
     if enabled:
-        Console(stderr=True, highlight=False, soft_wrap=True).print(said, markup=False)
+        say(said)
     token = _STAGE.set(label)
     try:
         yield

@@ -85,8 +85,9 @@ class ModelOptions:
     backend
         ``local``, or ``ray`` (:mod:`wordlens.distributed`).
     limit
-        Quick mode: a method that takes it (:attr:`~wordlens.methods.base.Method.limits`) runs
-        on the first ``limit`` words of each word set; None: all.
+        Quick mode: a method that takes it (:attr:`~wordlens.methods.base.Method.limits`, which
+        says what it keeps) runs on the first ``limit`` words, pairs or sentences of each set;
+        ``wordlens reproduce`` passes it to every experiment; None: all.
     plan, with_plan
         Print the run's plan (:mod:`wordlens.plan`) and stop; plan first, then run, keeping the
         plan's estimates beside the measured times.
@@ -159,8 +160,9 @@ class ModelOptions:
 
     limit: int | None = option(
         None,
-        "Quick mode: the first N words of each word set (weat, the association metrics); the "
-        "run records it, and its report and console say it is not comparable with the paper.",
+        "Quick mode: the first N words, pairs or sentences of each set (each method says "
+        "which); the run records it, and its report and console say it is not comparable with "
+        "the paper.",
         minimum=1,
     )
 

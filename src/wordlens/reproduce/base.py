@@ -53,8 +53,19 @@ if TYPE_CHECKING:  # pandas only in annotations: the command line imports this m
 
 Scale = Literal["paper", "smoke"]
 SCALES: tuple[Scale, ...] = ("paper", "smoke")
-Verdict = Literal["holds", "does not hold", "inconclusive", "not measurable"]
-VERDICTS: tuple[Verdict, ...] = ("holds", "does not hold", "inconclusive", "not measurable")
+Verdict = Literal[
+    "holds", "does not hold", "inconclusive", "not measurable", "not comparable (--limit)"
+]
+VERDICTS: tuple[Verdict, ...] = (
+    "holds",
+    "does not hold",
+    "inconclusive",
+    "not measurable",
+    "not comparable (--limit)",
+)
+NOT_COMPARABLE: Verdict = "not comparable (--limit)"
+"""The verdict of every finding of a reproduction run with ``--limit`` (quick mode): a check
+on a limited run is not a verdict on the paper."""
 Source = Literal["published", "measured"]
 Z95 = NormalDist().inv_cdf(0.975)
 """The standard normal's 97.5% quantile: a 95% interval is the estimate ± ``Z95`` standard
@@ -478,6 +489,8 @@ class Reproduction:
     skipped
         Experiment name → why it did not run: an option only the user can give was not given
         (:attr:`Experiment.requires`). A skipped experiment is not a failure.
+    limit
+        Quick mode (``--limit``, passed to every experiment); None: not limited.
     """
 
     paper: PaperValues
@@ -490,6 +503,18 @@ class Reproduction:
     findings: pd.DataFrame
     unfinished: dict[str, Run] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
+    limit: int | None = None
+
+    @property
+    def quick_mode(self) -> str | None:
+        """What a run with ``--limit`` says of itself (None: not limited)."""
+        if self.limit is None:
+            return None
+        return (
+            f"quick mode (--limit {self.limit}: every experiment on the first {self.limit} "
+            "words, pairs or sentences of each set): no number is comparable with the paper, "
+            f"and every finding's verdict is {NOT_COMPARABLE!r}"
+        )
 
     def status(self, experiment: str) -> str:
         """``done``, ``failed`` or ``skipped``."""

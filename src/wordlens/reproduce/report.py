@@ -114,6 +114,8 @@ def console_summary(reproduction: Reproduction, report: Path) -> str:
     table = reproduction.table
     measured = int(table["measured"].notna().sum())
     lines = [f"{measured} of {len(table)} published numbers measured"]
+    if reproduction.quick_mode is not None:
+        lines.append(reproduction.quick_mode)
     lines += [f"  {words}: {count}" for words, count in agreement_counts(table).items()]
     unsupported = unsupported_findings(reproduction.findings)["finding"].tolist()
     if unsupported:
@@ -156,7 +158,11 @@ def reproduction_report(reproduction: Reproduction) -> Report:
     table = reproduction.table
     report = Report(
         f"Reproducing {paper.title}",
-        metadata={"model": {"name": reproduction.model}, "method": f"reproduce {paper.paper}"},
+        metadata={
+            "model": {"name": reproduction.model},
+            "method": f"reproduce {paper.paper}",
+            **({"quick_mode": reproduction.quick_mode} if reproduction.quick_mode else {}),
+        },
     )
     measured = table["measured"].notna()
     same = table["same_model"] & measured
@@ -198,7 +204,10 @@ def reproduction_report(reproduction: Reproduction) -> Report:
             continue
         report.heading(title + ("s" if kind != "text" else ""))
         shown = rows[[*_SHOWN, "note"]].copy()
-        shown["agrees"] = [agreement_text(agrees) for agrees in shown["agrees"]]
+        shown["agrees"] = [
+            "not comparable (--limit)" if reproduction.limit is not None else agreement_text(agrees)
+            for agrees in shown["agrees"]
+        ]
         report.table(shown)
     if paper.figures:
         report.heading("Figures to compare by eye")

@@ -40,6 +40,7 @@ from wordlens.methods.registry import get_method
 from wordlens.models.options import ModelOptions
 from wordlens.options import OptionError, config_from_values, option, option_specs
 from wordlens.reproduce.base import (
+    NOT_COMPARABLE,
     SCALES,
     Cells,
     Check,
@@ -291,6 +292,8 @@ def reproduce(
         ]
     )
     findings = _findings(published, definition, runs, table, scale, model_name)
+    if model.limit is not None:  # a limited run is no verdict on the paper
+        table, findings = _not_comparable(table, findings, model.limit)
     reproduction = Reproduction(
         published,
         model_name,
@@ -302,6 +305,7 @@ def reproduce(
         findings,
         unfinished,
         skipped,
+        model.limit,
     )
     _write(reproduction, out_dir)
     return reproduction
@@ -517,6 +521,26 @@ def _findings(
 _NO_CHECK = Check("not measurable", "no check: the experiment is not in wordlens")
 
 
+def _not_comparable(
+    table: pd.DataFrame, findings: pd.DataFrame, limit: int
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A reproduction run with ``--limit``: no published number agrees or disagrees (``agrees``
+    None, the note saying why) and every finding's verdict is :data:`NOT_COMPARABLE`, the check
+    it would have had kept in its evidence."""
+    said = f"not comparable with the paper (--limit {limit})"
+    table = table.assign(
+        agrees=None, note=[f"{note}; {said}" if note else said for note in table["note"]]
+    )
+    findings = findings.assign(
+        evidence=[
+            f"{said}; on this limited run the check gives: {verdict} ({evidence})"
+            for verdict, evidence in zip(findings["verdict"], findings["evidence"], strict=True)
+        ],
+        verdict=NOT_COMPARABLE,
+    )
+    return table, findings
+
+
 def _evaluated(check: Callable[[T], Check], on: T) -> Check:
     """The check's outcome on ``on``; ``not measurable`` if the tables lack what it needs."""
     try:
@@ -540,6 +564,8 @@ def _write(reproduction: Reproduction, out_dir: Path) -> list[Path]:
         "citation": reproduction.paper.citation,
         "model": reproduction.model,
         "scale": reproduction.scale,
+        "limit": reproduction.limit,
+        **({"quick_mode": reproduction.quick_mode} if reproduction.quick_mode else {}),
         "experiments": [
             {
                 "name": e.name,

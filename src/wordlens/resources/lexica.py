@@ -29,7 +29,7 @@ import io
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
@@ -98,6 +98,10 @@ class Lexicon:
 
     def __len__(self) -> int:
         return len(self.data)
+
+    def first(self, n: int) -> Lexicon:
+        """The lexicon with its first ``n`` words (``--limit``, quick mode)."""
+        return replace(self, data=self.data.head(n).reset_index(drop=True))
 
 
 @dataclass(frozen=True)

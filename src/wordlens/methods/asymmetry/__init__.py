@@ -44,6 +44,7 @@ class Asymmetry(Method[AsymmetryConfig]):
         "corpus paragraphs)"
     )
     table_prefix = "asymmetry_"
+    limits = "the first {n} cue/target pairs of each data set"
 
     @read_once_when_shared
     def read_inputs(self, config: AsymmetryConfig) -> dict[str, AssociationNorms]:
@@ -69,7 +70,14 @@ class Asymmetry(Method[AsymmetryConfig]):
         norms = self.read_inputs(config)
         with context.status(f"loading {model.required_model()}"):
             opened = load_asymmetry_model(model)
-        return run_asymmetry(config, opened, workdir=work, norms=norms, progress=context.progress)
+        return run_asymmetry(
+            config,
+            opened,
+            workdir=work,
+            norms=norms,
+            progress=context.progress,
+            limit=model.limit,
+        )
 
     def summary(self, run: Run) -> Summary:
         from wordlens.methods.asymmetry.experiment import ALL_PAIRS

@@ -287,6 +287,7 @@ def run_asymmetry(
     conceptnet: ConceptNet | None = None,
     norms: Mapping[str, AssociationNorms] | None = None,
     progress: bool = False,
+    limit: int | None = None,
 ) -> Run:
     """Run the asymmetry experiment of ``config`` on ``model`` (see the module notes).
 
@@ -312,6 +313,10 @@ def run_asymmetry(
         :func:`load_norms`).
     progress
         Show progress bars while scoring.
+    limit
+        Quick mode (``--limit``): the model side runs on the first ``limit`` cue/target pairs
+        of each data set (after eq. 9 and the sample) and the first ``limit`` pairs of each
+        similarity set; None: all.
 
     Returns
     -------
@@ -363,7 +368,7 @@ def run_asymmetry(
     }
     if isinstance(model, StaticEmbedder):
         with timings.stage("sample"):
-            chosen = _static_pairs(config, model, graph, data_tables)
+            chosen = _first_pairs(_static_pairs(config, model, graph, data_tables), limit)
         with timings.stage("conditionals"):
             model_tables = {
                 name: _with_model_lar(
@@ -379,7 +384,7 @@ def run_asymmetry(
             with timings.stage("index"):
                 index = load_paragraph_index()
         with timings.stage("sample"):
-            chosen = _lm_pairs(config, model, graph, data_tables, index)
+            chosen = _first_pairs(_lm_pairs(config, model, graph, data_tables, index), limit)
         contextual = _contextual_estimates(
             config, settings.cue_count, model, chosen, Path(workdir), index, timings, progress
         )
@@ -604,6 +609,23 @@ def _restricted(
             {"norm": name, "step": step, "n_pairs": _n_distinct(rows)} for step, rows in steps
         ]
     return _ModelPairs(pairs, coverage)
+
+
+def _first_pairs(chosen: _ModelPairs, limit: int | None) -> _ModelPairs:
+    """Quick mode (``--limit``): each data set's first ``limit`` distinct pairs (every row of
+    each: its relations and :data:`ALL_PAIRS`) and each similarity set's first ``limit`` pairs,
+    with a coverage step saying so; ``chosen`` itself when ``limit`` is None."""
+    if limit is None:
+        return chosen
+    pairs, coverage = {}, list(chosen.coverage)
+    for name, table in chosen.pairs.items():
+        keys = _unordered(table)
+        first = list(dict.fromkeys(keys))[:limit]
+        pairs[name] = table[keys.isin(first)].reset_index(drop=True)
+        step = f"quick mode (--limit {limit}: the first {limit} pairs)"
+        coverage.append({"norm": name, "step": step, "n_pairs": _n_distinct(pairs[name])})
+    similarity = {name: table.head(limit) for name, table in chosen.similarity.items()}
+    return _ModelPairs(pairs, coverage, similarity)
 
 
 # --- model conditionals --------------------------------------------------------------------------

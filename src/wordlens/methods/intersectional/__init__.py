@@ -48,6 +48,7 @@ class Intersectional(Method[IntersectionalConfig]):
         "vectors: the projection ValNorm only"
     )
     table_prefix = "intersectional_"
+    limits = "the first {n} words of the ValNorm lexicon"
 
     @read_once_when_shared
     def read_inputs(self, config: IntersectionalConfig) -> IntersectionalInputs:
@@ -73,7 +74,11 @@ class Intersectional(Method[IntersectionalConfig]):
             embedder,
             config,
             study=inputs.study,
-            lexicon=inputs.lexicon,
+            lexicon=(
+                inputs.lexicon
+                if inputs.lexicon is None or model.limit is None
+                else inputs.lexicon.first(model.limit)
+            ),
             cache=cache,
             progress=context.progress,
         )

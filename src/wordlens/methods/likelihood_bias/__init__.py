@@ -38,6 +38,7 @@ class LikelihoodBias(Method[LikelihoodBiasConfig]):
     config_type = LikelihoodBiasConfig
     needs = "a masked LM (AUL, AULA, PLL) or a causal LM (sum or mean token log-probability)"
     table_prefix = "likelihood_"
+    limits = "the first {n} pairs (items) of each benchmark"
 
     def run(self, model: ModelOptions, config: LikelihoodBiasConfig, context: RunContext) -> Run:
         """Score the benchmarks' pairs; Figure 3 is written into ``context.out_dir`` as PNG, SVG
@@ -46,7 +47,7 @@ class LikelihoodBias(Method[LikelihoodBiasConfig]):
         from wordlens.methods.likelihood_bias.report import write_paper_figures
 
         scorer = model.scorer(status=context.status)
-        run = run_likelihood_bias(scorer, config, progress=context.progress)
+        run = run_likelihood_bias(scorer, config, progress=context.progress, limit=model.limit)
         write_paper_figures(run, context.out_dir)
         return run
 

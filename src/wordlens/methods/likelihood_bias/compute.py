@@ -64,6 +64,7 @@ def run_likelihood_bias(
     pairs: Mapping[str, pd.DataFrame] | None = None,
     confidence: float = 0.95,
     progress: bool = False,
+    limit: int | None = None,
 ) -> Run:
     """Score the pairs of each benchmark with each method and compute the bias scores (eq. 6).
 
@@ -83,6 +84,9 @@ def run_likelihood_bias(
         Confidence level of the intervals.
     progress
         Show the scorer's progress bars.
+    limit
+        Quick mode (``--limit``): only the first ``limit`` pairs (items) of each benchmark,
+        before ``config.sample``; None: all.
 
     Returns
     -------
@@ -112,6 +116,8 @@ def run_likelihood_bias(
     timings = Timings()
     with timings.stage("load"):
         loaded = _load_benchmarks(config.benchmarks if pairs is None else pairs)
+    if limit is not None:  # quick mode: the first pairs (items) of each benchmark
+        loaded = {name: frame.head(limit) for name, frame in loaded.items()}
     kept = pd.concat(
         [_subsample(frame, sample, seed) for frame in loaded.values()], ignore_index=True
     )
@@ -143,6 +149,7 @@ def run_likelihood_bias(
             "benchmarks": list(loaded),
             "methods": list(chosen_methods),
             "sample": sample,
+            "limit": limit,
             "n_resamples": n_resamples,
             "confidence": confidence,
             "seed": seed,

@@ -46,6 +46,7 @@ class Probe(Method[ProbeConfig]):
     config_type = ProbeConfig
     needs = "a transformer's subtoken vectors in context (not static vectors)"
     table_prefix = "probing_"
+    limits = "the first {n} examples of each split"
 
     def run(self, model: ModelOptions, config: ProbeConfig, context: RunContext) -> Run:
         """Open the cache, load the model (with ``--with-plan``, plan the run on it first), and
@@ -61,9 +62,14 @@ class Probe(Method[ProbeConfig]):
             return _transformer(model.fresh_embedder(status=context.status), model)
 
         trained = _transformer(model.embedder(status=context.status), model)
-        plan = plan_probing(trained, config) if model.with_plan else None
+        plan = plan_probing(trained, config, model.limit) if model.with_plan else None
         run = run_probing(
-            config, trained, cache=cache, load_randomized=fresh, progress=context.progress
+            config,
+            trained,
+            cache=cache,
+            load_randomized=fresh,
+            progress=context.progress,
+            limit=model.limit,
         )
         if plan is not None:
             run.metadata["plan"] = plan.as_metadata()
@@ -75,7 +81,8 @@ class Probe(Method[ProbeConfig]):
         few steps trained; nothing is cached or written."""
         from wordlens.methods.probing.plan import plan_probing
 
-        return plan_probing(_transformer(model.embedder(status=context.status), model), config)
+        embedder = _transformer(model.embedder(status=context.status), model)
+        return plan_probing(embedder, config, model.limit)
 
     def summary(self, run: Run) -> Summary:
         import numpy as np

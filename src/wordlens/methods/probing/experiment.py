@@ -64,6 +64,7 @@ def run_probing(
     load_randomized: Any = None,
     randomized_seed: int = 0,
     progress: bool = False,
+    limit: int | None = None,
 ) -> Run:
     """Run every representation of ``config`` on ``embedder`` (module notes).
 
@@ -83,6 +84,9 @@ def run_probing(
         Seed of the randomized encoder's weights (``random-*`` representations).
     progress
         Show progress bars.
+    limit
+        Quick mode (``--limit``): the first ``limit`` examples of each split (before the
+        seeded samples of ``config``); None: all.
 
     Returns
     -------
@@ -106,7 +110,9 @@ def run_probing(
     """
     config.check()
     with _features_folder(cache) as folder:
-        return _run(config, embedder, cache, folder, load_randomized, randomized_seed, progress)
+        return _run(
+            config, embedder, cache, folder, load_randomized, randomized_seed, progress, limit
+        )
 
 
 @contextmanager
@@ -128,13 +134,14 @@ def _run(
     load_randomized: Any,
     randomized_seed: int,
     progress: bool,
+    limit: int | None = None,
 ) -> Run:
     """:func:`run_probing` with the layer files in ``folder`` (``None``: the cache's)."""
     timings = Timings()
     info = probing_task_info(config.task)
     representations = representations_of(config, embedder.info.n_layers)
     with timings.stage("data"):
-        examples = task_examples(config)
+        examples = task_examples(config, limit)
     label_names = task_labels(examples)
     features: dict[bool, dict[str, SentenceFeatures]] = {}
     for randomized in sorted({r.randomized for r in representations}):
@@ -256,8 +263,9 @@ def new_probe(representation: Representation, train: ProbingSplit, two_spans: bo
     )
 
 
-def task_examples(config: ProbeConfig) -> dict[str, list[EdgeExample]]:
-    """The task's splits, examples without targets dropped, sampled by ``config``'s seed."""
+def task_examples(config: ProbeConfig, limit: int | None = None) -> dict[str, list[EdgeExample]]:
+    """The task's splits, examples without targets dropped, sampled by ``config``'s seed; with
+    ``limit`` (quick mode, ``--limit``) the first ``limit`` examples of each split first."""
     sizes = {"train": config.train_sentences, "dev": config.eval_sentences}
     sizes["test"] = config.eval_sentences
     chosen = {}
@@ -265,6 +273,8 @@ def task_examples(config: ProbeConfig) -> dict[str, list[EdgeExample]]:
         examples = [e for e in load_probing_task(config.task, split) if e.targets]
         if not examples:
             raise WordlensError(f"task {config.task!r} has no {split} examples with targets")
+        if limit is not None:
+            examples = examples[:limit]
         chosen[split] = _sample(examples, sizes[split], config.seed)
     return chosen
 

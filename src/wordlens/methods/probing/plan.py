@@ -68,7 +68,7 @@ CALIBRATION_STEPS = 8
 """Timed optimizer steps per representation."""
 
 
-def plan_probing(embedder: HFEmbedder, config: ProbeConfig) -> Plan:
+def plan_probing(embedder: HFEmbedder, config: ProbeConfig, limit: int | None = None) -> Plan:
     """The stages of ``run_probing(config, embedder)`` and their estimated seconds on the
     model's device (module notes)."""
     started = time.perf_counter()
@@ -76,7 +76,7 @@ def plan_probing(embedder: HFEmbedder, config: ProbeConfig) -> Plan:
     info = probing_task_info(config.task)
     representations = representations_of(config, embedder.info.n_layers)
     loading = time.perf_counter()
-    examples = task_examples(config)
+    examples = task_examples(config, limit)
     data_s = time.perf_counter() - loading
     n_sentences = sum(len(examples[split]) for split in SPLITS)
     stages = [PlannedStage("data", {"texts": n_sentences}, data_s, "the plan loaded the splits")]

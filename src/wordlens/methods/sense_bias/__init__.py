@@ -50,6 +50,7 @@ class SenseBias(Method[SenseBiasConfig]):
     )
     model_required = False
     table_prefix = "sense_bias_"
+    limits = "the first {n} words of the WAT reference, gender pairs and occupations"
 
     def run(self, model: ModelOptions, config: SenseBiasConfig, context: RunContext) -> Run:
         """Build or read the sense vectors and run the experiments; the paper's figures are
@@ -66,7 +67,12 @@ class SenseBias(Method[SenseBiasConfig]):
             else model.replace(model=config.baseline).embedder(status=context.status)
         )
         run = run_sense_bias(
-            config, model=built, baseline=baseline, cache=cache, progress=context.progress
+            config,
+            model=built,
+            baseline=baseline,
+            cache=cache,
+            progress=context.progress,
+            limit=model.limit,
         )
         write_paper_figures(run, context.out_dir)
         return run

@@ -949,6 +949,7 @@ def run_sense_bias(
     wordnet: WordNet | None = None,
     cache: ActivationCache | None = None,
     progress: bool = False,
+    limit: int | None = None,
 ) -> Run:
     """Run the experiments of ``config`` on sense vectors built from ``model`` or read from
     ``config.senses`` (exactly one), with ``baseline`` word vectors beside them if given.
@@ -972,6 +973,9 @@ def run_sense_bias(
         Activation cache of the sense-vector contexts.
     progress
         Show progress bars.
+    limit
+        Quick mode (``--limit``): the first ``limit`` words of the WAT reference, gender pairs
+        and occupations; None: all.
 
     Returns
     -------
@@ -994,7 +998,7 @@ def run_sense_bias(
     timings = Timings()
     source_wordnet = wordnet or load_wordnet()
     with timings.stage("inputs"):
-        inputs = _inputs(config, source_wordnet)
+        inputs = _inputs(config, source_wordnet, limit)
     with timings.stage("sense vectors"):
         if model is not None:
             needs = _needs(config, source_wordnet, inputs, baseline)
@@ -1023,8 +1027,10 @@ def run_sense_bias(
     return Run(NAME, tables, metadata)
 
 
-def _inputs(config: SenseBiasConfig, wordnet: WordNet) -> _Inputs:
-    """Assignments, WAT reference, gender pairs (as WordNet lemmas) and occupations, as needed."""
+def _inputs(config: SenseBiasConfig, wordnet: WordNet, limit: int | None = None) -> _Inputs:
+    """Assignments, WAT reference, gender pairs (as WordNet lemmas) and occupations, as needed;
+    with ``limit`` (quick mode, ``--limit``) the first ``limit`` words of the WAT reference, of
+    the gender pairs and of the occupations."""
     chosen = set(config.experiments)
     reference, reference_meta = (
         wat_reference(config.wat_reference, alpha=config.alpha)
@@ -1033,17 +1039,18 @@ def _inputs(config: SenseBiasConfig, wordnet: WordNet) -> _Inputs:
     )
     direction = "gender-direction" in chosen
     occupations = occupation_senses(wordnet) if chosen & {"gender-direction", "sssb"} else ()
+    gender_pairs = load_gender_pairs(config.gender_pairs)
+    if limit is not None:
+        reference = reference.head(limit)
+        occupations = occupations[:limit]
+        gender_pairs = gender_pairs[:limit]
     return _Inputs(
         assignments=(weat_sense_assignments(wordnet) if chosen & {"weat", "dimensions"} else None),
         reference=reference,
         reference_meta=reference_meta,
-        pairs=_lemma_pairs(load_gender_pairs(config.gender_pairs), wordnet) if direction else (),
+        pairs=_lemma_pairs(gender_pairs, wordnet) if direction else (),
         occupations=occupations,
-        sssb=(
-            sssb_items(wordnet, load_gender_pairs(config.gender_pairs), occupations)
-            if "sssb" in chosen
-            else None
-        ),
+        sssb=(sssb_items(wordnet, gender_pairs, occupations) if "sssb" in chosen else None),
     )
 
 

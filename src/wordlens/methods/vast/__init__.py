@@ -46,6 +46,10 @@ class Vast(Method[VastConfig]):
         "vectors (bleached only: ValNorm)"
     )
     table_prefix = "vast_"
+    limits = (
+        "the first {n} words of each lexicon, WEAT set and PC-population lexicon, the first {n} "
+        "pairs of each similarity set, at most {n} sentences per probe"
+    )
 
     @read_once_when_shared
     def read_inputs(self, config: VastConfig) -> VastInputs:
@@ -68,7 +72,14 @@ class Vast(Method[VastConfig]):
         cache = model.cache()
         embedder = model.embedder(bos=bos, status=context.status)
         plan = plan_vast(embedder, config, inputs) if model.with_plan else None
-        run = run_vast(embedder, config, inputs=inputs, cache=cache, progress=context.progress)
+        run = run_vast(
+            embedder,
+            config,
+            inputs=inputs,
+            cache=cache,
+            progress=context.progress,
+            limit=model.limit,
+        )
         if plan is not None:
             run.metadata["plan"] = plan.as_metadata()
         return run

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -49,10 +49,11 @@ from wordlens.methods.vast.population import (
 from wordlens.models.base import Pooling, WordEmbedder
 from wordlens.models.cache import ActivationCache
 from wordlens.options import config_values
-from wordlens.progress import stage
+from wordlens.progress import say, stage
 from wordlens.resources import (
     Lexicon,
     SimilaritySet,
+    WeatTest,
     lexicon_coverage,
     load_lexicon,
     load_similarity,
@@ -314,6 +315,13 @@ class _Study:
     population_info: dict[str, Any] = field(default_factory=dict)
     reports: dict[str, Any] = field(default_factory=dict)
     present_words: dict[tuple[tuple[str, ...], bool], list[str]] = field(default_factory=dict)
+    limit: int | None = None
+    """Quick mode (``--limit``): the first ``limit`` words of each lexicon and WEAT set."""
+
+    def weat_tests(self) -> list[WeatTest]:
+        """The WEAT tests of the WEAT experiment (each set's first words in quick mode)."""
+        tests = load_weat_tests()
+        return tests if self.limit is None else [test.first(self.limit) for test in tests]
 
     @property
     def static(self) -> bool:
@@ -339,7 +347,7 @@ class _Study:
         """The authors' words: every English lexicon, WEAT term and polar word of all three
         dimensions (``VAST.py:140`` holds the six polar lists whatever the lexicon)."""
         every = _polar_pairs(["valence", "dominance", "arousal"])
-        return authors_population([w for pair in every.values() for w in pair.words])
+        return authors_population([w for pair in every.values() for w in pair.words], self.limit)
 
     def population_for(self, lexicon: Lexicon) -> PopulationWords:
         """The words whose vectors the PCs used on ``lexicon`` are fitted on."""
@@ -449,6 +457,19 @@ def _build_population_banks(study: _Study, layers: Sequence[int]) -> None:
     }
 
 
+def population_cost(
+    n_words: int, targets: Mapping[Setting, Mapping[str, Target]], layers: Sequence[int] | None
+) -> str:
+    """What embedding the PC population costs, said before it starts: its words, settings and
+    forward passes (one per distinct context sentence), and how to make it cheaper."""
+    passes = sum(len({target.text for target in by_word.values()}) for by_word in targets.values())
+    at = "" if layers is None else f", kept at layer(s) {', '.join(map(str, layers))}"
+    return (
+        f"embedding the PC population: {n_words:,} words × {len(targets)} setting(s) "
+        f"(~{passes:,} forward passes{at}); --pc-population lexicon or --limit N embed fewer"
+    )
+
+
 def _embed_settings(
     study: _Study,
     words: Sequence[str],
@@ -468,9 +489,10 @@ def _embed_settings(
         valence9 = template_valences(present, study.lexica, study.polar["valence"])
     banks: dict[Setting, VectorBank] = {}
     suffix = "" if name == "words" else f":{name}"
+    every_target: dict[Setting, dict[str, Target]] = {}
     for setting in needed:
         with study.timings.stage(f"contexts:{setting}{suffix}"):
-            targets, report = setting_targets(
+            every_target[setting], report = setting_targets(
                 setting,
                 present,
                 valence9,
@@ -480,6 +502,9 @@ def _embed_settings(
             )
         if report:
             study.reports[f"{setting}_contexts{suffix.replace(':', '_')}"] = report
+    if name == "pc_population" and study.progress:
+        say(population_cost(len(present), every_target, layers))
+    for setting, targets in every_target.items():
         what = "the PC population" if name == "pc_population" else "the lexicon words"
         said = f"embedding {what}: {len(targets):,} words in the {setting} setting"
         if name == "pc_population" and study.config.pc_population != "lexicon":
@@ -746,7 +771,7 @@ def weat_experiment(study: _Study, layers: Sequence[int]) -> pd.DataFrame:
         for layer in layers
     }
     rows: list[dict[str, Any]] = []
-    for test in load_weat_tests():
+    for test in study.weat_tests():
         # words told apart within the test (its four sets together), as in ``wordlens weat``
         kept = set(study.present(w for ws in (test.x, test.y, test.a, test.b) for w in ws.words))
         sets = [[w for w in ws.words if w in kept] for ws in (test.x, test.y, test.a, test.b)]
@@ -893,6 +918,15 @@ class VastInputs:
     warriner: Lexicon | None
     similarity: tuple[SimilaritySet, ...]
 
+    def first(self, n: int) -> VastInputs:
+        """The inputs with the first ``n`` words of each lexicon and the first ``n`` pairs of
+        each similarity set (``--limit``, quick mode)."""
+        return VastInputs(
+            tuple(lexicon.first(n) for lexicon in self.lexica),
+            None if self.warriner is None else self.warriner.first(n),
+            tuple(replace(s, data=s.data.head(n).reset_index(drop=True)) for s in self.similarity),
+        )
+
     def scored(self, *, static: bool) -> list[Lexicon]:
         """The lexica a run scores: the config's, then Warriner for the tokenization experiment
         (not run on static vectors)."""
@@ -943,6 +977,7 @@ def run_vast(
     inputs: VastInputs | None = None,
     cache: ActivationCache | None = None,
     progress: bool = False,
+    limit: int | None = None,
 ) -> Run:
     """Run every VAST experiment of ``config`` on ``model``.
 
@@ -964,6 +999,11 @@ def run_vast(
         Activation cache.
     progress
         Show progress bars while embedding.
+    limit
+        Quick mode (``--limit``): the first ``limit`` words of each lexicon (Warriner's for the
+        tokenization experiment too), of each WEAT set and of the authors' PC population's
+        lexica, the first ``limit`` pairs of each similarity set and at most ``limit`` sentences
+        per probe; None: all (the paper's).
 
     Returns
     -------
@@ -979,15 +1019,18 @@ def run_vast(
     config = config or VastConfig()
     config.check()
     inputs = inputs or read_vast_inputs(config)
+    if limit is not None:
+        inputs = inputs.first(limit)
     lexica = inputs.scored(static=model.info.kind == "static")
     dimensions = [d for lexicon in lexica for d in _dimensions(lexicon)]
     study = _Study(
         model, config, cache, progress, Timings(), lexica, _polar_pairs(["valence", *dimensions])
     )
+    study.limit = limit
     for lexicon in lexica:
         study.cover(lexicon)
     weat_words = (
-        [w for t in load_weat_tests() for ws in (t.x, t.y, t.a, t.b) for w in ws.words]
+        [w for t in study.weat_tests() for ws in (t.x, t.y, t.a, t.b) for w in ws.words]
         if config.weat
         else []
     )
@@ -1023,6 +1066,8 @@ def run_vast(
         with study.timings.stage("probes"):
             k_values = sorted({1, 2, 4, 8, k_best} - {0})
             n_train, n_test = config.probe_sentences, config.probe_test_sentences
+            if limit is not None:  # quick mode: at most limit sentences per probe
+                n_train, n_test = (min(n or limit, limit) for n in (n_train, n_test))
             tables["cola"] = run_cola_probe(
                 model, k_values, n_train=n_train, n_test=n_test, seed=config.seed, cache=cache
             ).table

@@ -69,11 +69,13 @@ class PopulationWords:
     description: str
 
 
-def authors_weat_terms(polar_words: Iterable[str]) -> list[str]:
+def authors_weat_terms(polar_words: Iterable[str], limit: int | None = None) -> list[str]:
     """The authors' ``weat_terms`` (``VAST.py:74``): WEAT tests 1-7 and 10, test 8's targets, and
-    the polar words of valence, dominance and arousal, distinct, in test order."""
+    the polar words of valence, dominance and arousal, distinct, in test order; with ``limit``
+    (quick mode) the first ``limit`` words of each WEAT set."""
     words: list[str] = []
     for test in load_weat_tests():
+        test = test if limit is None else test.first(limit)
         if test.id in _WHOLE_TESTS:
             words += [*test.x.words, *test.y.words, *test.a.words, *test.b.words]
         elif test.id == _TARGETS_ONLY_TEST:
@@ -81,19 +83,30 @@ def authors_weat_terms(polar_words: Iterable[str]) -> list[str]:
     return list(dict.fromkeys([*words, *polar_words]))
 
 
-def authors_population(polar_words: Sequence[str]) -> PopulationWords:
-    """The authors' population: Bellezza ∪ ANEW ∪ Warriner ∪ ``weat_terms`` (``VAST.py:116``)."""
+def authors_population(polar_words: Sequence[str], limit: int | None = None) -> PopulationWords:
+    """The authors' population: Bellezza ∪ ANEW ∪ Warriner ∪ ``weat_terms`` (``VAST.py:116``);
+    with ``limit`` (quick mode, ``--limit``) the first ``limit`` words of each lexicon and of
+    each WEAT set, a departure said in the description."""
     lexicon_words = [
-        str(word) for name in AUTHORS_LEXICA for word in load_lexicon(name).data["word"]
+        str(word)
+        for name in AUTHORS_LEXICA
+        for word in load_lexicon(name).data["word"].iloc[:limit]  # [:None]: all
     ]
-    words = tuple(dict.fromkeys([*lexicon_words, *authors_weat_terms(polar_words)]))
+    words = tuple(dict.fromkeys([*lexicon_words, *authors_weat_terms(polar_words, limit)]))
     polar = tuple(dict.fromkeys(polar_words))
+    quick = (
+        ""
+        if limit is None
+        else f" (quick mode, --limit {limit}: the first {limit} words of each lexicon and WEAT "
+        "set only)"
+    )
     return PopulationWords(
         "authors",
         words,
         polar,
         f"the VAST authors' population (VAST.py:116, 359-365): Bellezza, ANEW, Warriner and the "
-        f"WEAT terms, {len(words):,} distinct words, plus the {len(polar)} polar words again",
+        f"WEAT terms, {len(words):,} distinct words, plus the {len(polar)} polar words "
+        f"again{quick}",
     )
 
 
