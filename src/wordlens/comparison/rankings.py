@@ -28,6 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from wordlens.methods.associations.ranking import strength
+
 __all__ = [
     "SCORE_COLUMNS",
     "LayerChoice",
@@ -134,20 +136,11 @@ def _best_layers(rows: pd.DataFrame, more_bias: Mapping[str, str]) -> pd.DataFra
     the first of equal layers; a metric NaN at every layer keeps its top layer)."""
     best = []
     for metric, metric_rows in rows.groupby("metric", sort=False):
-        strength = _strength(metric_rows["value"], more_bias.get(str(metric), ""))
-        by_layer = strength.groupby(metric_rows["layer"]).mean()
+        oriented = strength(metric_rows["value"], more_bias.get(str(metric), ""))
+        by_layer = oriented.groupby(metric_rows["layer"]).mean()
         layer = by_layer.idxmax() if by_layer.notna().any() else by_layer.index.max()
         best.append(metric_rows[metric_rows["layer"] == layer])
     return pd.concat(best)
-
-
-def _strength(values: pd.Series, more_bias: str) -> pd.Series:
-    """Values oriented so that larger means more association."""
-    if more_bias == "larger":
-        return values
-    if more_bias == "smaller":
-        return -values
-    return values.abs()
 
 
 def rankings(
