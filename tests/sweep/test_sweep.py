@@ -16,7 +16,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import huggingface_hub.constants
@@ -27,8 +26,6 @@ from typer.testing import CliRunner
 
 import wordlens
 from tests.checkpoints import hub_revision_cache, interpolated_checkpoints
-from tests.conftest import REPO
-from tests.models.test_cache import worker_env
 from tests.test_cli_faults import signal_when
 from wordlens.cli import app
 from wordlens.models.loading import ALIASES
@@ -79,10 +76,12 @@ def single_weat(checkpoint_dir: Path) -> dict[str, pd.DataFrame]:
 
 
 def _wordlens(*args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-c", "from wordlens.cli import app; app(prog_name='wordlens')"]
-    return subprocess.run(
-        [*command, *args], cwd=REPO, env=worker_env(), capture_output=True, text=True
-    )
+    """``wordlens *args`` in this process (typer's CliRunner: no interpreter to start), as a
+    subprocess's exit code, stdout and stderr; an exception escaping the command is raised."""
+    result = CliRunner().invoke(app, list(args), prog_name="wordlens")
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)
 
 
 def _effect_sizes(table: pd.DataFrame, quantity: str = "weat1_d") -> pd.DataFrame:
