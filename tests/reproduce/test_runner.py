@@ -5,20 +5,18 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
 from html import escape
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
 from tests.reproduce.self_contradictions import (
     SELF_CONTRADICTIONS,
     SelfContradiction,
     contradicted,
 )
-from wordlens.cli import app
+from tests.test_cli_faults import wordlens_in_process
 from wordlens.errors import WordlensError
 from wordlens.models.options import ModelOptions
 from wordlens.reproduce.base import (
@@ -50,16 +48,6 @@ from wordlens.reproduce.runner import (
     reproduce,
     reproduction_of,
 )
-
-
-def wordlens_in_process(*args: str) -> subprocess.CompletedProcess[str]:
-    """``wordlens *args`` run in this process by typer's CliRunner (no interpreter to start):
-    its exit code, stdout and stderr as a subprocess's; an exception escaping the command (a
-    traceback in a real process) is raised here."""
-    result = CliRunner().invoke(app, list(args), prog_name="wordlens")
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)
 
 
 def test_agreement_follows_the_printed_precision_and_the_relation() -> None:

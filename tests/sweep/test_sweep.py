@@ -15,7 +15,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 from pathlib import Path
 
 import huggingface_hub.constants
@@ -27,6 +26,7 @@ from typer.testing import CliRunner
 import wordlens
 from tests.checkpoints import hub_revision_cache, interpolated_checkpoints
 from tests.test_cli_faults import signal_when
+from tests.test_cli_faults import wordlens_in_process as _wordlens
 from wordlens.cli import app
 from wordlens.models.loading import ALIASES
 from wordlens.results import Run
@@ -73,15 +73,6 @@ def single_weat(checkpoint_dir: Path) -> dict[str, pd.DataFrame]:
         name: wordlens.weat(str(checkpoint_dir / name), **WEAT, no_cache=True).tables["weat"]
         for name in NAMES
     }
-
-
-def _wordlens(*args: str) -> subprocess.CompletedProcess[str]:
-    """``wordlens *args`` in this process (typer's CliRunner: no interpreter to start), as a
-    subprocess's exit code, stdout and stderr; an exception escaping the command is raised."""
-    result = CliRunner().invoke(app, list(args), prog_name="wordlens")
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)
 
 
 def _effect_sizes(table: pd.DataFrame, quantity: str = "weat1_d") -> pd.DataFrame:
