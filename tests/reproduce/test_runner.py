@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 from html import escape
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from tests.conftest import REPO
+from tests.models.test_cache import worker_env
 from tests.reproduce.self_contradictions import (
     SELF_CONTRADICTIONS,
     SelfContradiction,
@@ -331,8 +335,12 @@ def test_a_device_torch_does_not_see_stops_reproduce_with_one_line(
     experiment 'did not run' and exit 0."""
     model = str(shared / "models" / "minilm-l6-mlm")
     out = tmp_path / "out"
+    command = [sys.executable, "-c", "from wordlens.cli import app; app(prog_name='wordlens')"]
     options = ["--scale", "smoke", "--device", device, "--cache-dir", str(tmp_path / "cache")]
-    process = wordlens_in_process("reproduce", "vast", "-m", model, "--out", str(out), *options)
+    process = subprocess.run(
+        [*command, "reproduce", "vast", "-m", model, "--out", str(out), *options],
+        cwd=REPO, env=worker_env(), capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
     assert process.returncode == 2, process.stdout + process.stderr
     lines = process.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(message)
