@@ -39,6 +39,16 @@ def run_wordlens(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def wordlens_in_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """``wordlens *args`` in this process (typer's CliRunner: no interpreter to start), for the
+    runs that are not signalled, as a subprocess's exit code, stdout and stderr; an exception
+    escaping the command is raised."""
+    result = runner.invoke(app, list(args), prog_name="wordlens")
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)
+
+
 def signal_after_first_shard(
     args: list[str], cache_root: Path, signum: int
 ) -> subprocess.CompletedProcess[str]:
@@ -110,7 +120,7 @@ def embed_args(words_file: Path, out: Path, cache_root: Path) -> list[str]:
 @pytest.fixture(scope="module")
 def uninterrupted(words_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("uninterrupted")
-    done = run_wordlens(*embed_args(words_file, folder / "v.npy", folder / "cache"))
+    done = wordlens_in_process(*embed_args(words_file, folder / "v.npy", folder / "cache"))
     assert done.returncode == 0, done.stderr
     return folder / "v.npy"
 
@@ -139,7 +149,7 @@ def test_a_signalled_run_keeps_its_batches_and_a_rerun_completes_it(
     kept = cached_rows(cache_root)
     assert 0 < kept < WORDS
 
-    rerun = run_wordlens(*args)
+    rerun = wordlens_in_process(*args)
     assert rerun.returncode == 0, rerun.stderr
     np.testing.assert_array_equal(np.load(out), np.load(uninterrupted))
     sidecar = json.loads(out.with_suffix(".json").read_text())
@@ -165,7 +175,7 @@ def test_a_study_killed_and_rerun_writes_the_tables_of_an_uninterrupted_run(
     for folder in (killed, whole):
         folder.mkdir()
         (folder / "study.yaml").write_text(STUDY)
-    done = run_wordlens("study", "run", str(whole / "study.yaml"))
+    done = wordlens_in_process("study", "run", str(whole / "study.yaml"))
     assert done.returncode == 0, done.stderr
 
     stopped = signal_after_first_shard(
@@ -173,7 +183,7 @@ def test_a_study_killed_and_rerun_writes_the_tables_of_an_uninterrupted_run(
     )
     assert stopped.returncode == -signal.SIGKILL
     assert cached_rows(killed / "cache") > 0
-    rerun = run_wordlens("study", "run", str(killed / "study.yaml"))
+    rerun = wordlens_in_process("study", "run", str(killed / "study.yaml"))
     assert rerun.returncode == 0, rerun.stderr
 
     cells = Path("wordlens-results/killed/cells/minilm-l6/weat")  # the study's default out

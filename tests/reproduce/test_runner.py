@@ -3,6 +3,7 @@ location reads, and which papers `wordlens reproduce` accepts."""
 
 from __future__ import annotations
 
+import json
 import math
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from tests.reproduce.self_contradictions import (
     SelfContradiction,
     contradicted,
 )
+from tests.test_cli_faults import wordlens_in_process
 from wordlens.errors import WordlensError
 from wordlens.models.options import ModelOptions
 from wordlens.reproduce.base import (
@@ -92,27 +94,13 @@ def test_a_corrected_value_agrees_to_its_own_precision() -> None:
     assert _agrees(item, 0.343) and not _agrees(item, 0.26)
 
 
-def test_set_passes_user_data_to_the_experiments_that_take_it(tmp_path: Path) -> None:
+def test_set_passes_user_data_to_the_experiments_that_take_it() -> None:
+    """The run that passes the file on is the failed one of
+    :func:`test_reproduce_exits_1_when_an_experiment_failed_and_0_when_one_was_skipped`."""
     options = ReproduceOptions(("asymmetry",), set=("swow_file = my swow.csv",))
     assert options.overrides() == {"swow_file": "my swow.csv"}
     with pytest.raises(WordlensError, match="OPTION=VALUE"):
         ReproduceOptions(("vast",), set=("swow_file",)).check()
-    missing = tmp_path / "strength.SWOW-EN.csv"
-    result = reproduce(
-        "asymmetry",
-        ModelOptions("glove-6b-50d"),
-        tmp_path / "out",
-        scale="smoke",
-        overrides={"swow_file": str(missing)},
-    )
-    assert str(missing) in result.failures["swow"]  # the file reached the SWOW experiment
-    assert "evocation" in result.runs  # and the other experiment ran without it
-    findings = pd.read_csv(tmp_path / "out" / "findings.csv")
-    assert set(findings["verdict"]) | set(findings["published_verdict"]) <= set(VERDICTS)
-    assert {"margin", "uncertainty", "rests_on", "published_evidence"} <= set(findings.columns)
-    assert {"quote", "self_contradiction"} <= set(findings.columns)
-    assert findings["self_contradiction"].dtype == bool
-    assert "uncertainty" in pd.read_csv(tmp_path / "out" / "reproduction.csv").columns
 
 
 def test_a_margin_within_the_runs_uncertainty_is_inconclusive() -> None:
@@ -278,10 +266,8 @@ def test_measured_cells_cannot_compare_the_papers_models() -> None:
 def test_an_option_no_experiment_takes_is_refused_before_any_model_loads(tmp_path: Path) -> None:
     """``--set swow_fle=...`` (a typo) used to run for minutes without the user's data and exit
     0; it is now exit code 2 at once, naming what each experiment takes."""
-    from tests.test_cli_faults import run_wordlens
-
     out = tmp_path / "out"
-    finished = run_wordlens("reproduce", "asymmetry", "-m", "no-such-model",
+    finished = wordlens_in_process("reproduce", "asymmetry", "-m", "no-such-model",
                             "--set", "swow_fle=strength.csv", "--out", str(out))  # fmt: skip
     assert finished.returncode == 2, finished.stderr
     message = " ".join((finished.stderr + finished.stdout).split())
@@ -301,11 +287,11 @@ def test_reproduce_exits_1_when_an_experiment_failed_and_0_when_one_was_skipped(
     is not there) left exit code 0 and only report.html said why. Now the report is written
     and the command exits 1, naming the count; a skipped experiment (swow without
     ``--set swow_file=``) is not a failure: exit 0."""
-    from tests.test_cli_faults import run_wordlens
-
     missing = tmp_path / "strength.SWOW-EN.csv"
     common = ("reproduce", "asymmetry", "-m", "glove-6b-50d", "--scale", "smoke")
-    failed = run_wordlens(*common, "--set", f"swow_file={missing}", "--out", str(tmp_path / "a"))
+    failed = wordlens_in_process(
+        *common, "--set", f"swow_file={missing}", "--out", str(tmp_path / "a")
+    )
     assert failed.returncode == 1, failed.stderr
     assert "Traceback" not in failed.stderr
     assert [line for line in failed.stderr.splitlines() if line.startswith("error:")] == [
@@ -314,7 +300,21 @@ def test_reproduce_exits_1_when_an_experiment_failed_and_0_when_one_was_skipped(
     printed = " ".join(failed.stdout.split())
     assert "experiment swow failed: " in printed and str(missing) in printed
     assert (tmp_path / "a" / "report.html").is_file()
-    skipped = run_wordlens(*common, "--out", str(tmp_path / "b"))
+    # --set passes the user's data to the experiments that take it (the reproduction's record)
+    experiments = {
+        e["name"]: e
+        for e in json.loads((tmp_path / "a" / "reproduction.json").read_text())["experiments"]
+    }
+    assert experiments["swow"]["status"] == "failed"
+    assert str(missing) in experiments["swow"]["error"]  # the file reached the SWOW experiment
+    assert experiments["evocation"]["status"] == "done"  # the other one ran without it
+    findings = pd.read_csv(tmp_path / "a" / "findings.csv")
+    assert set(findings["verdict"]) | set(findings["published_verdict"]) <= set(VERDICTS)
+    assert {"margin", "uncertainty", "rests_on", "published_evidence"} <= set(findings.columns)
+    assert {"quote", "self_contradiction"} <= set(findings.columns)
+    assert findings["self_contradiction"].dtype == bool
+    assert "uncertainty" in pd.read_csv(tmp_path / "a" / "reproduction.csv").columns
+    skipped = wordlens_in_process(*common, "--out", str(tmp_path / "b"))
     assert skipped.returncode == 0, skipped.stderr
     assert "experiment swow skipped: needs --set swow_file=..." in skipped.stdout
     assert (tmp_path / "b" / "report.html").is_file()

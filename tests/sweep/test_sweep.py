@@ -15,8 +15,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import huggingface_hub.constants
@@ -27,9 +25,8 @@ from typer.testing import CliRunner
 
 import wordlens
 from tests.checkpoints import hub_revision_cache, interpolated_checkpoints
-from tests.conftest import REPO
-from tests.models.test_cache import worker_env
 from tests.test_cli_faults import signal_when
+from tests.test_cli_faults import wordlens_in_process as _wordlens
 from wordlens.cli import app
 from wordlens.models.loading import ALIASES
 from wordlens.results import Run
@@ -76,13 +73,6 @@ def single_weat(checkpoint_dir: Path) -> dict[str, pd.DataFrame]:
         name: wordlens.weat(str(checkpoint_dir / name), **WEAT, no_cache=True).tables["weat"]
         for name in NAMES
     }
-
-
-def _wordlens(*args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-c", "from wordlens.cli import app; app(prog_name='wordlens')"]
-    return subprocess.run(
-        [*command, *args], cwd=REPO, env=worker_env(), capture_output=True, text=True
-    )
 
 
 def _effect_sizes(table: pd.DataFrame, quantity: str = "weat1_d") -> pd.DataFrame:
