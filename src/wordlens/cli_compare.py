@@ -12,7 +12,6 @@ import typer
 
 from wordlens.cli_listings import emit, run_listing
 from wordlens.cli_parts import console, errors, say_error, spinner, warn
-from wordlens.comparison.rankings import parse_layer_choice
 from wordlens.errors import WordlensError
 from wordlens.methods.base import Method
 from wordlens.models.options import ModelOptions
@@ -92,6 +91,7 @@ def run_compared(
 ) -> None:
     """Run the comparison, print its rankings (or, with ``as_json``, its tables as JSON) and
     where it is; exit 1 when a run failed (the others are written)."""
+    from wordlens.comparison.rankings import parse_layer_choice
     from wordlens.comparison.report import comparison_console
     from wordlens.comparison.runner import cell_finished, cell_started, run_comparison
 
