@@ -192,6 +192,7 @@ def test_a_run_that_fails_is_named_and_the_others_are_ranked(
     assert set(comparison.failed) == {f"{broken} / flowers", f"{broken} / career"}
     ranked = comparison.tables["rankings"].set_index("model")
     assert ranked.loc["glove-6b-50d", "rank"] == 1 and pd.isna(ranked.loc[str(broken), "rank"])
+    assert "rnd: least association" in comparison._repr_html_()  # the Jupyter view
 
 
 @pytest.mark.parametrize(

@@ -18,22 +18,12 @@ from rich.console import Console
 from scipy.stats import spearmanr
 
 import wordlens
+from tests.methods.test_associations import QUERY
 from tests.peer_data import glove_vectors
 from wordlens.methods.association.words import TOP_WORDS, most_extreme
 from wordlens.methods.registry import get_method
 from wordlens.models.base import WordEmbedder
 
-QUERY = {
-    "title": "flowers vs. insects",
-    "targets": {
-        "flowers": ["rose", "tulip", "daisy", "lily", "orchid", "violet"],
-        "insects": ["ant", "wasp", "flea", "moth", "spider", "beetle"],
-    },
-    "attributes": {
-        "pleasant": ["love", "peace", "happy", "gift", "joy", "friend"],
-        "unpleasant": ["hate", "war", "ugly", "death", "poison", "filth"],
-    },
-}
 QUICK = {"bootstrap": 0, "permutations": 10}
 
 

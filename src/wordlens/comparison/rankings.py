@@ -111,8 +111,10 @@ def chosen_scores(
     left_out: dict[str, str] = {}
     kept = []
     for model, rows in scores.groupby("model", sort=False):
-        layers = sorted(set(rows["layer"].astype(int)))
-        if len(layers) == 1:
+        layers = sorted(set(rows["layer"].dropna().astype(int)))
+        if not layers:  # values without layers (a method's headline numbers)
+            kept.append(rows)
+        elif len(layers) == 1:
             if choice not in ("last", layers[0]):
                 notes.append(
                     f"{model} has one layer ({layers[0]}: static vectors), used for "
@@ -173,14 +175,12 @@ def rankings(
             continue
         smaller = more_bias[str(metric)] == "smaller"
         of_metric = chosen[chosen["metric"] == metric]
-        grouped = of_metric.groupby("model", sort=False)
-        values = grouped["value"]
-        score = (values.mean() if smaller else values.apply(lambda v: v.abs().mean())).reindex(
-            models
-        )
+        aggregated = of_metric["value"] if smaller else of_metric["value"].abs()
+        by_model = aggregated.groupby(of_metric["model"], sort=False)
+        score = by_model.mean().reindex(models)
         rank = score.rank(method="first", ascending=not smaller)
-        layer = grouped["layer"].max().reindex(models)
-        count = values.count().reindex(models, fill_value=0)
+        layer = of_metric.groupby("model", sort=False)["layer"].max().reindex(models)
+        count = by_model.count().reindex(models, fill_value=0)
         for model in models:
             rows.append(
                 {

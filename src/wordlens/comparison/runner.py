@@ -395,7 +395,7 @@ class ComparisonView:
 
     def headline(self, run: Run) -> dict[str, tuple[float, str]]:
         ranked = run.tables["rankings"]
-        first = ranked[ranked["rank"] == 1]
+        first = ranked[ranked["rank"].eq(1).fillna(False).astype(bool)]
         return {
             f"{metric}: least association": (float(score), f"{model} ranks first")
             for metric, score, model in zip(

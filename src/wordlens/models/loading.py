@@ -282,9 +282,12 @@ def load_model(
     spec_text = os.fspath(spec)
     check_device(device)
     normalized("", unicode)  # refuses an unknown form before anything loads
-    asked = (spec_text, device, dtype, bos, token_budget, revision, trust_remote_code, unicode)
+    asked = (
+        spec_text, device, dtype, bos, token_budget, revision, trust_remote_code, unicode,
+        allow_pickle,
+    )  # fmt: skip
     kept = _LAST_MODEL.get()
-    if kept is not None and kept.get("asked") == (*asked, allow_pickle):
+    if kept is not None and kept.get("asked") == asked:
         return cast(WordEmbedder, kept["model"])
     options = {
         "device": device,
@@ -309,7 +312,7 @@ def load_model(
             warnings.warn(model.load_note, LoadNoteWarning, stacklevel=2)
     if kept is not None:  # the one model kept: the one before is let go
         kept.clear()
-        kept.update(asked=(*asked, allow_pickle), model=model)
+        kept.update(asked=asked, model=model)
     return model
 
 
